@@ -1,0 +1,19 @@
+// One lint setup for the whole workspace: typescript-eslint's recommended rules on every
+// TypeScript file; generated code is checked by its own freshness test instead.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", "**/generated/**", "packages/proto/src/gen/**", ".tools/**", ".dev/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-console": "error",
+    },
+  },
+  { files: ["scripts/**", "**/test/**", "**/*.test.ts"], rules: { "no-console": "off" } },
+);

@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Settings every process shares; each service extends this with its own. */
+export const commonEnv = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  TAWSIL_ENVIRONMENT: z.enum(["sandbox", "production"]).default("sandbox"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  HOST: z.string().default("127.0.0.1"),
+  PORT: port,
+  /** How long SIGTERM waits for in-flight requests before closing them. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+export type CommonEnv = z.output<typeof commonEnv>;
+
+/** A peer service's base URL (`<SVC>_SERVICE_URL`). */
+export const peerUrl = z.url({ protocol: /^https?$/ });

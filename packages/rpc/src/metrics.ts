@@ -1,0 +1,21 @@
+import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly rpcDuration: Histogram<"procedure" | "code">;
+}
+
+/** One registry per process, with Node's default metrics and the RPC latency histogram. */
+export function createMetrics(service: string): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const rpcDuration = new Histogram({
+    name: "rpc_server_duration_seconds",
+    help: "Time to handle an RPC, by procedure and Connect code.",
+    labelNames: ["procedure", "code"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  return { registry, rpcDuration };
+}

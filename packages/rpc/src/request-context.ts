@@ -1,0 +1,24 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+
+interface RequestContext {
+  readonly requestId: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Accepts a caller's request id only when it is a uuid, so nothing arbitrary reaches logs or peers. */
+export function requestIdFrom(header: string | null): string {
+  return header !== null && UUID.test(header) ? header.toLowerCase() : randomUUID();
+}
+
+export function runWithRequestId<T>(requestId: string, fn: () => T): T {
+  return storage.run({ requestId }, fn);
+}
+
+/** The id of the request being served, carried to peers as `x-request-id`. */
+export function currentRequestId(): string | undefined {
+  return storage.getStore()?.requestId;
+}

@@ -1,0 +1,50 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { CommonEnv } from "@tawsil/config";
+import type { Logger } from "@tawsil/logging";
+import { createMetrics, type Metrics } from "./metrics";
+import { Readiness, type ReadinessCheck } from "./readiness";
+import { startRpcServer, type RpcServer } from "./server";
+import { drainOnSignals, type Closer } from "./shutdown";
+
+export interface ServiceSpec {
+  /** The service's short name (merchant, shipment, ...): metric label and log field. */
+  readonly name: string;
+  readonly config: CommonEnv;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  readonly routes?: (router: ConnectRouter) => void;
+  readonly serviceNames?: readonly string[];
+  /** What /readyz and the health protocol report on. */
+  readonly checks: readonly ReadinessCheck[];
+  /** Stopped after the server has drained, in order: workers first, then clients and pools. */
+  readonly closers: readonly Closer[];
+}
+
+/**
+ * The one shape every service runs in: serve RPCs, probes and metrics on PORT, and on SIGTERM
+ * report not-ready, drain in-flight requests, then stop workers and close connections.
+ */
+export async function runService(spec: ServiceSpec): Promise<RpcServer> {
+  const { config, logger } = spec;
+  const readiness = new Readiness(spec.checks, logger);
+  const server = await startRpcServer({
+    host: config.HOST,
+    port: config.PORT,
+    logger,
+    metrics: spec.metrics ?? createMetrics(spec.name),
+    readiness,
+    ...(spec.routes ? { routes: spec.routes } : {}),
+    serviceNames: spec.serviceNames ?? [],
+  });
+  drainOnSignals(
+    logger,
+    [
+      { name: "readiness", close: async () => readiness.startDraining() },
+      { name: "rpc-server", close: () => server.close(config.SHUTDOWN_GRACE_MS) },
+      ...spec.closers,
+    ],
+    config.SHUTDOWN_GRACE_MS + 5_000,
+  );
+  logger.info({ url: server.url, environment: config.TAWSIL_ENVIRONMENT }, "listening");
+  return server;
+}
