@@ -16,3 +16,19 @@ export type CommonEnv = z.output<typeof commonEnv>;
 
 /** A peer service's base URL (`<SVC>_SERVICE_URL`). */
 export const peerUrl = z.url({ protocol: /^https?$/ });
+
+/** A service's own PostgreSQL database. */
+export const databaseEnv = z.object({
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  /** Connections per process; times replicas, it must stay under the server's max_connections. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+});
+
+/** The Kafka bootstrap brokers, comma-separated `host:port`. */
+export const kafkaEnv = z.object({
+  KAFKA_BROKERS: z
+    .string()
+    .min(1)
+    .transform((value) => value.split(",").map((broker) => broker.trim()))
+    .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "expected host:port")).min(1)),
+});

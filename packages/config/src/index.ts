@@ -1,2 +1,2 @@
 export { loadConfig, ConfigError } from "./load-config";
-export { commonEnv, peerUrl, type CommonEnv } from "./common";
+export { commonEnv, databaseEnv, kafkaEnv, peerUrl, type CommonEnv } from "./common";

@@ -6,7 +6,8 @@ import { toEdgeError } from "./error-edge";
 import type { Metrics } from "./metrics";
 import { requestIdFrom, runWithRequestId } from "./request-context";
 
-const tracer = trace.getTracer("@tawsil/rpc");
+// Looked up per request, not at import: a tracer taken before the SDK registers stays a no-op.
+const tracer = () => trace.getTracer("@tawsil/rpc");
 
 const headerGetter = {
   get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
@@ -21,7 +22,7 @@ export function serverInterceptor(logger: Logger, metrics: Metrics): Interceptor
   return (next) => (req) => {
     const procedure = `${req.service.typeName}/${req.method.name}`;
     const parent = propagation.extract(ROOT_CONTEXT, req.header, headerGetter);
-    const span = tracer.startSpan(procedure, { kind: SpanKind.SERVER }, parent);
+    const span = tracer().startSpan(procedure, { kind: SpanKind.SERVER }, parent);
     const requestId = requestIdFrom(req.header.get("x-request-id"));
     // Everything below, error logging included, runs inside the span and the request id.
     return context.with(trace.setSpan(parent, span), () =>

@@ -1,0 +1,66 @@
+# Tawsil: `make dev` runs the whole mesh, `make test` runs the whole suite. `make help` lists the rest.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+
+PNPM_VERSION := 12.4.2
+PNPM := .tools/node_modules/.bin/pnpm
+BIN := node_modules/.bin
+# `prisma generate` never runs the schema engine, but insists that one exists; these machines
+# cannot download it. Never set this for `prisma migrate`: it would silently do nothing.
+GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1
+
+.PHONY: help install generate check-generated buf-lint buf-breaking typecheck lint check test dev down clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+$(PNPM):
+	@echo "installing pnpm $(PNPM_VERSION) into .tools/"
+	@npm install --silent --no-audit --no-fund --prefix .tools -E pnpm@$(PNPM_VERSION) >/dev/null
+
+node_modules/.modules.yaml: $(PNPM) pnpm-lock.yaml package.json pnpm-workspace.yaml
+	$(PNPM) install --frozen-lockfile
+	@touch $@
+
+install: node_modules/.modules.yaml ## install dependencies and generate the Prisma clients
+	@$(GENERATE_ENV) $(BIN)/tsx scripts/prisma-generate.ts
+
+generate: install ## regenerate the protobuf TypeScript (commit the result)
+	$(BIN)/buf generate
+
+check-generated: install ## fail when the committed protobuf TypeScript is stale
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(BIN)/buf generate -o "$$tmp"; \
+	diff -r packages/proto/src/gen "$$tmp/packages/proto/src/gen" \
+	  || { echo "generated protobuf code is stale: run 'make generate' and commit"; exit 1; }
+	@echo "generated protobuf code is fresh"
+
+buf-lint: install ## lint the protos (buf STANDARD)
+	$(BIN)/buf lint
+
+buf-breaking: install ## check the protos for breaking changes against main
+	@if git rev-parse --verify -q main >/dev/null; then \
+	  $(BIN)/buf breaking --against '.git#branch=main'; echo "no breaking proto changes against main"; \
+	else echo "no main branch to compare with: skipped"; fi
+
+typecheck: install ## TypeScript, strict, the whole workspace
+	$(BIN)/tsc -p tsconfig.json
+
+lint: install ## eslint, the whole workspace
+	$(BIN)/eslint --max-warnings 0 .
+
+check: buf-lint buf-breaking check-generated typecheck lint ## every static check
+
+test: check ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
+	$(BIN)/vitest run
+
+dev: install ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
+	@$(BIN)/tsx scripts/dev.ts
+
+down: ## stop what `make dev` started
+	@$(BIN)/tsx scripts/down.ts
+
+clean: ## remove installed dependencies and local state (not the Kafka jar cache)
+	rm -rf node_modules */node_modules */*/node_modules .tools .dev

@@ -1,0 +1,23 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    correlationId: string;
+  }
+}
+
+/**
+ * Every response carries `X-Request-Id` (new per request: it is fastify's request id) and
+ * `X-Correlation-Id` (the caller's, when it is a uuid, else new), so a merchant can quote either.
+ */
+export function registerCorrelation(app: FastifyInstance): void {
+  app.decorateRequest("correlationId", "");
+  app.addHook("onRequest", async (request, reply) => {
+    const given = request.headers["x-correlation-id"];
+    request.correlationId = typeof given === "string" && UUID.test(given) ? given.toLowerCase() : randomUUID();
+    void reply.header("x-request-id", request.id).header("x-correlation-id", request.correlationId);
+  });
+}

@@ -1,0 +1,10 @@
+export type { SqlClient, RunInTransaction } from "./sql";
+export { writeOutbox, type OutboxMessage } from "./outbox-writer";
+export { OutboxRelay, type OutboxRelayOptions } from "./outbox-relay";
+export { startOutboxRelay } from "./start-relay";
+export type { EventPublisher, PublishedRecord } from "./publisher";
+export { KafkaEventPublisher } from "./kafka-publisher";
+export { IdempotentConsumer, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions } from "./idempotent-consumer";
+export { createKafka, kafkaReadinessCheck, type KafkaSettings } from "./kafka";
+export { connectKafka, type ServiceKafka } from "./service-kafka";
+export { EVENT_HEADERS } from "./headers";

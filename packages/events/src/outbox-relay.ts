@@ -1,0 +1,111 @@
+import type { Logger } from "@tawsil/logging";
+import type { EventPublisher, PublishedRecord } from "./publisher";
+import type { RunInTransaction, SqlClient } from "./sql";
+
+export interface OutboxRelayOptions<Tx extends SqlClient> {
+  readonly runInTransaction: RunInTransaction<Tx>;
+  readonly publisher: EventPublisher;
+  readonly logger: Logger;
+  /** Rows published per round trip to the broker. */
+  readonly batchSize?: number;
+  /** Pause between polls when the outbox is empty. */
+  readonly idleMs?: number;
+  /** Longest pause after repeated failures (the pause doubles from idleMs up to this). */
+  readonly maxBackoffMs?: number;
+  /**
+   * Called after the broker acknowledged a batch and before the rows are marked sent: the window in
+   * which a crash makes the relay publish the batch again. Tests use it to crash there on purpose.
+   */
+  readonly afterPublish?: (records: readonly PublishedRecord[]) => Promise<void> | void;
+}
+
+/**
+ * Only one relay per database publishes at a time (a transaction-scoped advisory lock), so the
+ * outbox's order (seq) is the order on the broker even with several replicas running.
+ */
+const RELAY_LOCK = 0x7a_77_73_01; // "tws" + 1: any constant unique within the service's database
+
+const CLAIM = `SELECT event_id::text AS "eventId", topic, key, type, payload, headers
+  FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`;
+const MARK_SENT = `UPDATE outbox_event SET sent_at = now(), attempts = attempts + 1 WHERE event_id = ANY($1::uuid[])`;
+const COUNT_FAILURE = `UPDATE outbox_event SET attempts = attempts + 1 WHERE event_id = ANY($1::uuid[])`;
+
+/**
+ * Moves committed outbox rows to the broker: claims a batch in order, publishes it, and marks it
+ * sent in the same transaction. Delivery is at least once: a crash after publishing and before the
+ * commit publishes the batch again, which consumers absorb by event id. Failures back off
+ * exponentially and are retried forever; a row is never dropped.
+ */
+export class OutboxRelay<Tx extends SqlClient> {
+  readonly #opts: Required<Omit<OutboxRelayOptions<Tx>, "afterPublish">> & Pick<OutboxRelayOptions<Tx>, "afterPublish">;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(opts: OutboxRelayOptions<Tx>) {
+    this.#opts = { batchSize: 100, idleMs: 100, maxBackoffMs: 5_000, ...opts };
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Finishes the batch in flight, then stops. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wake?.();
+    await this.#loop;
+  }
+
+  /** Publishes one batch; returns how many rows it sent (0 when empty or another relay holds the lock). */
+  async relayOnce(): Promise<number> {
+    let claimed: PublishedRecord[] = [];
+    try {
+      return await this.#opts.runInTransaction(async (tx) => {
+        const [lock] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS locked`);
+        if (!lock?.locked) return 0;
+        claimed = await tx.$queryRawUnsafe<PublishedRecord[]>(CLAIM, this.#opts.batchSize);
+        if (claimed.length === 0) return 0;
+        await this.#opts.publisher.publish(claimed);
+        await this.#opts.afterPublish?.(claimed);
+        await tx.$executeRawUnsafe(MARK_SENT, claimed.map((r) => r.eventId));
+        return claimed.length;
+      });
+    } catch (error) {
+      if (claimed.length > 0) {
+        const ids = claimed.map((r) => r.eventId);
+        await this.#opts.runInTransaction(async (tx) => tx.$executeRawUnsafe(COUNT_FAILURE, ids)).catch(() => {});
+      }
+      throw error;
+    }
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    while (this.#running) {
+      try {
+        const sent = await this.relayOnce();
+        failures = 0;
+        if (sent === this.#opts.batchSize) continue; // more may be waiting: no pause
+        await this.#pause(this.#opts.idleMs);
+      } catch (err) {
+        failures++;
+        const backoff = Math.min(this.#opts.idleMs * 2 ** failures, this.#opts.maxBackoffMs);
+        this.#opts.logger.warn({ err, failures, backoffMs: backoff }, "outbox relay failed, retrying");
+        await this.#pause(backoff);
+      }
+    }
+  }
+
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import { context, propagation } from "@opentelemetry/api";
+import type { SqlClient } from "./sql";
+
+export interface OutboxMessage {
+  /** Kafka topic, `<owner>.<aggregate>.events.v1`. */
+  readonly topic: string;
+  /** The aggregate id: Kafka keeps one aggregate's events in order on one partition. */
+  readonly key: string;
+  /** Fully-qualified protobuf message name of the payload, e.g. `tawsil.shipment.v1.ShipmentCreated`. */
+  readonly type: string;
+  readonly payload: Uint8Array;
+  /** Stable id of the fact; consumers deduplicate on it. New when omitted. */
+  readonly eventId?: string;
+}
+
+const INSERT = `INSERT INTO outbox_event (event_id, topic, key, type, payload, headers)
+  VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb)`;
+
+/**
+ * Records an event in the caller's transaction, next to the business change it describes: both
+ * commit or neither does, and the relay publishes it afterwards. The current W3C trace context is
+ * stored with it so the consumer's work joins the producer's trace.
+ */
+export async function writeOutbox(tx: SqlClient, message: OutboxMessage): Promise<string> {
+  const eventId = message.eventId ?? randomUUID();
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  await tx.$executeRawUnsafe(INSERT, eventId, message.topic, message.key, message.type, message.payload, JSON.stringify(headers));
+  return eventId;
+}

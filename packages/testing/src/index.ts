@@ -1,0 +1,1 @@
+export { problemSchema, problemSchemaErrors } from "./problem-schema";

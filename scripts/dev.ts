@@ -1,0 +1,101 @@
+/**
+ * `make dev`: provisions PostgreSQL and Kafka, creates the databases and topics, applies the
+ * migrations, starts the six services and the gateway, waits until every one is ready and prints
+ * where everything runs. Ctrl-C (or `make down`) stops everything this started.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
+import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
+import { type Mesh, SERVICES, startMesh, TOPICS } from "./mesh";
+import { migrateAll } from "./migrate-all";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const DEV_DIR = path.join(ROOT, ".dev");
+const PID_FILE = path.join(DEV_DIR, "dev.pid");
+const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
+const FIRST_SERVICE_PORT = Number(process.env.FIRST_SERVICE_PORT ?? 7001);
+
+const t0 = Date.now();
+const say = (line: string) => console.log(`[dev ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+
+let postgres: PostgresHandle | undefined;
+let kafka: KafkaHandle | undefined;
+let mesh: Mesh | undefined;
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (stopping) process.exit(code);
+  stopping = true;
+  say("stopping...");
+  await mesh?.stop();
+  await kafka?.stop();
+  await postgres?.stop();
+  rmSync(PID_FILE, { force: true });
+  say("stopped");
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  if (existsSync(PID_FILE)) {
+    const pid = Number(readFileSync(PID_FILE, "utf8"));
+    if (isAlive(pid)) throw new Error(`make dev is already running (pid ${pid}); stop it with make down`);
+  }
+  mkdirSync(DEV_DIR, { recursive: true });
+  writeFileSync(PID_FILE, String(process.pid));
+
+  postgres = await ensurePostgres({ log: say, ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}) });
+  kafka = await ensureKafka({ log: say });
+  await ensureTopics(kafka.brokers, TOPICS);
+  say(`Kafka topics ready: ${TOPICS.map((t) => t.topic).join(", ")}`);
+
+  const databases = await migrateAll(postgres.adminUrl);
+  for (const service of SERVICES) {
+    const db = databases[service];
+    say(`database ${db.name}: ${db.applied.length ? `applied ${db.applied.join(", ")}` : "up to date"}`);
+  }
+
+  say("starting the services and the gateway...");
+  const logDir = path.join(DEV_DIR, "logs");
+  mesh = await startMesh({
+    databaseUrls: Object.fromEntries(SERVICES.map((s) => [s, databases[s].url])) as Record<(typeof SERVICES)[number], string>,
+    kafkaBrokers: kafka.brokers,
+    gatewayPort: GATEWAY_PORT,
+    servicePorts: SERVICES.map((_, i) => FIRST_SERVICE_PORT + i),
+    logDir,
+    log: say,
+  });
+  for (const p of mesh.processes) p.child.once("exit", (code) => !stopping && (say(`${p.name} exited (${code}); stopping`), void shutdown(1)));
+
+  const ready = await (await fetch(`${mesh.gatewayUrl}/readyz`)).text();
+  console.log(`
+Tawsil is running (sandbox) — ready in ${((Date.now() - t0) / 1000).toFixed(1)} s
+  gateway      http://localhost:${GATEWAY_PORT}      (/readyz, /healthz, /metrics)
+${mesh.processes
+  .filter((p) => p.name !== "gateway")
+  .map((p) => `  ${p.name.padEnd(12)} ${p.url}   (Connect + gRPC, /readyz)`)
+  .join("\n")}
+  PostgreSQL   ${new URL(postgres.adminUrl).host}   databases tawsil_<service>
+  Kafka        ${kafka.brokers.join(",")}
+  logs         ${path.relative(ROOT, logDir)}/<name>.log
+  /readyz      ${ready}
+
+Ctrl-C or \`make down\` stops everything.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+main().catch((err: unknown) => {
+  console.error(`[dev] failed: ${err instanceof Error ? err.message : String(err)}`);
+  void shutdown(1);
+});
