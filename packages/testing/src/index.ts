@@ -1,1 +1,2 @@
 export { problemSchema, problemSchemaErrors } from "./problem-schema";
+export { freePort } from "./free-port";

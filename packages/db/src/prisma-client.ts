@@ -1,0 +1,56 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+
+/** What every generated Prisma 7 client class accepts: a driver adapter instead of a url. */
+export type PrismaClientClass<Client> = new (options: { adapter: PrismaPg }) => Client;
+
+/** The part of a Prisma client that shutdown needs. */
+export interface Disconnectable {
+  $disconnect(): Promise<void>;
+}
+
+export interface PrismaClientOptions {
+  /** postgresql:// url of the service's own database. */
+  url: string;
+  /** Pool size per process; the default (10) times replicas must stay under max_connections. */
+  maxConnections?: number;
+  /**
+   * How long to wait for a free or new connection. node-postgres waits forever by default, which
+   * turns a database outage into hung requests and a /readyz that never answers; failing fast
+   * lets callers return 503.
+   */
+  connectionTimeoutMs?: number;
+  /** Errors of idle pooled connections (e.g. the server restarted); they are not request errors. */
+  onPoolError?: (error: Error) => void;
+}
+
+const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
+
+/**
+ * Builds a service's generated PrismaClient on a node-postgres pool through @prisma/adapter-pg
+ * (Prisma 7 has no Rust query engine; the adapter is the connection). Nothing connects until the
+ * first query, so constructing the client never fails on a database that is down.
+ *
+ * Disconnect story: the adapter owns its pool, and `client.$disconnect()` ends it. Call
+ * `disconnect(client)` once, after in-flight work has drained (SIGTERM), never per request.
+ * A query issued after that opens a new pool, so shutdown order matters: stop consumers and
+ * servers first, then disconnect.
+ */
+export function createPrismaClient<Client extends Disconnectable>(
+  ClientClass: PrismaClientClass<Client>,
+  options: PrismaClientOptions,
+): Client {
+  const adapter = new PrismaPg(
+    {
+      connectionString: options.url,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
+    },
+    options.onPoolError === undefined ? undefined : { onPoolError: options.onPoolError },
+  );
+  return new ClientClass({ adapter });
+}
+
+/** Ends the client's pool; resolves once every connection is closed. */
+export async function disconnect(client: Disconnectable): Promise<void> {
+  await client.$disconnect();
+}

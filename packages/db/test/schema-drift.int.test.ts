@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { findSchemaDrift, migrate, type GeneratedDataModel } from "../src/index";
+import { createMigrationsDir, type MigrationsDir } from "./migration-fixtures";
+import { createTestDatabase, type TestDatabase } from "./test-database";
+
+// Features the services do not use yet (enums, lists, relations, native types, sort order),
+// with the runtime data model exactly as `prisma generate` 7.10 emits it for this schema.
+const SCHEMA = `datasource db {
+  provider = "postgresql"
+}
+
+enum Mood {
+  HAPPY @map("happy")
+  SAD
+
+  @@map("mood")
+}
+
+model Author {
+  id    Int      @id @default(autoincrement())
+  name  String   @db.VarChar(200)
+  tags  String[]
+  mood  Mood?
+  books Book[]
+
+  @@unique([name, mood], map: "custom_uq")
+  @@map("author")
+}
+
+model Book {
+  id       String  @id @default(uuid()) @db.Uuid
+  authorId Int?    @map("author_id")
+  author   Author? @relation(fields: [authorId], references: [id])
+  price    Decimal @db.Decimal(10, 2)
+  isbn     String  @db.Char(13)
+
+  @@index([authorId(sort: Desc)])
+  @@map("book")
+}
+`;
+
+const MODEL: GeneratedDataModel = {
+  inlineSchema: SCHEMA,
+  runtimeDataModel: {
+    models: {
+      Author: {
+        dbName: "author",
+        schema: null,
+        fields: [
+          { name: "id", kind: "scalar", type: "Int" },
+          { name: "name", kind: "scalar", type: "String" },
+          { name: "tags", kind: "scalar", type: "String" },
+          { name: "mood", kind: "enum", type: "Mood" },
+          { name: "books", kind: "object", type: "Book", relationName: "AuthorToBook" },
+        ],
+      },
+      Book: {
+        dbName: "book",
+        schema: null,
+        fields: [
+          { name: "id", kind: "scalar", type: "String" },
+          { name: "authorId", kind: "scalar", type: "Int", dbName: "author_id" },
+          { name: "author", kind: "object", type: "Author", relationName: "AuthorToBook" },
+          { name: "price", kind: "scalar", type: "Decimal" },
+          { name: "isbn", kind: "scalar", type: "String" },
+        ],
+      },
+    },
+  },
+};
+
+/** What `prisma migrate dev` writes for SCHEMA. */
+const MIGRATION = `-- CreateEnum
+CREATE TYPE "mood" AS ENUM ('happy', 'SAD');
+
+-- CreateTable
+CREATE TABLE "author" (
+    "id" SERIAL NOT NULL,
+    "name" VARCHAR(200) NOT NULL,
+    "tags" TEXT[],
+    "mood" "mood",
+
+    CONSTRAINT "author_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "book" (
+    "id" UUID NOT NULL,
+    "author_id" INTEGER,
+    "price" DECIMAL(10,2) NOT NULL,
+    "isbn" CHAR(13) NOT NULL,
+
+    CONSTRAINT "book_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "custom_uq" ON "author"("name", "mood");
+
+-- CreateIndex
+CREATE INDEX "book_author_id_idx" ON "book"("author_id" DESC);
+
+-- AddForeignKey
+ALTER TABLE "book" ADD CONSTRAINT "book_author_id_fkey" FOREIGN KEY ("author_id") REFERENCES "author"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+`;
+
+let db: TestDatabase | undefined;
+let dir: MigrationsDir | undefined;
+
+afterEach(async () => {
+  await db?.drop();
+  await dir?.remove();
+});
+
+async function driftOf(model: GeneratedDataModel, migration: string): Promise<string[]> {
+  db = await createTestDatabase("drift_features");
+  dir = await createMigrationsDir({ "20260101000000_init": migration });
+  await migrate(db.url, dir.path);
+  return findSchemaDrift(db.url, model);
+}
+
+describe("findSchemaDrift", () => {
+  it("finds none between a schema using enums, lists, relations and native types and Prisma's migration for it", async () => {
+    expect(await driftOf(MODEL, MIGRATION)).toEqual([]);
+  });
+
+  it("reports enum values, list nullability, a wrong column width and sort order", async () => {
+    const migration = MIGRATION.replace("'happy', 'SAD'", "'happy'")
+      .replace('"tags" TEXT[],', '"tags" TEXT[] NOT NULL,')
+      .replace('"isbn" CHAR(13)', '"isbn" CHAR(10)')
+      .replace('("author_id" DESC)', '("author_id")');
+    expect(await driftOf(MODEL, migration)).toEqual([
+      'column "author"."tags" is NOT NULL, Author.tags expects nullable',
+      'column "book"."isbn" has type character(10), Book.isbn expects character(13)',
+      'enum "mood" has values (happy), the schema declares (happy, SAD)',
+      'table "book" has index btree "book_author_id_idx" (author_id) that the model does not declare',
+      'table "book" is missing index btree "book_author_id_idx" (author_id DESC)',
+    ]);
+  });
+
+  it("reports a foreign key whose referential actions differ from the relation's", async () => {
+    const migration = MIGRATION.replace("ON DELETE SET NULL", "ON DELETE CASCADE");
+    expect(await driftOf(MODEL, migration)).toEqual([
+      'table "book" has foreign key "book_author_id_fkey" (author_id) -> "author" (id) on delete Cascade on update Cascade that the model does not declare',
+      'table "book" is missing foreign key "book_author_id_fkey" (author_id) -> "author" (id) on delete SetNull on update Cascade',
+    ]);
+  });
+
+  it("expects no foreign keys when the schema emulates relations (relationMode = prisma)", async () => {
+    const emulated = SCHEMA.replace('provider = "postgresql"', 'provider     = "postgresql"\n  relationMode = "prisma"');
+    const drift = await driftOf({ ...MODEL, inlineSchema: emulated }, MIGRATION);
+    expect(drift).toEqual([
+      'table "book" has foreign key "book_author_id_fkey" (author_id) -> "author" (id) on delete SetNull on update Cascade that the model does not declare',
+    ]);
+  });
+});
