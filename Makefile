@@ -24,8 +24,14 @@ node_modules/.modules.yaml: $(PNPM) pnpm-lock.yaml package.json pnpm-workspace.y
 	$(PNPM) install --frozen-lockfile
 	@touch $@
 
-install: node_modules/.modules.yaml ## install dependencies and generate the Prisma clients
+PRISMA_SCHEMAS := $(wildcard services/*/prisma/schema.prisma packages/events/test/prisma/schema.prisma)
+
+# Prisma clients are generated (not committed); regenerated only when a schema or the install changes.
+node_modules/.prisma-generated: node_modules/.modules.yaml $(PRISMA_SCHEMAS)
 	@$(GENERATE_ENV) $(BIN)/tsx scripts/prisma-generate.ts
+	@touch $@
+
+install: node_modules/.prisma-generated ## install dependencies and generate the Prisma clients
 
 generate: install ## regenerate the protobuf TypeScript (commit the result)
 	$(BIN)/buf generate
