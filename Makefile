@@ -7,6 +7,8 @@ MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
 PNPM_VERSION := 12.4.2
 PNPM := .tools/node_modules/.bin/pnpm
 BIN := node_modules/.bin
+# buf finds its protoc-gen-es plugin on PATH.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 # `prisma generate` never runs the schema engine, but insists that one exists; these machines
 # cannot download it. Never set this for `prisma migrate`: it would silently do nothing.
 GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1

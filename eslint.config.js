@@ -15,5 +15,5 @@ export default tseslint.config(
       "no-console": "error",
     },
   },
-  { files: ["scripts/**", "**/test/**", "**/*.test.ts"], rules: { "no-console": "off" } },
+  { files: ["scripts/**", "tests/**", "**/test/**", "**/*.test.ts"], rules: { "no-console": "off" } },
 );

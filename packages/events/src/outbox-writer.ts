@@ -21,6 +21,9 @@ const INSERT = `INSERT INTO outbox_event (event_id, topic, key, type, payload, h
  * Records an event in the caller's transaction, next to the business change it describes: both
  * commit or neither does, and the relay publishes it afterwards. The current W3C trace context is
  * stored with it so the consumer's work joins the producer's trace.
+ *
+ * Events of one key reach the broker in the order they were written (`seq`) when the writes of one
+ * key commit one after another, as they do under the aggregate's row lock.
  */
 export async function writeOutbox(tx: SqlClient, message: OutboxMessage): Promise<string> {
   const eventId = message.eventId ?? randomUUID();

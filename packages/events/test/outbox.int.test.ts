@@ -154,7 +154,12 @@ describe("transactional outbox through a real broker", () => {
       Array.from({ length: WRITERS }, (_, writer) =>
         (async () => {
           for (let i = 0; i < PER_WRITER; i++) {
-            await tx((t) => writeOutbox(t, { ...money(i), topic: racedTopic, key: `account-${(writer * PER_WRITER + i) % 5}` }));
+            const key = `account-${(writer * PER_WRITER + i) % 5}`;
+            await tx(async (t) => {
+              // As an aggregate's row lock does: writes for one key commit one after another.
+              await t.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", key);
+              return writeOutbox(t, { ...money(i), topic: racedTopic, key });
+            });
           }
         })(),
       ),
