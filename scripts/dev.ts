@@ -3,6 +3,7 @@
  * migrations, starts the six services and the gateway, waits until every one is ready and prints
  * where everything runs. Ctrl-C (or `make down`) stops everything this started.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,10 +11,13 @@ import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
 import { type Mesh, SERVICES, startMesh, TOPICS } from "./mesh";
 import { migrateAll } from "./migrate-all";
+import { seedDevMerchants } from "./seed-dev";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV_DIR = path.join(ROOT, ".dev");
 const PID_FILE = path.join(DEV_DIR, "dev.pid");
+const SECRETS_FILE = path.join(DEV_DIR, "secrets.env");
+const CREDENTIALS_FILE = path.join(DEV_DIR, "credentials.env");
 const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
 const FIRST_SERVICE_PORT = Number(process.env.FIRST_SERVICE_PORT ?? 7001);
 
@@ -65,9 +69,16 @@ async function main(): Promise<void> {
     servicePorts: SERVICES.map((_, i) => FIRST_SERVICE_PORT + i),
     logDir,
     log: say,
+    serviceEnv: { merchant: { SIGNING_KEY_ENCRYPTION_KEY: devSecret("SIGNING_KEY_ENCRYPTION_KEY") } },
   });
   for (const p of mesh.processes) p.child.once("exit", (code) => !stopping && (say(`${p.name} exited (${code}); stopping`), void shutdown(1)));
 
+  await seedDevMerchants({
+    merchantUrl: mesh.processes.find((p) => p.name === "merchant")!.url,
+    gatewayBaseUrl: `http://localhost:${GATEWAY_PORT}`,
+    credentialsFile: CREDENTIALS_FILE,
+    log: say,
+  });
   const ready = await (await fetch(`${mesh.gatewayUrl}/readyz`)).text();
   console.log(`
 Tawsil is running (sandbox) — ready in ${((Date.now() - t0) / 1000).toFixed(1)} s
@@ -79,9 +90,23 @@ ${mesh.processes
   PostgreSQL   ${new URL(postgres.adminUrl).host}   databases tawsil_<service>
   Kafka        ${kafka.brokers.join(",")}
   logs         ${path.relative(ROOT, logDir)}/<name>.log
+  credentials  ${path.relative(ROOT, CREDENTIALS_FILE)} (TAWSIL_BASE_URL, TAWSIL_CLIENT_ID, ...)
   /readyz      ${ready}
 
 Ctrl-C or \`make down\` stops everything.`);
+}
+
+/**
+ * A local secret kept in .dev/secrets.env (git-ignored) so that what it encrypts, such as the
+ * token signing keys in the merchant database, stays readable across restarts.
+ */
+function devSecret(name: string): string {
+  const lines = existsSync(SECRETS_FILE) ? readFileSync(SECRETS_FILE, "utf8").split("\n") : [];
+  const found = lines.find((line) => line.startsWith(`${name}=`));
+  if (found) return found.slice(name.length + 1);
+  const value = randomBytes(32).toString("base64");
+  writeFileSync(SECRETS_FILE, [...lines.filter(Boolean), `${name}=${value}`, ""].join("\n"), { mode: 0o600 });
+  return value;
 }
 
 function isAlive(pid: number): boolean {

@@ -29,7 +29,10 @@ export interface MeshOptions {
   readonly servicePorts: readonly number[];
   /** Each process writes its JSON log lines to `<logDir>/<name>.log`. */
   readonly logDir: string;
+  /** Settings for every process (log level, environment). */
   readonly env?: Record<string, string>;
+  /** Settings only one service receives (its secrets, above all). */
+  readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -60,6 +63,7 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...common,
       DATABASE_URL: opts.databaseUrls[name],
       KAFKA_BROKERS: opts.kafkaBrokers.join(","),
+      ...opts.serviceEnv?.[name],
     }),
   );
   processes.push(

@@ -2,16 +2,29 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Registry } from "prom-client";
+import { authenticate } from "./auth/authenticate";
+import { limitPerClient } from "./auth/client-rate-limit";
+import type { Scope } from "./auth/principal";
+import { SigningKeys } from "./auth/signing-keys";
+import { TokenVerifier } from "./auth/token-verifier";
+import type { Peers } from "./clients";
+import type { GatewayConfig } from "./config";
 import { registerProblemHandlers } from "./problem/error-handler";
 import type { MeshReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
-import { checkLanguageHeader } from "./request/language";
+import { checkLanguageHeader, languageOf } from "./request/language";
 import { tracedServerFactory } from "./request/tracing";
+import { AuthLockout } from "./rate-limit/lockout";
+import { TokenBuckets } from "./rate-limit/token-bucket";
+import { registerJwks } from "./routes/jwks";
+import { registerMe } from "./routes/me";
+import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
 
 export interface GatewayDeps {
+  readonly config: GatewayConfig;
   readonly logger: Logger;
-  readonly publicBaseUrl: string;
+  readonly peers: Peers;
   readonly readiness: () => Promise<MeshReadiness>;
   readonly registry: Registry;
 }
@@ -20,6 +33,7 @@ export interface GatewayDeps {
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
+  const { config, peers } = deps;
   const app = Fastify({
     // A pino logger; typed as fastify's base logger so the instance keeps its default generics.
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -30,12 +44,29 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
   });
+  app.decorateRequest("principal", undefined);
   registerCorrelation(app);
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
     const header = request.headers["accept-language"];
     checkLanguageHeader(typeof header === "string" ? header : undefined);
+    void reply.header("content-language", languageOf(request));
   });
-  registerProblemHandlers(app, deps.publicBaseUrl);
+  registerProblemHandlers(app, config.PUBLIC_BASE_URL);
   registerProbeRoutes(app, deps.readiness, deps.registry);
+
+  const keys = new SigningKeys(peers.merchant);
+  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS });
+  const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);
+  /** The preHandlers of a /v2 operation: a valid token (with `scope` when given), then the client's rate limit. */
+  const guard = (scope?: Scope) => [authenticate(verifier, scope), limitPerClient(perClient)];
+
+  registerTokenEndpoint(app, {
+    merchant: peers.merchant,
+    perClient: new TokenBuckets(config.TOKEN_RATE_LIMIT_PER_MINUTE, config.TOKEN_RATE_LIMIT_PER_MINUTE / 60),
+    lockout: new AuthLockout(config.AUTH_FAILURES_BEFORE_LOCKOUT, 60, config.AUTH_LOCKOUT_SECONDS),
+    lockoutPolicy: { quota: config.AUTH_FAILURES_BEFORE_LOCKOUT, windowSeconds: 60 },
+  });
+  registerJwks(app, keys);
+  registerMe(app, peers.merchant, guard());
   return app;
 }

@@ -16,12 +16,31 @@ const schema = commonEnv.extend({
   WEBHOOK_SERVICE_URL: peerUrl,
   /** Deadline for one peer's readiness answer inside the gateway's /readyz. */
   READINESS_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+  /** Deadline of a call to a service when the route sets none. */
+  PEER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Tokens must carry this issuer (the merchant service of the same environment signs them). */
+  TOKEN_ISSUER: z.url().optional(),
+  TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2"),
+  /** Accepted clock difference for exp, nbf and iat (decisions.md section 10). */
+  TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(60),
+  /** Per OAuth client (decisions.md section 14): sustained requests per second and burst. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
+  /** Token endpoint: requests per minute per client id. */
+  TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  /** Failed client authentications per minute that lock a client id, and for how long. */
+  AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
+  AUTH_LOCKOUT_SECONDS: z.coerce.number().int().positive().default(60),
 });
 
-export type GatewayConfig = z.output<typeof schema>;
+/** Issuers by environment; the merchant service of each environment uses the same defaults. */
+const DEFAULT_ISSUERS = { sandbox: "https://sandbox.api.tawsil.sa", production: "https://api.tawsil.sa" } as const;
+
+export type GatewayConfig = z.output<typeof schema> & { readonly TOKEN_ISSUER: string };
 
 export function readConfig(env: Record<string, string | undefined>): GatewayConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  return Object.freeze({ ...config, TOKEN_ISSUER: config.TOKEN_ISSUER ?? DEFAULT_ISSUERS[config.TAWSIL_ENVIRONMENT] });
 }
 
 export function peerUrls(config: GatewayConfig): Record<ServiceName, string> {

@@ -1,6 +1,7 @@
 import { createLogger, initTracing } from "@tawsil/logging";
 import { createMetrics, drainOnSignals } from "@tawsil/rpc";
 import { buildGateway } from "./app";
+import { createPeers } from "./clients";
 import { peerUrls, readConfig } from "./config";
 import { meshReadiness } from "./readiness";
 
@@ -10,8 +11,9 @@ const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 const metrics = createMetrics("gateway");
 
 const app = buildGateway({
+  config,
   logger,
-  publicBaseUrl: config.PUBLIC_BASE_URL,
+  peers: createPeers(config),
   readiness: meshReadiness(peerUrls(config), config.READINESS_TIMEOUT_MS, logger),
   registry: metrics.registry,
 });

@@ -5,7 +5,8 @@ import { problemSchemaErrors } from "@tawsil/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway } from "../src/app";
-import { SERVICES, type ServiceName } from "../src/config";
+import { createPeers } from "../src/clients";
+import { readConfig, SERVICES, type ServiceName } from "../src/config";
 import { meshReadiness } from "../src/readiness";
 
 initTracing();
@@ -28,7 +29,12 @@ beforeAll(async () => {
     peers.push(server);
     urls[name] = server.url;
   }
-  gateway = buildGateway({ logger, publicBaseUrl: "https://api.tawsil.test", readiness: meshReadiness(urls, 500, logger), registry: createMetrics("gateway").registry });
+  const config = readConfig({
+    PORT: "0",
+    PUBLIC_BASE_URL: "https://api.tawsil.test",
+    ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, urls[name]])),
+  });
+  gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: meshReadiness(urls, 500, logger), registry: createMetrics("gateway").registry });
   await gateway.listen({ host: "127.0.0.1", port: 0 });
   base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { createClient } from "@connectrpc/connect";
@@ -31,6 +31,7 @@ beforeAll(async () => {
     servicePorts,
     logDir: path.join(os.tmpdir(), `${prefix}logs`),
     env: { LOG_LEVEL: "warn" },
+    serviceEnv: { merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") } },
   });
 }, 180_000);
 

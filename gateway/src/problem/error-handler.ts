@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { problemFromConnect } from "./from-connect";
 import { ProblemError } from "./problem-error";
 import { sendProblem } from "./render";
 
@@ -13,7 +14,7 @@ export function registerProblemHandlers(app: FastifyInstance, baseUrl: string): 
   );
   app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
     if (error instanceof ProblemError) return sendProblem(request, reply, error, baseUrl);
-    const known = fromFastify(error);
+    const known = problemFromConnect(error) ?? fromFastify(error);
     if (known) return sendProblem(request, reply, known, baseUrl);
     request.log.error({ err: error }, "unhandled error");
     return sendProblem(request, reply, new ProblemError("INTERNAL_ERROR"), baseUrl);
@@ -21,8 +22,8 @@ export function registerProblemHandlers(app: FastifyInstance, baseUrl: string): 
 }
 
 /** Fastify's own request errors, by status: parsing problems are the caller's, not ours. */
-function fromFastify(error: FastifyError): ProblemError | undefined {
-  switch (error.statusCode) {
+function fromFastify(error: FastifyError | Error): ProblemError | undefined {
+  switch ("statusCode" in error ? error.statusCode : undefined) {
     case 413:
       return new ProblemError("PAYLOAD_TOO_LARGE", { en: "The request body exceeds 256 KiB.", ar: "يتجاوز حجم الطلب 256 كيلوبايت." });
     case 415:

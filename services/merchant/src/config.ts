@@ -1,7 +1,30 @@
 import { commonEnv, databaseEnv, loadConfig } from "@tawsil/config";
-import type { z } from "zod";
+import { z } from "zod";
 
-const schema = commonEnv.extend(databaseEnv.shape);
+/** Token issuers by environment; the gateway verifies `iss` against the same defaults. */
+export const DEFAULT_TOKEN_ISSUERS = { sandbox: "https://sandbox.api.tawsil.sa", production: "https://api.tawsil.sa" } as const;
+export const DEFAULT_TOKEN_AUDIENCE = "https://api.tawsil.sa/v2";
+
+/** AES-256 needs exactly 32 bytes; anything else is a deployment mistake caught at start-up. */
+const encryptionKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, "expected standard base64")
+  .transform((value) => Buffer.from(value, "base64"))
+  .refine((key) => key.length === 32, "expected base64 of exactly 32 bytes (openssl rand -base64 32)");
+
+const schema = commonEnv
+  .extend(databaseEnv.shape)
+  .extend({
+    /** `iss` of every token; defaults by TAWSIL_ENVIRONMENT. */
+    TOKEN_ISSUER: z.url().optional(),
+    /** `aud` of every token. */
+    TOKEN_AUDIENCE: z.string().min(1).default(DEFAULT_TOKEN_AUDIENCE),
+    /** Lifetime of an access token; a retired signing key stays published this long plus skew. */
+    TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+    /** Key-encryption key sealing the signing keys' private halves at rest. */
+    SIGNING_KEY_ENCRYPTION_KEY: encryptionKey,
+  })
+  .transform((env) => ({ ...env, TOKEN_ISSUER: env.TOKEN_ISSUER ?? DEFAULT_TOKEN_ISSUERS[env.TAWSIL_ENVIRONMENT] }));
 
 export type Config = z.output<typeof schema>;
 

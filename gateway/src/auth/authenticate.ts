@@ -1,0 +1,53 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { ProblemError } from "../problem/problem-error";
+import type { Principal, Scope } from "./principal";
+import { InvalidTokenError, type TokenVerifier } from "./token-verifier";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal | undefined;
+  }
+}
+
+/** RFC 6750 section 3: the bare challenge when no credentials were sent... */
+const CHALLENGE_NONE = 'Bearer realm="tawsil"';
+/** ...and the one naming the error when a token was sent and refused. */
+const CHALLENGE_INVALID = 'Bearer realm="tawsil", error="invalid_token"';
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const MAX_TOKEN_LENGTH = 4096;
+
+function unauthenticated(challenge: string, detail: { en: string; ar: string }): ProblemError {
+  return new ProblemError("AUTHENTICATION_REQUIRED", detail, { headers: { "www-authenticate": challenge } });
+}
+
+/**
+ * A preHandler that admits a request only with a valid access token holding `scope` (any valid
+ * token when scope is undefined) and records who is calling on `request.principal`.
+ */
+export function authenticate(verifier: TokenVerifier, scope: Scope | undefined): preHandlerAsyncHookHandler {
+  return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === "") {
+      throw unauthenticated(CHALLENGE_NONE, { en: "Send an access token: Authorization: Bearer <token>.", ar: "أرسل رمز الوصول في الترويسة Authorization: Bearer <token>." });
+    }
+    const match = header.length <= MAX_TOKEN_LENGTH + 16 ? BEARER.exec(header) : null;
+    if (!match?.[1]) {
+      throw unauthenticated(CHALLENGE_INVALID, { en: "The Authorization header is not a bearer token.", ar: "ترويسة Authorization لا تحمل رمز وصول من نوع Bearer." });
+    }
+    let principal: Principal;
+    try {
+      principal = await verifier.verify(match[1]);
+    } catch (error) {
+      if (!(error instanceof InvalidTokenError)) throw error;
+      throw unauthenticated(CHALLENGE_INVALID, { en: "The access token is invalid or expired.", ar: "رمز الوصول غير صالح أو منتهي الصلاحية." });
+    }
+    request.principal = principal;
+    if (scope && !principal.scopes.has(scope)) {
+      throw new ProblemError(
+        "ACCESS_DENIED",
+        { en: `The access token lacks the scope ${scope}.`, ar: `رمز الوصول لا يتضمن الصلاحية ${scope}.` },
+        { headers: { "www-authenticate": `Bearer realm="tawsil", error="insufficient_scope", scope="${scope}"` } },
+      );
+    }
+  };
+}

@@ -1,0 +1,81 @@
+import { errors, jwtVerify } from "jose";
+import type { Principal } from "./principal";
+import type { SigningKeys } from "./signing-keys";
+
+/** Any reason a bearer token is not accepted; all are answered alike (401 invalid_token). */
+export class InvalidTokenError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "InvalidTokenError";
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_CACHED = 10_000;
+
+/**
+ * Verifies access tokens locally: ES256 only, this environment's issuer and audience, exp/nbf/iat
+ * within the allowed skew, the claims we rely on present and well-formed. A verified token is
+ * remembered until it expires, so a merchant's repeated calls cost one map lookup.
+ */
+export class TokenVerifier {
+  readonly #cache = new Map<string, Principal>();
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly expect: { issuer: string; audience: string; clockSkewSeconds: number },
+  ) {}
+
+  async verify(token: string): Promise<Principal> {
+    const now = Date.now() / 1000;
+    const cached = this.#cache.get(token);
+    if (cached) {
+      if (now <= cached.expiresAt + this.expect.clockSkewSeconds) return cached;
+      this.#cache.delete(token);
+    }
+    const principal = await this.#verifyJws(token);
+    this.#remember(token, principal);
+    return principal;
+  }
+
+  async #verifyJws(token: string): Promise<Principal> {
+    const options = {
+      algorithms: ["ES256"],
+      issuer: this.expect.issuer,
+      audience: this.expect.audience,
+      clockTolerance: this.expect.clockSkewSeconds,
+      requiredClaims: ["exp", "iat", "sub", "jti"],
+    };
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, await this.keys.resolver(), options));
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || !(await this.keys.refreshIfAllowed())) throw invalid(error);
+      try {
+        ({ payload } = await jwtVerify(token, await this.keys.resolver(), options));
+      } catch (retryError) {
+        throw invalid(retryError);
+      }
+    }
+    const { sub, merchant_id: merchantId, scope, exp } = payload as Record<string, unknown>;
+    if (typeof sub !== "string" || typeof merchantId !== "string" || !UUID.test(merchantId) || typeof scope !== "string" || typeof exp !== "number") {
+      throw new InvalidTokenError("claims missing or malformed");
+    }
+    return { clientId: sub, merchantId, scopes: new Set(scope.split(" ").filter(Boolean)), expiresAt: exp };
+  }
+
+  #remember(token: string, principal: Principal): void {
+    if (this.#cache.size >= MAX_CACHED) {
+      // Map iteration is insertion order: drop the oldest entry.
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    this.#cache.set(token, principal);
+  }
+}
+
+function invalid(cause: unknown): InvalidTokenError {
+  if (cause instanceof errors.JOSEError) return new InvalidTokenError(cause.code);
+  // Not a verification outcome (e.g. the key refresh failed): let it surface as 503/500.
+  throw cause;
+}

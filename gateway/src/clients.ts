@@ -1,0 +1,16 @@
+import type { Client } from "@connectrpc/connect";
+import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { createPeerClient } from "@tawsil/rpc";
+import type { GatewayConfig } from "./config";
+
+/** The services the gateway calls, one multiplexed HTTP/2 connection each, created once. */
+export interface Peers {
+  readonly merchant: Client<typeof MerchantService>;
+}
+
+export function createPeers(config: GatewayConfig): Peers {
+  const opts = { timeoutMs: config.PEER_TIMEOUT_MS };
+  return {
+    merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts),
+  };
+}

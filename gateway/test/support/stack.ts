@@ -1,0 +1,135 @@
+/**
+ * A gateway with a real merchant service behind it, both in-process, on a fresh database of the
+ * real PostgreSQL: one deployment (sandbox or production) as far as authentication goes.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { databaseUrl, dropDatabase, ensureDatabase, migrate, openDatabase } from "@tawsil/db";
+import { createLogger, initTracing } from "@tawsil/logging";
+import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
+import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
+import { createMetrics, createPeerClient } from "@tawsil/rpc";
+import type { FastifyInstance } from "fastify";
+import type { JWTPayload } from "jose";
+import { importSigningKey, signJwt } from "../../../services/merchant/src/infra/es256";
+import { KeyEncryption } from "../../../services/merchant/src/infra/key-encryption";
+import { PrismaClient } from "../../../services/merchant/src/infra/prisma/generated/client";
+import { SigningKeyRepository } from "../../../services/merchant/src/infra/repositories/signing-keys";
+import { readConfig as readMerchantConfig } from "../../../services/merchant/src/config";
+import { startMerchantService, type RunningMerchantService } from "../../../services/merchant/src/server";
+import { buildGateway } from "../../src/app";
+import { createPeers } from "../../src/clients";
+import { readConfig, SERVICES } from "../../src/config";
+
+const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../services/merchant/prisma/migrations");
+
+export interface Credentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+export interface Stack {
+  readonly baseUrl: string;
+  readonly environment: "sandbox" | "production";
+  readonly admin: ReturnType<typeof createPeerClient<typeof MerchantAdminService>>;
+  /** An ACTIVE merchant and its clients: all scopes, read-only, and disabled. */
+  readonly merchant: { id: string; code: string; full: Credentials; readOnly: Credentials; disabled: Credentials };
+  /** Signs arbitrary claims with this deployment's current signing key (for the rejection matrix). */
+  signWithIssuerKey(claims: JWTPayload): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startStack(opts: { adminUrl: string; environment: "sandbox" | "production"; gatewayEnv?: Record<string, string> }): Promise<Stack> {
+  initTracing();
+  const logger = createLogger({ service: `stack-${opts.environment}`, level: "silent" });
+  const dbName = `tawsil_test_gw_${opts.environment}_${randomUUID().slice(0, 8)}`;
+  await ensureDatabase(opts.adminUrl, dbName);
+  const url = databaseUrl(opts.adminUrl, dbName);
+  await migrate(url, MIGRATIONS);
+
+  const encryptionKey = randomBytes(32).toString("base64");
+  const merchantConfig = readMerchantConfig({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    DATABASE_URL: url,
+    TAWSIL_ENVIRONMENT: opts.environment,
+    SIGNING_KEY_ENCRYPTION_KEY: encryptionKey,
+    SHUTDOWN_GRACE_MS: "100",
+  });
+  let merchantService: RunningMerchantService | undefined;
+  let gateway: FastifyInstance | undefined;
+  const keysDb = openDatabase(PrismaClient, { url, maxConnections: 2, logger });
+  try {
+    merchantService = await startMerchantService(merchantConfig, logger);
+    const config = readConfig({
+      PORT: "0",
+      TAWSIL_ENVIRONMENT: opts.environment,
+      PUBLIC_BASE_URL: "https://api.tawsil.test",
+      // Only the merchant service is needed for authentication; the others are never called here.
+      ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
+      ...opts.gatewayEnv,
+    });
+    gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }), registry: createMetrics("gateway").registry });
+    await gateway.listen({ host: "127.0.0.1", port: 0 });
+
+    const admin = createPeerClient(MerchantAdminService, merchantService.url);
+    const code = `M${randomUUID().slice(0, 6).toUpperCase()}`;
+    const { merchant } = await admin.createMerchant({ code, displayName: `${code} Store`, legalName: `${code} Trading LLC` });
+    await admin.setMerchantStatus({ merchantCode: code, status: MerchantStatus.ACTIVE });
+    const client = async (scopes: string[]) => {
+      const created = await admin.createClient({ merchantCode: code, name: `test ${scopes.join(" ")}`, scopes });
+      return { clientId: created.client!.clientId, clientSecret: created.clientSecret };
+    };
+    const full = await client(["shipments:read", "shipments:write", "webhooks:manage"]);
+    const readOnly = await client(["shipments:read"]);
+    const disabled = await client(["shipments:read"]);
+    await admin.setClientEnabled({ clientId: disabled.clientId, enabled: false });
+
+    const running = { merchantService, gateway };
+    return {
+      baseUrl: `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`,
+      environment: opts.environment,
+      admin,
+      merchant: { id: merchant!.merchantId, code, full, readOnly, disabled },
+      async signWithIssuerKey(claims) {
+        const row = await new SigningKeyRepository(keysDb.client).current();
+        if (!row) throw new Error("no current signing key");
+        const key = await importSigningKey(row.kid, new KeyEncryption(merchantConfig.SIGNING_KEY_ENCRYPTION_KEY).open(row.privateKeyEncrypted, row.kid));
+        return signJwt(key, claims);
+      },
+      async close() {
+        await running.gateway.close();
+        await running.merchantService.close();
+        await keysDb.close();
+        await dropDatabase(opts.adminUrl, dbName);
+      },
+    };
+  } catch (error) {
+    await gateway?.close();
+    await merchantService?.close();
+    await keysDb.close();
+    await dropDatabase(opts.adminUrl, dbName);
+    throw error;
+  }
+}
+
+/** POST /oauth/token with form parameters and optional Basic credentials. */
+export function requestToken(baseUrl: string, form: Record<string, string>, basic?: Credentials, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}/oauth/token`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(basic ? { authorization: `Basic ${Buffer.from(`${basic.clientId}:${basic.clientSecret}`).toString("base64")}` } : {}),
+      ...headers,
+    },
+    body: new URLSearchParams(form).toString(),
+  });
+}
+
+export async function accessToken(baseUrl: string, credentials: Credentials, scope?: string): Promise<string> {
+  const res = await requestToken(baseUrl, { grant_type: "client_credentials", ...(scope ? { scope } : {}) }, credentials);
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}

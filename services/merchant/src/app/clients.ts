@@ -1,0 +1,57 @@
+import type { Logger } from "@tawsil/logging";
+import { generateClientId, generateClientSecret } from "../domain/client-credentials";
+import { parseName } from "../domain/codes";
+import type { Environment } from "../domain/environment";
+import { FailedPreconditionError, NotFoundError, ValidationError } from "../domain/errors";
+import { canAuthenticate } from "../domain/merchant-status";
+import { parseClientScopes } from "../domain/scopes";
+import { hashSecret } from "../domain/secret-hash";
+import type { ClientRepository, ClientRow } from "../infra/repositories/clients";
+import type { Merchants } from "./merchants";
+
+export type { ClientRow };
+
+/** OAuth clients of merchants. A secret exists in clear only in the response that creates it. */
+export class Clients {
+  constructor(
+    private readonly deps: { clients: ClientRepository; merchants: Merchants; environment: Environment; logger: Logger },
+  ) {}
+
+  async create(input: { merchantCode: string; name: string; scopes: readonly string[] }): Promise<{ client: ClientRow; secret: string }> {
+    const name = parseName("name", input.name);
+    const scopes = parseClientScopes("scopes", input.scopes);
+    const merchant = await this.deps.merchants.byCode(input.merchantCode, "merchant_code");
+    if (!canAuthenticate(merchant.status)) {
+      throw new FailedPreconditionError("MERCHANT_TERMINATED", "a terminated merchant gets no new clients");
+    }
+    const secret = generateClientSecret();
+    const client = await this.deps.clients.create({
+      clientId: generateClientId(),
+      merchantId: merchant.id,
+      name,
+      secretHash: await hashSecret(secret),
+      scopes,
+      environment: this.deps.environment,
+    });
+    this.deps.logger.info({ clientId: client.clientId, merchantId: merchant.id, scopes }, "client created");
+    return { client, secret };
+  }
+
+  async get(clientId: string): Promise<ClientRow> {
+    const client = await this.deps.clients.findByClientId(requireClientId(clientId));
+    if (!client) throw new NotFoundError("client");
+    return client;
+  }
+
+  async setEnabled(clientId: string, enabled: boolean): Promise<ClientRow> {
+    const client = await this.deps.clients.setEnabled(requireClientId(clientId), enabled);
+    if (!client) throw new NotFoundError("client");
+    this.deps.logger.info({ clientId: client.clientId, enabled }, enabled ? "client enabled" : "client disabled");
+    return client;
+  }
+}
+
+function requireClientId(clientId: string): string {
+  if (clientId === "") throw new ValidationError("client_id", "is required");
+  return clientId;
+}

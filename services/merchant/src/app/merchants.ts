@@ -1,0 +1,45 @@
+import { parseCode, parseName } from "../domain/codes";
+import { NotFoundError, ValidationError, VersionConflictError } from "../domain/errors";
+import { assertStatusTransition, MERCHANT_STATUSES, type MerchantStatus } from "../domain/merchant-status";
+import type { MerchantRepository, MerchantRow } from "../infra/repositories/merchants";
+
+export type { MerchantRow };
+
+/** Merchant companies: onboarding, lookup and the status lifecycle. */
+export class Merchants {
+  constructor(private readonly merchants: MerchantRepository) {}
+
+  create(input: { code: string; displayName: string; legalName: string }): Promise<MerchantRow> {
+    return this.merchants.create({
+      code: parseCode("code", input.code),
+      displayName: parseName("display_name", input.displayName),
+      legalName: parseName("legal_name", input.legalName),
+    });
+  }
+
+  async byCode(code: string, field = "code"): Promise<MerchantRow> {
+    const merchant = await this.merchants.findByCode(parseCode(field, code));
+    if (!merchant) throw new NotFoundError("merchant");
+    return merchant;
+  }
+
+  /** Unknown and malformed ids alike are not found: an id is opaque to callers. */
+  async byId(id: string): Promise<MerchantRow> {
+    const merchant = await this.merchants.findById(id);
+    if (!merchant) throw new NotFoundError("merchant");
+    return merchant;
+  }
+
+  async setStatus(code: string, status: string | undefined): Promise<MerchantRow> {
+    if (!MERCHANT_STATUSES.includes(status as MerchantStatus)) {
+      throw new ValidationError("status", `must be one of ${MERCHANT_STATUSES.join(", ")}`);
+    }
+    const target = status as MerchantStatus;
+    const merchant = await this.byCode(code, "merchant_code");
+    assertStatusTransition(merchant.status, target);
+    if (merchant.status === target) return merchant;
+    const updated = await this.merchants.setStatus(merchant.id, merchant.status, target);
+    if (!updated) throw new VersionConflictError("MERCHANT_STATUS_CHANGED", "the merchant's status changed meanwhile; read it and retry");
+    return updated;
+  }
+}

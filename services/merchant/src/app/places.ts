@@ -1,0 +1,34 @@
+import { parseCityCode, parseCode, parseName } from "../domain/codes";
+import { parseCoordinate, type Coordinate } from "../domain/coordinate";
+import type { BranchRow, PlaceRepository, SavedLocationRow } from "../infra/repositories/places";
+import type { Merchants } from "./merchants";
+
+export type { BranchRow, SavedLocationRow };
+
+/** A merchant's saved pickup locations and branches. */
+export class Places {
+  constructor(private readonly deps: { places: PlaceRepository; merchants: Merchants }) {}
+
+  async addSavedLocation(input: {
+    merchantCode: string;
+    code: string;
+    coordinate?: Coordinate | undefined;
+    addressLine: string;
+    cityCode: string;
+  }): Promise<SavedLocationRow> {
+    const location = {
+      code: parseCode("code", input.code),
+      coordinate: parseCoordinate("coordinate", input.coordinate),
+      addressLine: parseName("address_line", input.addressLine, 300),
+      cityCode: parseCityCode("city_code", input.cityCode),
+    };
+    const merchant = await this.deps.merchants.byCode(input.merchantCode, "merchant_code");
+    return this.deps.places.addSavedLocation(merchant.id, location);
+  }
+
+  async addBranch(input: { merchantCode: string; code: string; name: string }): Promise<BranchRow> {
+    const branch = { code: parseCode("code", input.code), name: parseName("name", input.name) };
+    const merchant = await this.deps.merchants.byCode(input.merchantCode, "merchant_code");
+    return this.deps.places.addBranch(merchant.id, branch);
+  }
+}

@@ -1,0 +1,57 @@
+import { parseArgs } from "node:util";
+import { Code, createAdminClient, DEFAULT_MERCHANT_SERVICE_URL, failureOf } from "./admin-client";
+import { COMMANDS, UsageError, type Command } from "./commands";
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export function helpText(): string[] {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return [
+    "usage: pnpm tawsil <command> [arguments]",
+    "",
+    "Operates the merchant service (MERCHANT_SERVICE_URL, default " + DEFAULT_MERCHANT_SERVICE_URL + ").",
+    "",
+    ...COMMANDS.flatMap((command) => [`  ${command.name.padEnd(width)}  ${command.summary}`, `  ${" ".repeat(width)}    ${command.name} ${command.usage}`.trimEnd()]),
+    `  ${"help".padEnd(width)}  this text`,
+  ];
+}
+
+function find(argv: readonly string[]): { command: Command; rest: string[] } | undefined {
+  const command = COMMANDS.find((candidate) => candidate.name === argv.slice(0, 2).join(" "));
+  return command && { command, rest: argv.slice(2) };
+}
+
+/**
+ * Runs one command and returns the process exit code. Failures print one line (the service's
+ * own message, never a stack) and give 1.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first] = argv;
+  if (first === undefined || first === "help" || first === "--help" || first === "-h") {
+    helpText().forEach((line) => (first === undefined ? io.err(line) : io.out(line)));
+    return first === undefined ? 1 : 0;
+  }
+  const found = find(argv);
+  if (!found) {
+    io.err(`tawsil: unknown command "${argv.slice(0, 2).join(" ")}"; see \`pnpm tawsil help\``);
+    return 1;
+  }
+  const { command, rest } = found;
+  const url = io.env.MERCHANT_SERVICE_URL || DEFAULT_MERCHANT_SERVICE_URL;
+  try {
+    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    if (positionals.length !== command.positionals.length) throw new UsageError(`usage: pnpm tawsil ${command.name} ${command.usage}`.trimEnd());
+    const args = Object.fromEntries(command.positionals.map((name, i) => [name, positionals[i] ?? ""]));
+    await command.run({ args, values, admin: createAdminClient(url), out: io.out, err: io.err });
+    return 0;
+  } catch (error) {
+    const failure = failureOf(error);
+    const where = failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded ? ` (merchant service at ${url})` : "";
+    io.err(`tawsil: ${failure.message}${where}`);
+    return 1;
+  }
+}

@@ -1,0 +1,18 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Recognizable prefixes: a leaked secret is easy to find with a scanner, and a client id pasted
+ * where a secret belongs (or the reverse) is obvious.
+ */
+export const CLIENT_ID_PREFIX = "tws_ci_";
+export const CLIENT_SECRET_PREFIX = "tws_sk_";
+
+/** 128 random bits: ids are public but must not be guessable in sequence. */
+export function generateClientId(): string {
+  return CLIENT_ID_PREFIX + randomBytes(16).toString("base64url");
+}
+
+/** 256 random bits, base64url (43 characters after the prefix). */
+export function generateClientSecret(): string {
+  return CLIENT_SECRET_PREFIX + randomBytes(32).toString("base64url");
+}

@@ -1,0 +1,46 @@
+import type { Db } from "@tawsil/db";
+import type { Environment } from "../../domain/environment";
+import type { MerchantStatus } from "../../domain/merchant-status";
+import type { OAuthClient, PrismaClient } from "../prisma/generated/client";
+
+/** A client as reads see it: never with its secret hash. */
+export type ClientRow = Omit<OAuthClient, "secretHash">;
+
+/** What authenticating a client needs, read in one round trip. */
+export interface ClientCredentialsRow {
+  readonly clientId: string;
+  readonly merchantId: string;
+  readonly secretHash: string;
+  readonly scopes: string[];
+  readonly environment: Environment;
+  readonly enabled: boolean;
+  readonly merchantStatus: MerchantStatus;
+}
+
+export class ClientRepository {
+  constructor(private readonly db: Db<PrismaClient>) {}
+
+  create(input: { clientId: string; merchantId: string; name: string; secretHash: string; scopes: string[]; environment: Environment }): Promise<ClientRow> {
+    return this.db.oAuthClient.create({ data: input, omit: { secretHash: true } });
+  }
+
+  findByClientId(clientId: string): Promise<ClientRow | null> {
+    return this.db.oAuthClient.findUnique({ where: { clientId }, omit: { secretHash: true } });
+  }
+
+  /** Returns null when the client does not exist or vanished meanwhile. */
+  async setEnabled(clientId: string, enabled: boolean): Promise<ClientRow | null> {
+    const { count } = await this.db.oAuthClient.updateMany({ where: { clientId }, data: { enabled } });
+    return count === 0 ? null : this.findByClientId(clientId);
+  }
+
+  /** The client and its merchant's status with one indexed join: token issuance's only query. */
+  async findCredentials(clientId: string): Promise<ClientCredentialsRow | null> {
+    const rows = await this.db.$queryRaw<ClientCredentialsRow[]>`
+      SELECT c.client_id AS "clientId", c.merchant_id::text AS "merchantId", c.secret_hash AS "secretHash",
+             c.scopes, c.environment::text AS environment, c.enabled, m.status::text AS "merchantStatus"
+        FROM oauth_client c JOIN merchant m ON m.id = c.merchant_id
+       WHERE c.client_id = ${clientId}`;
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,37 @@
+import type { Db } from "@tawsil/db";
+import type { Coordinate } from "../../domain/coordinate";
+import { AlreadyExistsError } from "../../domain/errors";
+import type { Branch, PrismaClient, SavedLocation } from "../prisma/generated/client";
+import { isUniqueViolation } from "../unique-violation";
+
+export type SavedLocationRow = SavedLocation;
+export type BranchRow = Branch;
+
+/** A merchant's saved pickup locations and branches, each code unique per merchant. */
+export class PlaceRepository {
+  constructor(private readonly db: Db<PrismaClient>) {}
+
+  async addSavedLocation(
+    merchantId: string,
+    input: { code: string; coordinate: Coordinate; addressLine: string; cityCode: string },
+  ): Promise<SavedLocationRow> {
+    const { code, coordinate, addressLine, cityCode } = input;
+    try {
+      return await this.db.savedLocation.create({
+        data: { merchantId, code, addressLine, cityCode, latitudeMicro: coordinate.latitudeMicro, longitudeMicro: coordinate.longitudeMicro },
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AlreadyExistsError("saved location", code);
+      throw error;
+    }
+  }
+
+  async addBranch(merchantId: string, input: { code: string; name: string }): Promise<BranchRow> {
+    try {
+      return await this.db.branch.create({ data: { merchantId, ...input } });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AlreadyExistsError("branch", input.code);
+      throw error;
+    }
+  }
+}

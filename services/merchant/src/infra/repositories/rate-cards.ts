@@ -1,0 +1,56 @@
+import { withTransaction } from "@tawsil/db";
+import { VersionConflictError } from "../../domain/errors";
+import type { RateCardTerms, RequirementSurcharge } from "../../domain/rate-card";
+import type { PrismaClient, RateCard } from "../prisma/generated/client";
+
+export interface RateCardRecord extends RateCardTerms {
+  readonly id: string;
+  readonly version: number;
+  readonly effectiveAt: Date;
+}
+
+export class RateCardRepository {
+  constructor(private readonly db: PrismaClient) {}
+
+  /**
+   * Appends the merchant's next version. The merchant row is locked first, so concurrent additions
+   * queue up and each gets the next number; `expectedVersion` (when given) turns the append into a
+   * compare-and-set.
+   */
+  addNext(merchantId: string, terms: RateCardTerms, opts: { effectiveAt: Date; expectedVersion?: number }): Promise<RateCardRecord> {
+    return withTransaction(this.db, async (tx) => {
+      await tx.$queryRaw`SELECT id FROM merchant WHERE id = ${merchantId}::uuid FOR UPDATE`;
+      const latest = await tx.rateCard.aggregate({ where: { merchantId }, _max: { version: true } });
+      const version = (latest._max.version ?? 0) + 1;
+      if (opts.expectedVersion !== undefined && opts.expectedVersion !== version) {
+        throw new VersionConflictError(
+          "RATE_CARD_VERSION_MISMATCH",
+          `the next rate card version is ${version}, not ${opts.expectedVersion}`,
+        );
+      }
+      const { requirementSurcharges, ...amounts } = terms;
+      const row = await tx.rateCard.create({
+        data: { merchantId, version, effectiveAt: opts.effectiveAt, ...amounts, requirementSurcharges: requirementSurcharges.map((s) => ({ ...s })) },
+      });
+      return toRecord(row);
+    });
+  }
+}
+
+/** Column scales are fixed, so each decimal prints with exactly its column's decimals. */
+function toRecord(row: RateCard): RateCardRecord {
+  return {
+    id: row.id,
+    version: row.version,
+    effectiveAt: row.effectiveAt,
+    baseFee: row.baseFee.toFixed(2),
+    includedKm: row.includedKm.toFixed(3),
+    perKmFee: row.perKmFee.toFixed(2),
+    includedWeightKg: row.includedWeightKg.toFixed(3),
+    perKgFee: row.perKgFee.toFixed(2),
+    codFeePercent: row.codFeePercent.toFixed(3),
+    codFeeMinimum: row.codFeeMinimum.toFixed(2),
+    maxCodAmount: row.maxCodAmount.toFixed(2),
+    requirementSurcharges: row.requirementSurcharges as unknown as RequirementSurcharge[],
+  };
+}

@@ -1,0 +1,29 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import type { IssueAccessToken } from "../app/issue-access-token";
+import type { Merchants } from "../app/merchants";
+import type { SigningKeyRing } from "../app/signing-key-ring";
+import { withDomainErrors } from "./domain-errors";
+import { jwkToProto, merchantToProto } from "./mappers";
+
+export interface MerchantServiceDeps {
+  readonly issueAccessToken: IssueAccessToken;
+  readonly signingKeys: SigningKeyRing;
+  readonly merchants: Merchants;
+}
+
+/** What the gateway and other services call: tokens, the JWKS, merchant profiles. */
+export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof MerchantService> {
+  return withDomainErrors({
+    async issueAccessToken(req) {
+      const token = await deps.issueAccessToken.execute({ clientId: req.clientId, clientSecret: req.clientSecret, scopes: req.scopes });
+      return { accessToken: token.accessToken, expiresInSeconds: token.expiresInSeconds, scopes: token.scopes };
+    },
+    async listSigningKeys() {
+      return { keys: (await deps.signingKeys.published()).map(jwkToProto) };
+    },
+    async getMerchant(req) {
+      return { merchant: merchantToProto(await deps.merchants.byId(req.merchantId)) };
+    },
+  });
+}

@@ -1,0 +1,111 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { openDatabase } from "@tawsil/db";
+import type { Logger } from "@tawsil/logging";
+import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
+import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { createMetrics, Readiness, startRpcServer, type Closer, type ReadinessCheck } from "@tawsil/rpc";
+import { Clients } from "./app/clients";
+import { IssueAccessToken } from "./app/issue-access-token";
+import { Merchants } from "./app/merchants";
+import { Places } from "./app/places";
+import { RateCards } from "./app/rate-cards";
+import { SigningKeyRing } from "./app/signing-key-ring";
+import type { Config } from "./config";
+import { KeyEncryption } from "./infra/key-encryption";
+import { PrismaClient } from "./infra/prisma/generated/client";
+import { ClientRepository } from "./infra/repositories/clients";
+import { MerchantRepository } from "./infra/repositories/merchants";
+import { PlaceRepository } from "./infra/repositories/places";
+import { RateCardRepository } from "./infra/repositories/rate-cards";
+import { SigningKeyRepository } from "./infra/repositories/signing-keys";
+import { merchantAdminService } from "./rpc/merchant-admin-service";
+import { merchantService } from "./rpc/merchant-service";
+
+/** Fully-qualified names the gRPC health protocol answers for. */
+export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typeName] as const;
+
+/** How often a replica checks whether another one rotated the signing key. */
+const SIGNING_KEY_REFRESH_MS = 5_000;
+
+export interface MerchantServiceParts {
+  readonly routes: (router: ConnectRouter) => void;
+  readonly checks: readonly ReadinessCheck[];
+  /** In shutdown order, after the server has drained. */
+  readonly closers: readonly Closer[];
+}
+
+export interface ComposeOptions {
+  readonly signingKeyRefreshMs?: number;
+}
+
+/**
+ * Builds the service from its configuration: database, signing keys (the first one is created
+ * here if none exists, so a ready replica can always sign), use cases and RPC handlers.
+ */
+export async function composeMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<MerchantServiceParts> {
+  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const db = database.client;
+  try {
+    const signingKeys = new SigningKeyRing({
+      keys: new SigningKeyRepository(db),
+      encryption: new KeyEncryption(config.SIGNING_KEY_ENCRYPTION_KEY),
+      tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
+      refreshMs: opts.signingKeyRefreshMs ?? SIGNING_KEY_REFRESH_MS,
+      logger,
+    });
+    const kid = await signingKeys.ensureCurrent();
+    logger.info({ kid, issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE }, "token issuer ready");
+
+    const merchants = new Merchants(new MerchantRepository(db));
+    const clientRepository = new ClientRepository(db);
+    const issueAccessToken = new IssueAccessToken({
+      clients: clientRepository,
+      keys: signingKeys,
+      policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
+    });
+    const admin = {
+      merchants,
+      clients: new Clients({ clients: clientRepository, merchants, environment: config.TAWSIL_ENVIRONMENT, logger }),
+      places: new Places({ places: new PlaceRepository(db), merchants }),
+      rateCards: new RateCards({ rateCards: new RateCardRepository(db), merchants }),
+      signingKeys,
+    };
+    return {
+      routes: (router) => {
+        router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants }));
+        router.service(MerchantAdminService, merchantAdminService(admin));
+      },
+      checks: [database.readiness],
+      closers: [database],
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+export interface RunningMerchantService {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
+export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
+  const parts = await composeMerchantService(config, logger, opts);
+  const server = await startRpcServer({
+    host: config.HOST,
+    port: config.PORT,
+    logger,
+    metrics: createMetrics("merchant"),
+    readiness: new Readiness(parts.checks, logger),
+    routes: parts.routes,
+    serviceNames: SERVICE_NAMES,
+  });
+  return {
+    url: server.url,
+    async close() {
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      for (const closer of parts.closers) await closer.close();
+    },
+  };
+}
