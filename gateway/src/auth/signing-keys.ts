@@ -2,15 +2,16 @@ import type { Client } from "@connectrpc/connect";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 
-/** After a refresh, another is allowed only this much later: unknown kids cannot hammer the issuer. */
-const REFRESH_COOLDOWN_MS = 30_000;
-/** Keys are re-read at least this often so a rotation is seen before its first token arrives. */
-const MAX_AGE_MS = 5 * 60_000;
+/** Refreshes for unknown kids happen at most this often: made-up kids cannot hammer the issuer. */
+const REFRESH_COOLDOWN_MS = 1_000;
+/** Keys are re-read at least this often, so the published set follows rotations. */
+const MAX_AGE_MS = 60_000;
 
 /**
  * The issuer's public keys (JWKS), fetched from the merchant service of this environment and held
- * in memory, so verifying a token needs no call at all. A token naming an unknown key id triggers
- * at most one refresh per cooldown; a token it still cannot match is rejected.
+ * in memory, so verifying a token needs no call at all. A token naming an unknown key id (the
+ * issuer may have just rotated) waits for the next refresh, at most one per cooldown, and is
+ * rejected only if the fresh set still lacks its key.
  */
 export class SigningKeys {
   #jwks: JSONWebKeySet = { keys: [] };
@@ -26,17 +27,18 @@ export class SigningKeys {
     return this.#jwks;
   }
 
-  /** The key resolver jose uses; `refreshed` tells whether a retry after a refresh may help. */
+  /** The key resolver jose uses. */
   async resolver(): Promise<JWTVerifyGetKey> {
     if (Date.now() - this.#fetchedAt > MAX_AGE_MS) await this.refresh();
     return this.#verifier;
   }
 
-  /** Re-reads the keys unless that happened within the cooldown; returns whether it did. */
-  async refreshIfAllowed(): Promise<boolean> {
-    if (Date.now() - this.#fetchedAt < REFRESH_COOLDOWN_MS) return false;
-    await this.refresh();
-    return true;
+  /** Re-reads the keys once the cooldown since the last read has passed (waiting for it if needed). */
+  async refreshForUnknownKid(): Promise<void> {
+    const wait = this.#fetchedAt + REFRESH_COOLDOWN_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // Everyone who waited shares one refresh; a read newer than the wait needs no other.
+    if (Date.now() - this.#fetchedAt >= REFRESH_COOLDOWN_MS) await this.refresh();
   }
 
   refresh(): Promise<void> {

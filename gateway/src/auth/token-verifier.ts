@@ -50,7 +50,8 @@ export class TokenVerifier {
     try {
       ({ payload } = await jwtVerify(token, await this.keys.resolver(), options));
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey) || !(await this.keys.refreshIfAllowed())) throw invalid(error);
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw invalid(error);
+      await this.keys.refreshForUnknownKid();
       try {
         ({ payload } = await jwtVerify(token, await this.keys.resolver(), options));
       } catch (retryError) {

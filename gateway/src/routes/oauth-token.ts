@@ -8,6 +8,7 @@ import type { AuthLockout } from "../rate-limit/lockout";
 import { rateLimited } from "../rate-limit/rate-limited";
 import type { TokenBuckets } from "../rate-limit/token-bucket";
 import { clientCredentials } from "./oauth-credentials";
+import { resource } from "./route-table";
 
 type OAuthError = "invalid_request" | "invalid_client" | "invalid_scope" | "unsupported_grant_type";
 
@@ -36,10 +37,12 @@ function oauthError(reply: FastifyReply, error: OAuthError, description: string)
  */
 export function registerTokenEndpoint(app: FastifyInstance, deps: TokenEndpointDeps): void {
   void app.register(async (scope) => {
-    // Only this route reads form bodies: elsewhere a form is an unsupported media type.
-    scope.addContentTypeParser(FORM, { parseAs: "string" }, (_request, body, done) => done(null, body));
+    // Only this route reads form bodies (elsewhere a form is an unsupported media type), and here
+    // any other body is read unparsed so the answer is RFC 6749's invalid_request, not a problem.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-    scope.post("/oauth/token", async (request, reply) => {
+    resource(scope, "/oauth/token", { POST: { handler: async (request, reply) => {
       void reply.header("cache-control", "no-store").header("pragma", "no-cache");
       const contentType = request.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase();
       if (contentType !== FORM || typeof request.body !== "string") {
@@ -88,6 +91,6 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: TokenEndpointD
         }
         throw error;
       }
-    });
+    } } });
   });
 }
