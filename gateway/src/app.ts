@@ -45,6 +45,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     return503OnClosing: true,
   });
   app.decorateRequest("principal", undefined);
+  // The API reads JSON only: fastify's text/plain parser goes, so any other body type is a 415.
+  app.removeContentTypeParser("text/plain");
   registerCorrelation(app);
   app.addHook("onRequest", async (request, reply) => {
     const header = request.headers["accept-language"];

@@ -35,6 +35,8 @@ beforeAll(async () => {
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, urls[name]])),
   });
   gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: meshReadiness(urls, 500, logger), registry: createMetrics("gateway").registry });
+  // A route of the real app that only echoes, to exercise body parsing before any /v2 route has a body.
+  gateway.post("/test/echo", async (request) => request.body);
   await gateway.listen({ host: "127.0.0.1", port: 0 });
   base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
 });
@@ -123,5 +125,36 @@ describe("gateway problems", () => {
     const body = (await res.json()) as Record<string, string>;
     expect(problemSchemaErrors(body)).toEqual([]);
     expect(body.code).toBe("INVALID_PARAMETER");
+  });
+});
+
+describe("gateway request bodies", () => {
+  const post = (contentType: string, body: string) => fetch(`${base}/test/echo`, { method: "POST", headers: { "content-type": contentType }, body });
+  const problemOf = async (res: Response, status: number, code: string) => {
+    expect(res.status).toBe(status);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(problemSchemaErrors(body)).toEqual([]);
+    expect(body.code).toBe(code);
+  };
+
+  it("reads JSON", async () => {
+    const res = await post("application/json; charset=utf-8", '{"a":[1,2]}');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ a: [1, 2] });
+  });
+
+  it("answers unparsable JSON with 400 MALFORMED_REQUEST", async () => {
+    await problemOf(await post("application/json", '{"a":'), 400, "MALFORMED_REQUEST");
+    await problemOf(await post("application/json", '{"__proto__":{"x":1}}'), 400, "MALFORMED_REQUEST");
+  });
+
+  it("answers other media types with 415 UNSUPPORTED_MEDIA_TYPE", async () => {
+    await problemOf(await post("text/plain", "hello"), 415, "UNSUPPORTED_MEDIA_TYPE");
+    await problemOf(await post("application/x-www-form-urlencoded", "a=1"), 415, "UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("answers a body over 256 KiB with 413 PAYLOAD_TOO_LARGE", async () => {
+    await problemOf(await post("application/json", JSON.stringify({ pad: "x".repeat(256 * 1024) })), 413, "PAYLOAD_TOO_LARGE");
   });
 });

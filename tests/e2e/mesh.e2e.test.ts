@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createClient } from "@connectrpc/connect";
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTopics } from "../../scripts/infra/kafka";
 import { type Mesh, SERVICES, startMesh, TOPICS } from "../../scripts/mesh";
 import { migrateAll } from "../../scripts/migrate-all";
+import { seedDevMerchants } from "../../scripts/seed-dev";
 
 /**
  * The walking skeleton as `make dev` runs it: seven processes on the real PostgreSQL and Kafka,
@@ -19,6 +21,8 @@ const adminUrl = inject("databaseAdminUrl");
 const brokers = inject("kafkaBrokers");
 const prefix = `tawsil_e2e_${randomUUID().slice(0, 8)}_`;
 let mesh: Mesh;
+const credentialsFile = path.join(os.tmpdir(), `${prefix}credentials.env`);
+let credentials: Record<string, string>;
 
 beforeAll(async () => {
   await ensureTopics([...brokers], TOPICS);
@@ -33,9 +37,18 @@ beforeAll(async () => {
     env: { LOG_LEVEL: "warn" },
     serviceEnv: { merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") } },
   });
+  const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
+  await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
+  credentials = Object.fromEntries(
+    readFileSync(credentialsFile, "utf8")
+      .split("\n")
+      .filter((line) => /^[A-Z0-9_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+  );
 }, 180_000);
 
 afterAll(async () => {
+  rmSync(credentialsFile, { force: true });
   await mesh?.stop();
   await Promise.all(SERVICES.map((s) => dropDatabase(adminUrl, `${prefix}${s}`)));
 });
@@ -62,6 +75,27 @@ describe("the mesh", () => {
     const res = await fetch(`${mesh.gatewayUrl}/v2/external/unknown`);
     expect(res.status).toBe(404);
     expect(problemSchemaErrors(await res.json())).toEqual([]);
+  });
+
+  it("issues a token to the seeded client and serves its merchant's profile", async () => {
+    const basic = Buffer.from(`${credentials.TAWSIL_CLIENT_ID}:${credentials.TAWSIL_CLIENT_SECRET}`).toString("base64");
+    const tokenRes = await fetch(`${mesh.gatewayUrl}/oauth/token`, {
+      method: "POST",
+      headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=client_credentials",
+    });
+    expect(tokenRes.status).toBe(200);
+    const { access_token: token, scope } = (await tokenRes.json()) as { access_token: string; scope: string };
+    expect(scope).toBe("shipments:read shipments:write webhooks:manage");
+    const me = await fetch(`${mesh.gatewayUrl}/v2/external/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ status: "ACTIVE", code: expect.any(String), displayName: expect.any(String), legalName: expect.any(String) });
+    expect(credentials).toMatchObject({
+      TAWSIL_BASE_URL: mesh.gatewayUrl,
+      TAWSIL_CLIENT2_ID: expect.any(String),
+      TAWSIL_READONLY_CLIENT_ID: expect.any(String),
+      TAWSIL_SAVED_LOCATION: expect.any(String),
+    });
   });
 
   it("stops every process on SIGTERM, leaving none behind", async () => {

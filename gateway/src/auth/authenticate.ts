@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 import type { Principal, Scope } from "./principal";
 import { InvalidTokenError, type TokenVerifier } from "./token-verifier";
@@ -25,7 +25,7 @@ function unauthenticated(challenge: string, detail: { en: string; ar: string }):
  * token when scope is undefined) and records who is calling on `request.principal`.
  */
 export function authenticate(verifier: TokenVerifier, scope: Scope | undefined): preHandlerAsyncHookHandler {
-  return async function (this: unknown, request: FastifyRequest, reply: FastifyReply) {
+  return async function (this: unknown, request: FastifyRequest) {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === "") {
       throw unauthenticated(CHALLENGE_NONE, { en: "Send an access token: Authorization: Bearer <token>.", ar: "أرسل رمز الوصول في الترويسة Authorization: Bearer <token>." });

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
 import { SCOPES } from "../auth/principal";
 import { reasonOf } from "../problem/from-connect";
 import type { AuthLockout } from "../rate-limit/lockout";
@@ -42,55 +42,60 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: TokenEndpointD
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
-    resource(scope, "/oauth/token", { POST: { handler: async (request, reply) => {
-      void reply.header("cache-control", "no-store").header("pragma", "no-cache");
-      const contentType = request.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase();
-      if (contentType !== FORM || typeof request.body !== "string") {
-        return oauthError(reply, "invalid_request", `Send the parameters as ${FORM}.`);
-      }
-      const params = new URLSearchParams(request.body);
-      const repeated = SINGLE_VALUED.find((name) => params.getAll(name).length > 1);
-      if (repeated) return oauthError(reply, "invalid_request", `The parameter ${repeated} is repeated.`);
-
-      const credentials = clientCredentials(request.headers.authorization, params);
-      if (credentials.kind === "conflict") return oauthError(reply, "invalid_request", credentials.reason);
-      if (credentials.kind === "none") return oauthError(reply, "invalid_client", "Client authentication failed.");
-      const { clientId, clientSecret } = credentials;
-
-      const lockedFor = deps.lockout.lockedFor(clientId);
-      if (lockedFor > 0) throw rateLimited({ name: "auth-failures", ...deps.lockoutPolicy }, { retryAfterSeconds: lockedFor, remaining: 0 });
-      const decision = deps.perClient.take(clientId);
-      if (!decision.allowed) throw rateLimited({ name: "token", quota: deps.perClient.capacity, windowSeconds: Math.round(deps.perClient.capacity / deps.perClient.perSecond) }, decision);
-
-      const grantType = params.get("grant_type");
-      if (!grantType) return oauthError(reply, "invalid_request", "The parameter grant_type is required.");
-      if (grantType !== "client_credentials") return oauthError(reply, "unsupported_grant_type", "Only client_credentials is supported.");
-
-      const requested = (params.get("scope") ?? "").split(" ").filter(Boolean);
-      const unknown = requested.find((s) => !KNOWN_SCOPES.has(s));
-      if (unknown !== undefined) return oauthError(reply, "invalid_scope", `Unknown scope ${unknown}.`);
-
-      try {
-        const token = await deps.merchant.issueAccessToken({ clientId, clientSecret, scopes: requested });
-        deps.lockout.recordSuccess(clientId);
-        return reply.code(200).send({
-          access_token: token.accessToken,
-          token_type: "Bearer",
-          expires_in: token.expiresInSeconds,
-          scope: token.scopes.join(" "),
-        });
-      } catch (error) {
-        if (!(error instanceof ConnectError)) throw error;
-        const reason = reasonOf(error);
-        if (error.code === Code.Unauthenticated && reason === "INVALID_CLIENT") {
-          deps.lockout.recordFailure(clientId);
-          return oauthError(reply, "invalid_client", "Client authentication failed.");
-        }
-        if (error.code === Code.InvalidArgument && reason === "INVALID_SCOPE") {
-          return oauthError(reply, "invalid_scope", "The requested scope exceeds the scopes granted to this client.");
-        }
-        throw error;
-      }
-    } } });
+    resource(scope, "/oauth/token", { POST: { handler: issueToken(deps) } });
   });
+}
+
+/** The grant itself: syntax, throttles, then the merchant service authenticates and signs. */
+function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
+  return async (request, reply) => {
+    void reply.header("cache-control", "no-store").header("pragma", "no-cache");
+    const contentType = request.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase();
+    if (contentType !== FORM || typeof request.body !== "string") {
+      return oauthError(reply, "invalid_request", `Send the parameters as ${FORM}.`);
+    }
+    const params = new URLSearchParams(request.body);
+    const repeated = SINGLE_VALUED.find((name) => params.getAll(name).length > 1);
+    if (repeated) return oauthError(reply, "invalid_request", `The parameter ${repeated} is repeated.`);
+
+    const credentials = clientCredentials(request.headers.authorization, params);
+    if (credentials.kind === "conflict") return oauthError(reply, "invalid_request", credentials.reason);
+    if (credentials.kind === "none") return oauthError(reply, "invalid_client", "Client authentication failed.");
+    const { clientId, clientSecret } = credentials;
+
+    const lockedFor = deps.lockout.lockedFor(clientId);
+    if (lockedFor > 0) throw rateLimited({ name: "auth-failures", ...deps.lockoutPolicy }, { retryAfterSeconds: lockedFor, remaining: 0 });
+    const decision = deps.perClient.take(clientId);
+    if (!decision.allowed) throw rateLimited({ name: "token", quota: deps.perClient.capacity, windowSeconds: Math.round(deps.perClient.capacity / deps.perClient.perSecond) }, decision);
+
+    const grantType = params.get("grant_type");
+    if (!grantType) return oauthError(reply, "invalid_request", "The parameter grant_type is required.");
+    if (grantType !== "client_credentials") return oauthError(reply, "unsupported_grant_type", "Only client_credentials is supported.");
+
+    const requested = (params.get("scope") ?? "").split(" ").filter(Boolean);
+    const unknown = requested.find((s) => !KNOWN_SCOPES.has(s));
+    if (unknown !== undefined) return oauthError(reply, "invalid_scope", `Unknown scope ${unknown}.`);
+
+    try {
+      const token = await deps.merchant.issueAccessToken({ clientId, clientSecret, scopes: requested });
+      deps.lockout.recordSuccess(clientId);
+      return reply.code(200).send({
+        access_token: token.accessToken,
+        token_type: "Bearer",
+        expires_in: token.expiresInSeconds,
+        scope: token.scopes.join(" "),
+      });
+    } catch (error) {
+      if (!(error instanceof ConnectError)) throw error;
+      const reason = reasonOf(error);
+      if (error.code === Code.Unauthenticated && reason === "INVALID_CLIENT") {
+        deps.lockout.recordFailure(clientId);
+        return oauthError(reply, "invalid_client", "Client authentication failed.");
+      }
+      if (error.code === Code.InvalidArgument && reason === "INVALID_SCOPE") {
+        return oauthError(reply, "invalid_scope", "The requested scope exceeds the scopes granted to this client.");
+      }
+      throw error;
+    }
+  };
 }
