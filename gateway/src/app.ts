@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type preHandlerAsyncHookHandler } from "fastify";
 import type { Registry } from "prom-client";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
@@ -20,6 +20,13 @@ import { registerJwks } from "./routes/jwks";
 import { registerMe } from "./routes/me";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The preHandlers of a /v2 operation: a valid token (holding `scope` when given), then the client's rate limit. */
+    guard(scope?: Scope): preHandlerAsyncHookHandler[];
+  }
+}
 
 export interface GatewayDeps {
   readonly config: GatewayConfig;
@@ -59,8 +66,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const keys = new SigningKeys(peers.merchant);
   const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS });
   const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);
-  /** The preHandlers of a /v2 operation: a valid token (with `scope` when given), then the client's rate limit. */
   const guard = (scope?: Scope) => [authenticate(verifier, scope), limitPerClient(perClient)];
+  app.decorate("guard", guard);
 
   registerTokenEndpoint(app, {
     merchant: peers.merchant,

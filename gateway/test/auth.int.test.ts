@@ -189,6 +189,39 @@ describe("bearer tokens at the gateway", () => {
     expect(decodeJwt(fromProduction).iss).toBe("https://api.tawsil.sa");
   });
 
+  it("refuses a valid token without the operation's scope with 403 ACCESS_DENIED", async () => {
+    const readOnly = await accessToken(sandbox.baseUrl, sandbox.merchant.readOnly);
+    const res = await fetch(`${sandbox.baseUrl}/test/needs-write`, { headers: { authorization: `Bearer ${readOnly}` } });
+    await problem(res, 403, "ACCESS_DENIED");
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="tawsil", error="insufficient_scope", scope="shipments:write"');
+    const narrowed = await accessToken(sandbox.baseUrl, sandbox.merchant.full, "shipments:read");
+    await problem(await fetch(`${sandbox.baseUrl}/test/needs-write`, { headers: { authorization: `Bearer ${narrowed}` } }), 403, "ACCESS_DENIED");
+    const full = await accessToken(sandbox.baseUrl, sandbox.merchant.full);
+    const allowed = await fetch(`${sandbox.baseUrl}/test/needs-write`, { headers: { authorization: `Bearer ${full}` } });
+    expect(allowed.status).toBe(200);
+    expect(await allowed.json()).toEqual({ merchantId: sandbox.merchant.id });
+  });
+
+  it("limits each OAuth client to its burst, then its sustained rate, with 429 and RateLimit fields", async () => {
+    const limited = await startStack({ adminUrl, environment: "sandbox", gatewayEnv: { RATE_LIMIT_BURST: "3", RATE_LIMIT_PER_SECOND: "0.5" } });
+    try {
+      const token = await accessToken(limited.baseUrl, limited.merchant.full);
+      const other = await accessToken(limited.baseUrl, limited.merchant.readOnly);
+      const call = (t: string) => fetch(`${limited.baseUrl}/v2/external/me`, { headers: { authorization: `Bearer ${t}` } });
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call(token)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await call(token);
+      await problem(refused, 429, "RATE_LIMITED");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get("ratelimit-policy")).toBe('"client";q=3;w=6');
+      expect(refused.headers.get("ratelimit")).toMatch(/^"client";r=0;t=[1-9]\d*$/);
+      expect((await call(other)).status).toBe(200); // another client has its own budget
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("answers a method the resource does not support with 405 and Allow", async () => {
     const res = await fetch(`${sandbox.baseUrl}/v2/external/me`, { method: "DELETE" });
     await problem(res, 405, "METHOD_NOT_ALLOWED");
