@@ -135,6 +135,17 @@ describe("MerchantAdminService", () => {
     expect(concurrent.map((res) => res.rateCard?.version).sort()).toEqual([2, 3, 4, 5, 6]);
   });
 
+  it("serves the rate card in force to pricing: the latest version, or NO_RATE_CARD", async () => {
+    const { merchant } = await service.admin.createMerchant({ code: "PRICED", displayName: "Priced", legalName: "Priced" });
+    const merchantId = merchant?.merchantId ?? "";
+    expect(await failure(service.merchant.getCurrentRateCard({ merchantId }))).toMatchObject({ code: Code.FailedPrecondition, reason: "NO_RATE_CARD" });
+    await service.admin.addRateCard({ merchantCode: "PRICED", terms: TERMS });
+    const second = await service.admin.addRateCard({ merchantCode: "PRICED", terms: { ...TERMS, baseFee: "17.25" } });
+    const { rateCard } = await service.merchant.getCurrentRateCard({ merchantId });
+    expect(rateCard).toMatchObject({ version: 2, baseFee: "17.25", rateCardId: second.rateCard?.rateCardId });
+    expect(await failure(service.merchant.getCurrentRateCard({ merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f" }))).toMatchObject({ code: Code.NotFound, reason: "MERCHANT_NOT_FOUND" });
+  });
+
   it("enables and disables clients", async () => {
     const { client } = await service.admin.createClient({ merchantCode: "ACME", name: "toggle", scopes: ["shipments:write"] });
     const id = client?.clientId ?? "";

@@ -1,4 +1,4 @@
-import { ValidationError } from "../domain/errors";
+import { FailedPreconditionError, ValidationError } from "../domain/errors";
 import { parseRateCardTerms, type RateCardTermsInput } from "../domain/rate-card";
 import type { RateCardRecord, RateCardRepository } from "../infra/repositories/rate-cards";
 import type { Merchants } from "./merchants";
@@ -19,5 +19,13 @@ export class RateCards {
       effectiveAt: this.deps.now?.() ?? new Date(),
       ...(input.expectedVersion > 0 ? { expectedVersion: input.expectedVersion } : {}),
     });
+  }
+
+  /** The terms in force for a merchant, for pricing; a merchant without any cannot be priced. */
+  async current(merchantId: string): Promise<RateCardRecord> {
+    const merchant = await this.deps.merchants.byId(merchantId);
+    const card = await this.deps.rateCards.current(merchant.id);
+    if (!card) throw new FailedPreconditionError("NO_RATE_CARD", `merchant ${merchant.code} has no rate card`);
+    return card;
   }
 }

@@ -2,17 +2,19 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { IssueAccessToken } from "../app/issue-access-token";
 import type { Merchants } from "../app/merchants";
+import type { RateCards } from "../app/rate-cards";
 import type { SigningKeyRing } from "../app/signing-key-ring";
 import { withDomainErrors } from "./domain-errors";
-import { jwkToProto, merchantToProto } from "./mappers";
+import { jwkToProto, merchantToProto, rateCardToProto } from "./mappers";
 
 export interface MerchantServiceDeps {
   readonly issueAccessToken: IssueAccessToken;
   readonly signingKeys: SigningKeyRing;
   readonly merchants: Merchants;
+  readonly rateCards: RateCards;
 }
 
-/** What the gateway and other services call: tokens, the JWKS, merchant profiles. */
+/** What the gateway and other services call: tokens, the JWKS, merchant profiles, rate cards in force. */
 export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof MerchantService> {
   return withDomainErrors({
     async issueAccessToken(req) {
@@ -24,6 +26,9 @@ export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof M
     },
     async getMerchant(req) {
       return { merchant: merchantToProto(await deps.merchants.byId(req.merchantId)) };
+    },
+    async getCurrentRateCard(req) {
+      return { rateCard: rateCardToProto(await deps.rateCards.current(req.merchantId)) };
     },
   });
 }

@@ -12,6 +12,12 @@ export interface RateCardRecord extends RateCardTerms {
 export class RateCardRepository {
   constructor(private readonly db: PrismaClient) {}
 
+  /** The merchant's rate card in force: its highest version (a version applies from when it is added). */
+  async current(merchantId: string): Promise<RateCardRecord | undefined> {
+    const row = await this.db.rateCard.findFirst({ where: { merchantId }, orderBy: { version: "desc" } });
+    return row ? toRecord(row) : undefined;
+  }
+
   /**
    * Appends the merchant's next version. The merchant row is locked first, so concurrent additions
    * queue up and each gets the next number; `expectedVersion` (when given) turns the append into a

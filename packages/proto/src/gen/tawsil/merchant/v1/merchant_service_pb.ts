@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { JsonWebKey, Merchant } from "./merchant_pb";
+import type { JsonWebKey, Merchant, RateCard } from "./merchant_pb";
 import { file_tawsil_merchant_v1_merchant } from "./merchant_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/merchant/v1/merchant_service.proto.
  */
 export const file_tawsil_merchant_v1_merchant_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIlMKF0lzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIVCg1jbGllbnRfc2VjcmV0GAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChhJc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgCIAEoBRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJHChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGF3c2lsLm1lcmNoYW50LnYxLkpzb25XZWJLZXkiKQoSR2V0TWVyY2hhbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQyzAIKD01lcmNoYW50U2VydmljZRJtChBJc3N1ZUFjY2Vzc1Rva2VuEisudGF3c2lsLm1lcmNoYW50LnYxLklzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0GiwudGF3c2lsLm1lcmNoYW50LnYxLklzc3VlQWNjZXNzVG9rZW5SZXNwb25zZRJqCg9MaXN0U2lnbmluZ0tleXMSKi50YXdzaWwubWVyY2hhbnQudjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBorLnRhd3NpbC5tZXJjaGFudC52MS5MaXN0U2lnbmluZ0tleXNSZXNwb25zZRJeCgtHZXRNZXJjaGFudBImLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudFJlcXVlc3QaJy50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRSZXNwb25zZWIGcHJvdG8z", [file_tawsil_merchant_v1_merchant]);
+  fileDesc("Cil0YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIlMKF0lzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIVCg1jbGllbnRfc2VjcmV0GAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChhJc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgCIAEoBRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJHChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGF3c2lsLm1lcmNoYW50LnYxLkpzb25XZWJLZXkiKQoSR2V0TWVyY2hhbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiMAoZR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJNChpHZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZRIvCglyYXRlX2NhcmQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQywQMKD01lcmNoYW50U2VydmljZRJtChBJc3N1ZUFjY2Vzc1Rva2VuEisudGF3c2lsLm1lcmNoYW50LnYxLklzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0GiwudGF3c2lsLm1lcmNoYW50LnYxLklzc3VlQWNjZXNzVG9rZW5SZXNwb25zZRJqCg9MaXN0U2lnbmluZ0tleXMSKi50YXdzaWwubWVyY2hhbnQudjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBorLnRhd3NpbC5tZXJjaGFudC52MS5MaXN0U2lnbmluZ0tleXNSZXNwb25zZRJeCgtHZXRNZXJjaGFudBImLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudFJlcXVlc3QaJy50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRSZXNwb25zZRJzChJHZXRDdXJyZW50UmF0ZUNhcmQSLS50YXdzaWwubWVyY2hhbnQudjEuR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBouLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZWIGcHJvdG8z", [file_tawsil_merchant_v1_merchant]);
 
 /**
  * IssueAccessTokenRequest carries the client's credentials and the scopes it asks for.
@@ -163,6 +163,48 @@ export const GetMerchantResponseSchema: GenMessage<GetMerchantResponse> = /*@__P
   messageDesc(file_tawsil_merchant_v1_merchant_service, 5);
 
 /**
+ * GetCurrentRateCardRequest names a merchant company.
+ *
+ * @generated from message tawsil.merchant.v1.GetCurrentRateCardRequest
+ */
+export type GetCurrentRateCardRequest = Message<"tawsil.merchant.v1.GetCurrentRateCardRequest"> & {
+  /**
+   * merchant_id is the company's uuid.
+   *
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetCurrentRateCardRequest.
+ * Use `create(GetCurrentRateCardRequestSchema)` to create a new message.
+ */
+export const GetCurrentRateCardRequestSchema: GenMessage<GetCurrentRateCardRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 6);
+
+/**
+ * GetCurrentRateCardResponse is the rate card in force.
+ *
+ * @generated from message tawsil.merchant.v1.GetCurrentRateCardResponse
+ */
+export type GetCurrentRateCardResponse = Message<"tawsil.merchant.v1.GetCurrentRateCardResponse"> & {
+  /**
+   * rate_card is the latest version.
+   *
+   * @generated from field: tawsil.merchant.v1.RateCard rate_card = 1;
+   */
+  rateCard?: RateCard | undefined;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetCurrentRateCardResponse.
+ * Use `create(GetCurrentRateCardResponseSchema)` to create a new message.
+ */
+export const GetCurrentRateCardResponseSchema: GenMessage<GetCurrentRateCardResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 7);
+
+/**
  * MerchantService answers the gateway and other services: token issuance, the issuer's public keys
  * and merchant profiles.
  *
@@ -200,6 +242,17 @@ export const MerchantService: GenService<{
     methodKind: "unary";
     input: typeof GetMerchantRequestSchema;
     output: typeof GetMerchantResponseSchema;
+  },
+  /**
+   * GetCurrentRateCard returns the merchant's rate card in force. Fails with NotFound (reason
+   * MERCHANT_NOT_FOUND) or FailedPrecondition (reason NO_RATE_CARD).
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantService.GetCurrentRateCard
+   */
+  getCurrentRateCard: {
+    methodKind: "unary";
+    input: typeof GetCurrentRateCardRequestSchema;
+    output: typeof GetCurrentRateCardResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_merchant_v1_merchant_service, 0);
