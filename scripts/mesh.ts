@@ -61,6 +61,8 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const processes: RunningProcess[] = SERVICES.map((name, i) =>
     launch(name, path.join(ROOT, "services", name), port(opts.servicePorts, i), opts.logDir, {
       ...common,
+      // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
+      ...serviceUrls,
       DATABASE_URL: opts.databaseUrls[name],
       KAFKA_BROKERS: opts.kafkaBrokers.join(","),
       ...opts.serviceEnv?.[name],

@@ -18,6 +18,7 @@ import { AuthLockout } from "./rate-limit/lockout";
 import { TokenBuckets } from "./rate-limit/token-bucket";
 import { registerJwks } from "./routes/jwks";
 import { registerMe } from "./routes/me";
+import { registerPriceEstimates } from "./routes/price-estimates";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
 
@@ -76,6 +77,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     lockoutPolicy: { quota: config.AUTH_FAILURES_BEFORE_LOCKOUT, windowSeconds: 60 },
   });
   registerJwks(app, keys);
-  registerMe(app, peers.merchant, guard());
+  registerMe(app, peers.merchant);
+  registerPriceEstimates(app, peers.pricing);
   return app;
 }

@@ -1,16 +1,19 @@
 import type { Client } from "@connectrpc/connect";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
 
 /** The services the gateway calls, one multiplexed HTTP/2 connection each, created once. */
 export interface Peers {
   readonly merchant: Client<typeof MerchantService>;
+  readonly pricing: Client<typeof PricingService>;
 }
 
 export function createPeers(config: GatewayConfig): Peers {
   const opts = { timeoutMs: config.PEER_TIMEOUT_MS };
   return {
     merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts),
+    pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts),
   };
 }

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 import { resource } from "./route-table";
 
@@ -14,10 +14,10 @@ const STATUS: Record<MerchantStatus, string | undefined> = {
 };
 
 /** GET /v2/external/me: the profile of the company bound to the token's client; any valid token. */
-export function registerMe(app: FastifyInstance, merchant: Client<typeof MerchantService>, guard: preHandlerAsyncHookHandler[]): void {
+export function registerMe(app: FastifyInstance, merchant: Client<typeof MerchantService>): void {
   resource(app, "/v2/external/me", {
     GET: {
-      preHandler: guard,
+      preHandler: app.guard(),
       handler: async (request) => {
         try {
           const { merchant: profile } = await merchant.getMerchant({ merchantId: request.principal!.merchantId });
