@@ -1,7 +1,13 @@
 import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
-import type { z } from "zod";
+import { z } from "zod";
 
-const schema = commonEnv.extend(databaseEnv.shape).extend(kafkaEnv.shape);
+const schema = commonEnv
+  .extend(databaseEnv.shape)
+  .extend(kafkaEnv.shape)
+  .extend({
+    /** How often each replica reloads the carrier catalogue; an operator's edit is live after at most this. */
+    CATALOGUE_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -1,17 +1,34 @@
 // Composition root of the dispatch service: configuration, then infrastructure, then the server.
-import { openDatabase, withTransaction } from "@tawsil/db";
+import { withTransaction } from "@tawsil/db";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { createLogger, initTracing } from "@tawsil/logging";
 import { runService } from "@tawsil/rpc";
 import { readConfig } from "./config";
-import { PrismaClient } from "./infra/prisma/generated/client";
+import { composeDispatchService, SERVICE_NAMES } from "./server";
 
 const config = readConfig(process.env);
 initTracing();
 const logger = createLogger({ service: "dispatch", level: config.LOG_LEVEL });
-const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
-const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
-// The relay holds its transaction while the broker acknowledges a batch: allow for broker retries.
-const relay = startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(database.client, fn, { timeoutMs: 30_000 }) });
 
-await runService({ name: "dispatch", config, logger, checks: [database.readiness, broker.readiness], closers: [relay, broker, database] });
+try {
+  const parts = await composeDispatchService(config, logger);
+  const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
+  // The relay holds its transaction while the broker acknowledges a batch: allow for broker retries.
+  const relay = startOutboxRelay({
+    kafka: broker.kafka,
+    logger,
+    runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
+  });
+  await runService({
+    name: "dispatch",
+    config,
+    logger,
+    serviceNames: SERVICE_NAMES,
+    routes: parts.routes,
+    checks: [...parts.checks, broker.readiness],
+    closers: [relay, broker, ...parts.closers],
+  });
+} catch (err) {
+  logger.fatal({ err }, "dispatch service failed to start");
+  process.exit(1);
+}

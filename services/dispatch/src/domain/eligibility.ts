@@ -1,0 +1,43 @@
+import type { Carrier, CarrierService, Catalogue } from "./catalogue";
+import type { EligibilityQuery } from "./parcel";
+import { levelCanHonour } from "./requirements";
+import { rankOf, type ServiceLevel } from "./service-level";
+
+/** A service that can carry the parcel, with its carrier: for dispatch's own use only. */
+export interface EligibleService {
+  readonly carrier: Carrier;
+  readonly service: CarrierService;
+}
+
+export type Eligibility =
+  | { readonly eligible: true; readonly level: ServiceLevel; readonly services: readonly EligibleService[] }
+  | { readonly eligible: false };
+
+/**
+ * Whether one service of an active carrier can carry the parcel: it is active, serves the city,
+ * carries the weight and the longest side (limits inclusive), honours every requirement (as
+ * declared and as its vehicle allows) and collects cash when the parcel is cash on delivery.
+ */
+export function canCarry(service: CarrierService, query: EligibilityQuery): boolean {
+  return (
+    service.active &&
+    service.cities.has(query.cityCode) &&
+    query.weightGrams <= service.maxWeightGrams &&
+    query.longestSideMm <= service.maxLongestSideMm &&
+    (!query.cashOnDelivery || service.supportsCod) &&
+    [...query.requirements].every((requirement) => service.requirements.has(requirement) && levelCanHonour(service.level, requirement))
+  );
+}
+
+/**
+ * Every eligible service, smallest level first, and the level dispatch uses: the smallest one.
+ * The order among services of one level is the catalogue's; choosing among them is driver choice.
+ */
+export function evaluateEligibility(catalogue: Catalogue, query: EligibilityQuery): Eligibility {
+  const services = catalogue.carriers
+    .filter((carrier) => carrier.active)
+    .flatMap((carrier) => carrier.services.filter((service) => canCarry(service, query)).map((service) => ({ carrier, service })))
+    .sort((a, b) => rankOf(a.service.level) - rankOf(b.service.level));
+  const [smallest] = services;
+  return smallest ? { eligible: true, level: smallest.service.level, services } : { eligible: false };
+}

@@ -1,0 +1,36 @@
+import type { ServiceLevel } from "./service-level";
+
+/** The requirements catalogue of decisions.md section 2. */
+export const REQUIREMENTS = [
+  "FRAGILE",
+  "KEEP_UPRIGHT",
+  "COLD_CHAIN",
+  "LARGE_VEHICLE",
+  "SIGNATURE_ON_DELIVERY",
+  "PIN_ON_DELIVERY",
+  "ID_VERIFICATION",
+  "NO_CONTACT",
+] as const;
+
+export type Requirement = (typeof REQUIREMENTS)[number];
+
+const KNOWN: ReadonlySet<string> = new Set(REQUIREMENTS);
+
+export function isRequirement(value: string): value is Requirement {
+  return KNOWN.has(value);
+}
+
+/**
+ * Requirements that only some vehicles can honour, whatever a carrier declares (decisions.md
+ * section 2): COLD_CHAIN needs a refrigerated van; LARGE_VEHICLE needs a van, and a cold-chain van
+ * is a van. A catalogue row that claims otherwise (a bike with COLD_CHAIN) is a data mistake
+ * that must not make a bike eligible.
+ */
+const VEHICLE_BOUND: Partial<Record<Requirement, readonly ServiceLevel[]>> = {
+  COLD_CHAIN: ["COLD_CHAIN_VAN"],
+  LARGE_VEHICLE: ["VAN", "COLD_CHAIN_VAN"],
+};
+
+export function levelCanHonour(level: ServiceLevel, requirement: Requirement): boolean {
+  return VEHICLE_BOUND[requirement]?.includes(level) ?? true;
+}
