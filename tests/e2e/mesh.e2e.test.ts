@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
+import { decodeJwt } from "jose";
 import { dropDatabase } from "@tawsil/db";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/proto/grpc/health/v1/health_pb";
 import { freePort, problemSchemaErrors } from "@tawsil/testing";
@@ -23,6 +25,21 @@ const prefix = `tawsil_e2e_${randomUUID().slice(0, 8)}_`;
 let mesh: Mesh;
 const credentialsFile = path.join(os.tmpdir(), `${prefix}credentials.env`);
 let credentials: Record<string, string>;
+const logDir = path.join(os.tmpdir(), `${prefix}logs`);
+
+const RIYADH_OLAYA = { latitude: 24.7136, longitude: 46.6753 };
+const RIYADH_MALQA = { latitude: 24.774265, longitude: 46.738586 };
+const JEDDAH_BALAD = { latitude: 21.485811, longitude: 39.192505 };
+const RED_SEA = { latitude: 21.45, longitude: 38.95 };
+
+async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
+  const res = await fetch(`${mesh.gatewayUrl}/oauth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+    body: "grant_type=client_credentials",
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
 
 beforeAll(async () => {
   await ensureTopics([...brokers], TOPICS);
@@ -33,7 +50,7 @@ beforeAll(async () => {
     kafkaBrokers: brokers,
     gatewayPort: await freePort(),
     servicePorts,
-    logDir: path.join(os.tmpdir(), `${prefix}logs`),
+    logDir,
     env: { LOG_LEVEL: "warn" },
     serviceEnv: { merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") } },
   });
@@ -49,6 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   rmSync(credentialsFile, { force: true });
+  rmSync(logDir, { recursive: true, force: true });
   await mesh?.stop();
   await Promise.all(SERVICES.map((s) => dropDatabase(adminUrl, `${prefix}${s}`)));
 });
@@ -96,6 +114,51 @@ describe("the mesh", () => {
       TAWSIL_READONLY_CLIENT_ID: expect.any(String),
       TAWSIL_SAVED_LOCATION: expect.any(String),
     });
+  });
+
+  it("estimates a Riyadh delivery for the seeded merchant exactly as the pricing RPC prices it", async () => {
+    const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+    const body = { pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA, destinationCityCode: "RUH" };
+    const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipment-price-estimates`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const estimate = (await res.json()) as { distanceMetres: number; price: number; currency: string };
+    expect(estimate).toEqual({ distanceMetres: expect.any(Number), price: expect.any(Number), currency: "SAR" });
+    expect(estimate.distanceMetres).toBeGreaterThan(5000);
+    expect(Math.round(estimate.price * 100)).toBe(estimate.price * 100);
+
+    const pricing = createClient(PricingService, createConnectTransport({ baseUrl: mesh.processes.find((p) => p.name === "pricing")!.url, httpVersion: "2" }));
+    const quote = await pricing.quoteDelivery({
+      merchantId: String(decodeJwt(token).merchant_id),
+      pickup: { latitudeMicro: 24_713_600, longitudeMicro: 46_675_300 },
+      destination: { latitudeMicro: 24_774_265, longitudeMicro: 46_738_586 },
+      expectedCityCode: "RUH",
+      parcel: { totalWeightGrams: 1000n, longestSideMm: 0, requirements: [], cashOnDelivery: false },
+      codAmount: "",
+    });
+    expect(estimate).toEqual({ distanceMetres: Number(quote.distanceMetres), price: Number(quote.price?.amount), currency: quote.price?.currency });
+  });
+
+  it("answers a delivery point in the sea with 422 OUTSIDE_COVERAGE", async () => {
+    const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
+    const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipment-price-estimates`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ pickup: JEDDAH_BALAD, delivery: RED_SEA }),
+    });
+    expect(res.status).toBe(422);
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problemSchemaErrors(problem)).toEqual([]);
+    expect(problem.code).toBe("OUTSIDE_COVERAGE");
+  });
+
+  it("never writes the margin or the carrier cost to any log", () => {
+    const logs = readdirSync(logDir).map((file) => readFileSync(path.join(logDir, file), "utf8")).join("\n");
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toMatch(/margin|carrier_?cost/i);
   });
 
   it("stops every process on SIGTERM, leaving none behind", async () => {
