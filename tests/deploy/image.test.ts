@@ -1,0 +1,87 @@
+/**
+ * The Dockerfile and .dockerignore agree with the repository and with the pod specs: the Node and
+ * pnpm versions the project pins, a frozen install, generated Prisma clients, the uid the pods
+ * run as, and a build context without local state.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { APP_UID } from "./facts";
+import { ROOT } from "./kustomize";
+
+const dockerfile = readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
+// Instructions with their continuation lines joined, comments dropped.
+const instructions = dockerfile
+  .replace(/\\\n/g, " ")
+  .split("\n")
+  .map((line) => line.trim())
+  .filter((line) => line !== "" && !line.startsWith("#"));
+const ignored = readFileSync(path.join(ROOT, ".dockerignore"), "utf8")
+  .split("\n")
+  .map((line) => line.trim())
+  .filter((line) => line !== "" && !line.startsWith("#"));
+const packageJson = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { packageManager: string };
+
+// Docker's matching, for the patterns used here: "**/" spans directories, "*" stays within one,
+// and a pattern that matches a directory excludes everything below it.
+function dockerExcludes(pattern: string, file: string): boolean {
+  let regex = "";
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern.startsWith("**/", i)) {
+      regex += "(?:.*/)?";
+      i += 2;
+    } else if (pattern[i] === "*") regex += "[^/]*";
+    else regex += (pattern[i] ?? "").replace(/[.+?^${}()|[\]\\]/, "\\$&");
+  }
+  return new RegExp(`^${regex}(?:/.*)?$`).test(file);
+}
+
+describe("Dockerfile", () => {
+  it("builds from node:20-bookworm-slim in every stage", () => {
+    expect(instructions.filter((line) => line.startsWith("ARG NODE_IMAGE="))).toEqual(["ARG NODE_IMAGE=node:20-bookworm-slim"]);
+    const stages = instructions.filter((line) => line.startsWith("FROM "));
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const stage of stages) expect(stage).toMatch(/^FROM \$\{NODE_IMAGE\} AS \w+$/);
+  });
+
+  it("installs the pnpm of package.json's packageManager and the workspace from the frozen lockfile", () => {
+    expect(`pnpm@${/ARG PNPM_VERSION=(\S+)/.exec(dockerfile)?.[1]}`).toBe(packageJson.packageManager);
+    expect(instructions).toContain("RUN npm install --global --no-audit --no-fund pnpm@${PNPM_VERSION}");
+    expect(instructions.some((line) => /^RUN pnpm install --frozen-lockfile\b/.test(line))).toBe(true);
+  });
+
+  it("generates the Prisma clients with the placeholder schema engine", () => {
+    const generate = /^RUN PRISMA_SCHEMA_ENGINE_BINARY=\/bin\/true .*node_modules\/\.bin\/tsx scripts\/prisma-generate\.ts$/;
+    expect(instructions.some((line) => generate.test(line))).toBe(true);
+  });
+
+  it("puts the workspace at /app, where the pod specs' working directories point", () => {
+    const runtime = instructions.slice(instructions.findLastIndex((line) => line.startsWith("FROM ")));
+    expect(runtime).toContain("WORKDIR /app");
+    expect(runtime).toContain("COPY --from=build /app /app");
+  });
+
+  it("runs as the uid the pod specs name, never root", () => {
+    const users = instructions.filter((line) => line.startsWith("USER "));
+    expect(users.at(-1)).toBe(`USER ${APP_UID}:${APP_UID}`);
+    // The runtime stage's last instruction that could still run as root comes before USER.
+    expect(instructions.findLastIndex((line) => line.startsWith("RUN "))).toBeLessThan(instructions.lastIndexOf(users.at(-1) ?? ""));
+  });
+});
+
+describe(".dockerignore", () => {
+  it("keeps installed, generated and local state out of the build context", () => {
+    for (const entry of [".git", "**/node_modules", ".tools", ".dev", "**/.env", "services/*/src/infra/prisma/generated"]) {
+      expect(ignored).toContain(entry);
+    }
+  });
+
+  it("keeps the committed protobuf code and every workspace manifest in it", () => {
+    expect(dockerExcludes("services/*/src/infra/prisma/generated", "services/pricing/src/infra/prisma/generated/client.ts")).toBe(true);
+    expect(dockerExcludes("**/.env.*", "gateway/.env.local")).toBe(true);
+    for (const kept of ["packages/proto/src/gen", "tests/e2e/package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml"]) {
+      expect(existsSync(path.join(ROOT, kept)), kept).toBe(true);
+      expect(ignored.filter((pattern) => dockerExcludes(pattern, kept)), kept).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * The kustomize base under deploy/ proves its invariants without a cluster: each of the seven
+ * processes gets every object it needs, hardened the same way, configured so its own config.ts
+ * accepts it, with secrets only by reference and its database migrated before it serves.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { TOPICS } from "../../scripts/mesh";
+import {
+  APP_UID, DRAIN_ALLOWANCE_MS, FAKE_SECRET_VALUES, PROCESSES, SERVICES_WITH_MIGRATIONS, configKeys, find, ofKind,
+  peerUrlKeys, podSpec, readConfigOf, secretKeysOf, sourceDir, usesKafka, workload,
+} from "./facts";
+import { DEPLOY, ROOT, readKustomization, readYaml, render, yamlFiles } from "./kustomize";
+import type { Container, Manifest } from "./manifest-types";
+
+const base = render(path.join(DEPLOY, "base"));
+const serverLabels = (name: string) => ({ "app.kubernetes.io/name": name, "app.kubernetes.io/component": "server" });
+const containersOf = (m: Manifest): Container[] => [...(podSpec(m).initContainers ?? []), ...podSpec(m).containers];
+const mainContainer = (name: string): Container => podSpec(find(base, "Deployment", name)).containers[0] as Container;
+const configOf = (name: string): Record<string, string> => find(base, "ConfigMap", `${name}-config`).data ?? {};
+const secretRefs = (c: Container) => (c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [{ env: e.name, ...e.valueFrom.secretKeyRef }] : []));
+
+describe("deploy/ files", () => {
+  it.each(yamlFiles())("%s parses as YAML, every document a Kubernetes object", (file) => {
+    const docs = readYaml(file) as Partial<Manifest>[];
+    expect(docs.length).toBeGreaterThan(0);
+    for (const doc of docs) expect(doc).toMatchObject({ apiVersion: expect.any(String), kind: expect.any(String) });
+  });
+
+  it.each(yamlFiles().filter((f) => f.endsWith("kustomization.yaml")))("%s lists only files that exist, and every file beside it", (file) => {
+    const dir = path.join(ROOT, path.dirname(file));
+    const k = readKustomization(dir);
+    const listed = [...(k.resources ?? []), ...(k.components ?? []), ...(k.patches ?? []).flatMap((p) => (p.path ? [p.path] : []))];
+    for (const entry of listed) expect(existsSync(path.join(dir, entry)), `${file} lists ${entry}`).toBe(true);
+    const siblings = yamlFiles(dir).filter((f) => path.dirname(f) === path.dirname(file) && !f.endsWith("kustomization.yaml"));
+    expect(siblings.map((f) => path.basename(f)).filter((f) => !listed.includes(f)), "YAML files no kustomization renders").toEqual([]);
+  });
+
+  it("commit no Secret: values are created in the cluster, never stored here", () => {
+    const all = yamlFiles().flatMap((f) => readYaml(f) as Manifest[]);
+    expect(all.filter((m) => m.kind === "Secret").map((m) => m.metadata.name)).toEqual([]);
+  });
+});
+
+describe.each(PROCESSES)("process %s", (name) => {
+  const deployment = find(base, "Deployment", name);
+  const container = mainContainer(name);
+  const port = container.ports?.[0];
+
+  it("has a Deployment, Service, ServiceAccount, ConfigMap, PodDisruptionBudget and HorizontalPodAutoscaler", () => {
+    expect(workload(deployment).selector?.matchLabels).toEqual(serverLabels(name));
+    expect(workload(deployment).template.metadata.labels).toMatchObject(serverLabels(name));
+    expect(find(base, "Service", name).spec).toMatchObject({ selector: serverLabels(name), ports: [{ targetPort: port?.name, port: port?.containerPort }] });
+    expect(find(base, "ServiceAccount", name)).toMatchObject({ automountServiceAccountToken: false });
+    expect(podSpec(deployment)).toMatchObject({ serviceAccountName: name, automountServiceAccountToken: false, enableServiceLinks: false });
+    expect(find(base, "PodDisruptionBudget", name).spec).toMatchObject({ selector: { matchLabels: serverLabels(name) } });
+    expect(find(base, "HorizontalPodAutoscaler", name).spec).toMatchObject({ scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name } });
+    // The HPA owns the count; a replicas field would reset it on every apply.
+    expect(workload(deployment).replicas).toBeUndefined();
+  });
+
+  it("runs its own entry point from its own directory, like scripts/mesh.ts", () => {
+    expect(container.command).toEqual(["node", "--import", "tsx", "src/main.ts"]);
+    expect(container.workingDir).toBe(`/app/${sourceDir(name)}`);
+    expect(existsSync(path.join(ROOT, sourceDir(name), "src", "main.ts"))).toBe(true);
+  });
+
+  it("probes /healthz for startup and liveness and /readyz for readiness, on its serving port", () => {
+    expect(container.startupProbe?.httpGet).toEqual({ path: "/healthz", port: port?.name });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: port?.name });
+    expect(container.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: port?.name });
+    expect(workload(deployment).template.metadata.annotations).toEqual({
+      "prometheus.io/scrape": "true", "prometheus.io/port": String(port?.containerPort), "prometheus.io/path": "/metrics",
+    });
+  });
+
+  it("is given more termination grace than its preStop pause, SHUTDOWN_GRACE_MS and the drain's allowance together", () => {
+    const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
+    expect(preStop[0]).toBe("sleep");
+    const budgetMs = Number(preStop[1]) * 1000 + Number(configOf(name).SHUTDOWN_GRACE_MS) + DRAIN_ALLOWANCE_MS;
+    expect(Number.isFinite(budgetMs)).toBe(true);
+    expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(budgetMs);
+  });
+
+  it("gets only settings its config.ts reads, on 0.0.0.0 and the port its Service targets", () => {
+    const data = configOf(name);
+    expect(Object.keys(data).filter((key) => !configKeys(name).has(key)), "keys nothing reads").toEqual([]);
+    expect(data).toMatchObject({ HOST: "0.0.0.0", PORT: String(port?.containerPort), NODE_ENV: "production" });
+    expect("KAFKA_BROKERS" in data).toBe(usesKafka(name));
+    for (const key of peerUrlKeys(name)) {
+      const peer = key.replace(/_SERVICE_URL$/, "").toLowerCase();
+      expect(data[key], key).toBe(`http://${peer}:${mainContainer(peer).ports?.[0]?.containerPort}`);
+    }
+    expect(container.envFrom).toEqual([{ configMapRef: { name: `${name}-config` } }]);
+  });
+
+  it("starts: its own readConfig accepts the ConfigMap plus the Secret keys it references", async () => {
+    const secrets = Object.fromEntries(secretRefs(container).map((ref) => [ref.env, FAKE_SECRET_VALUES[ref.key]]));
+    const literals = Object.fromEntries((container.env ?? []).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]])));
+    const readConfig = await readConfigOf(name);
+    expect(() => readConfig({ ...configOf(name), ...literals, ...secrets })).not.toThrow();
+  });
+
+  it("takes its database url and keys from its own Secret by reference, never from a value", () => {
+    const refs = secretRefs(container);
+    expect(refs.map((r) => r.env).sort()).toEqual(secretKeysOf(name));
+    expect(refs.every((r) => r.name === `${name}-secrets` && r.key === r.env && r.key in FAKE_SECRET_VALUES)).toBe(true);
+    expect(Object.keys(configOf(name)).filter((key) => secretKeysOf(name).includes(key))).toEqual([]);
+    expect(Object.values(configOf(name)).filter((value) => /:\/\/[^/\s]*:[^@\s]*@/.test(value)), "urls with a password").toEqual([]);
+  });
+});
+
+describe.each([...ofKind(base, "Deployment"), ...ofKind(base, "Job")].map((m) => [`${m.kind}/${m.metadata.name}`, m] as const))("%s", (_, m) => {
+  it("runs as uid 10001, non-root, with RuntimeDefault seccomp", () => {
+    expect(podSpec(m).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: APP_UID, seccompProfile: { type: "RuntimeDefault" } });
+    for (const c of containersOf(m)) expect(c.securityContext?.runAsUser ?? APP_UID, c.name).toBe(APP_UID);
+  });
+
+  it("has every container read-only, unprivileged, with all capabilities dropped and /tmp on an emptyDir", () => {
+    expect(podSpec(m).volumes).toContainEqual({ name: "tmp", emptyDir: expect.any(Object) });
+    for (const c of containersOf(m)) {
+      expect(c.securityContext, c.name).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+      expect(c.volumeMounts, c.name).toContainEqual({ name: "tmp", mountPath: "/tmp" });
+    }
+  });
+
+  it("sets cpu and memory requests and limits on every container", () => {
+    for (const c of containersOf(m)) {
+      expect(Object.keys(c.resources?.requests ?? {}).sort(), c.name).toEqual(["cpu", "memory"]);
+      expect(Object.keys(c.resources?.limits ?? {}).sort(), c.name).toEqual(["cpu", "memory"]);
+    }
+  });
+
+  it("uses the one image by name only, for the overlays to pin (never a latest or floating tag)", () => {
+    for (const c of containersOf(m)) expect(c.image, c.name).toBe("tawsil");
+  });
+
+  it("has no literal env value that holds a credential", () => {
+    for (const e of containersOf(m).flatMap((c) => c.env ?? [])) {
+      if (e.value === undefined) continue;
+      expect(e.value, e.name).not.toMatch(/:\/\/[^/\s]*:[^@\s]*@/);
+      expect(e.name).not.toMatch(/(_URL$|_KEY$|SECRET|PASSWORD|TOKEN$)/);
+    }
+  });
+});
+
+describe.each(SERVICES_WITH_MIGRATIONS)("migrations of %s", (name) => {
+  const expected = {
+    workingDir: "/app",
+    command: ["node", "--import", "tsx", "packages/db/src/migrate-cli.ts"],
+    args: ["$(DATABASE_URL)", `services/${name}/prisma/migrations`],
+    env: [{ name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: `${name}-secrets`, key: "DATABASE_URL" } } }],
+  };
+
+  it("run as a Job with the migration runner CLI on its committed migrations", () => {
+    const job = find(base, "Job", `${name}-migrate`);
+    expect(podSpec(job).containers).toEqual([expect.objectContaining(expected)]);
+    expect(podSpec(job).restartPolicy).toBe("Never");
+    expect(workload(job).template.metadata.labels).toMatchObject({ "app.kubernetes.io/name": name, "app.kubernetes.io/component": "migration" });
+    for (const file of ["packages/db/src/migrate-cli.ts", `services/${name}/prisma/migrations`]) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
+  });
+
+  it("gate the Deployment: an initContainer runs the same idempotent, locked runner first", () => {
+    expect(podSpec(find(base, "Deployment", name)).initContainers).toEqual([expect.objectContaining(expected)]);
+  });
+});
+
+describe("Kafka topics", () => {
+  const topics = ofKind(base, "KafkaTopic");
+
+  it("are exactly scripts/mesh.ts TOPICS with their partition counts, on the Strimzi cluster the services use", () => {
+    const specs = topics.map((t) => ({ name: t.metadata.name, spec: t.spec as { topicName: string; partitions: number } }));
+    expect(specs.map((t) => ({ topic: t.spec.topicName, numPartitions: t.spec.partitions })).sort((a, b) => a.topic.localeCompare(b.topic)))
+      .toEqual([...TOPICS].sort((a, b) => a.topic.localeCompare(b.topic)));
+    expect(specs.every((t) => t.name === t.spec.topicName)).toBe(true);
+    for (const t of topics) expect(t.metadata.labels?.["strimzi.io/cluster"]).toBe("tawsil");
+    for (const cm of ofKind(base, "ConfigMap")) if (cm.data?.KAFKA_BROKERS) expect(cm.data.KAFKA_BROKERS).toMatch(/^tawsil-kafka-bootstrap\./);
+  });
+});
+
+describe("deploy/README.md", () => {
+  const readme = readFileSync(path.join(DEPLOY, "README.md"), "utf8");
+
+  it("documents every Secret and key the manifests reference", () => {
+    const refs = ofKind(base, "Deployment").flatMap((d) => containersOf(d).flatMap(secretRefs));
+    for (const ref of refs) expect(readme, `${ref.name} ${ref.key}`).toMatch(new RegExp(`${ref.name}\\b[^\\n]*\\b${ref.key}\\b`));
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The network-policies component, evaluated as a cluster would enforce it in each overlay: every
+ * connection architecture.md draws is open, on its one port, and everything else is closed.
+ */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PROCESSES, SERVICES_WITH_MIGRATIONS, callsOf, find, ofKind, usesDatabase, usesKafka, workload } from "./facts";
+import { DEPLOY, render } from "./kustomize";
+import type { NetworkPolicySpec } from "./manifest-types";
+import { allowed, type Endpoint } from "./network-model";
+
+const OVERLAYS = [
+  { overlay: "sandbox", namespace: "tawsil-sandbox" },
+  { overlay: "production", namespace: "tawsil-production" },
+];
+
+describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace }) => {
+  const manifests = render(path.join(DEPLOY, "overlays", overlay));
+  const policies = ofKind(manifests, "NetworkPolicy");
+  const pod = (labels: Record<string, string>, ns = namespace): Endpoint => ({ kind: "pod", namespace: ns, labels, ip: "10.244.1.7" });
+  const external = (ip: string): Endpoint => ({ kind: "external", ip });
+  const server = (name: string) => pod(workload(find(manifests, "Deployment", name)).template.metadata.labels);
+  const migration = (name: string) => pod(workload(find(manifests, "Job", `${name}-migrate`)).template.metadata.labels);
+  const portOf = (name: string) => workload(find(manifests, "Deployment", name)).template.spec.containers[0]?.ports?.[0]?.containerPort ?? -1;
+
+  const prometheus = pod({ "app.kubernetes.io/name": "prometheus" }, "monitoring");
+  const broker = pod({ "strimzi.io/cluster": "tawsil", "strimzi.io/kind": "Kafka" }, "kafka");
+  const kubeDns = pod({ "k8s-app": "kube-dns" }, "kube-system");
+  const strangers = [pod({ app: "debug" }), pod({ app: "debug" }, "other-team")];
+  const postgres = external("10.50.0.5");
+  const internet = external("203.0.113.10");
+  const privateHosts = [external("10.20.30.40"), external("172.16.5.5"), external("192.168.1.1"), external("169.254.169.254")];
+
+  it("start from deny-all: every pod, both directions, no rule", () => {
+    expect(find(policies, "NetworkPolicy", "deny-all").spec).toEqual({ podSelector: {}, policyTypes: ["Ingress", "Egress"] });
+  });
+
+  it("leave any other pod of the namespace nothing but DNS", () => {
+    const stranger = strangers[0] as Endpoint;
+    for (const to of [internet, postgres, broker, server("gateway")]) expect(allowed(policies, { from: stranger, to, port: 443 })).toBe(false);
+    expect(allowed(policies, { from: stranger, to: postgres, port: 5432 })).toBe(false);
+    expect(allowed(policies, { from: internet, to: stranger, port: 8080 })).toBe(false);
+  });
+
+  it.each(PROCESSES)("give %s a policy of its own that selects exactly its serving pods", (name) => {
+    const spec = find(policies, "NetworkPolicy", name).spec as NetworkPolicySpec;
+    expect(spec.podSelector.matchLabels).toEqual(workload(find(manifests, "Deployment", name)).selector?.matchLabels);
+    expect(spec.policyTypes).toEqual(["Ingress", "Egress"]);
+  });
+
+  it.each(PROCESSES)("let %s call exactly the peers architecture.md and its config.ts name, each on its port only", (name) => {
+    for (const peer of PROCESSES.filter((p) => p !== name)) {
+      const expected = callsOf(name).includes(peer);
+      expect(allowed(policies, { from: server(name), to: server(peer), port: portOf(peer) }), `${name} -> ${peer}`).toBe(expected);
+      expect(allowed(policies, { from: server(name), to: server(peer), port: 9229 }), `${name} -> ${peer}:9229`).toBe(false);
+    }
+  });
+
+  it("admit anyone to the gateway's port, and nobody from outside or from a stranger pod to a service", () => {
+    expect(allowed(policies, { from: internet, to: server("gateway"), port: portOf("gateway") })).toBe(true);
+    expect(allowed(policies, { from: internet, to: server("gateway"), port: 9229 })).toBe(false);
+    for (const name of PROCESSES.filter((p) => p !== "gateway")) {
+      for (const from of [internet, ...strangers]) expect(allowed(policies, { from, to: server(name), port: portOf(name) }), name).toBe(false);
+    }
+  });
+
+  it.each(PROCESSES)("let Prometheus scrape %s on its port", (name) => {
+    expect(allowed(policies, { from: prometheus, to: server(name), port: portOf(name) })).toBe(true);
+  });
+
+  it.each(PROCESSES)("open PostgreSQL and Kafka to %s exactly when its config.ts reads them", (name) => {
+    expect(allowed(policies, { from: server(name), to: postgres, port: 5432 }), "PostgreSQL").toBe(usesDatabase(name));
+    expect(allowed(policies, { from: server(name), to: broker, port: 9092 }), "Kafka").toBe(usesKafka(name));
+    expect(allowed(policies, { from: server(name), to: broker, port: 9093 }), "the controller port").toBe(false);
+  });
+
+  it.each([...PROCESSES, "a stranger pod"])("let %s resolve names through kube-dns or a node-local cache", (name) => {
+    const from = name === "a stranger pod" ? (strangers[0] as Endpoint) : server(name);
+    for (const protocol of ["UDP", "TCP"] as const) {
+      expect(allowed(policies, { from, to: kubeDns, port: 53, protocol })).toBe(true);
+      expect(allowed(policies, { from, to: external("169.254.20.10"), port: 53, protocol })).toBe(true);
+    }
+  });
+
+  it.each(PROCESSES)("let %s reach the internet only if it is webhook, and private ranges and cloud metadata never", (name) => {
+    expect(allowed(policies, { from: server(name), to: internet, port: 443 })).toBe(name === "webhook");
+    for (const to of privateHosts) expect(allowed(policies, { from: server(name), to, port: 443 }), to.ip).toBe(false);
+    expect(allowed(policies, { from: server(name), to: external("169.254.169.254"), port: 80 })).toBe(false);
+  });
+
+  it.each(SERVICES_WITH_MIGRATIONS)("let the %s migration Job reach PostgreSQL and nothing else, and nothing reach it", (name) => {
+    expect(allowed(policies, { from: migration(name), to: postgres, port: 5432 })).toBe(true);
+    expect(allowed(policies, { from: migration(name), to: broker, port: 9092 })).toBe(false);
+    expect(allowed(policies, { from: migration(name), to: internet, port: 443 })).toBe(false);
+    for (const peer of PROCESSES) {
+      expect(allowed(policies, { from: migration(name), to: server(peer), port: portOf(peer) })).toBe(false);
+      expect(allowed(policies, { from: server(peer), to: migration(name), port: 8080 })).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The sandbox and production overlays, rendered: their namespace, environment, pinned image,
+ * replica floors, disruption budgets, topic durability and the database connection budget.
+ */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SERVICES } from "../../scripts/mesh";
+import { FAKE_SECRET_VALUES, PROCESSES, find, ofKind, podSpec, readConfigOf } from "./facts";
+import { DEPLOY, podContainers, readKustomization, render } from "./kustomize";
+
+/** PostgreSQL connections all service pods may hold at peak; deploy/README.md states the same figure's basis. */
+const CONNECTION_BUDGET = 200;
+
+const OVERLAYS = [
+  { overlay: "sandbox", namespace: "tawsil-sandbox", publicUrl: "https://sandbox.api.tawsil.sa", minReplicas: 1 },
+  { overlay: "production", namespace: "tawsil-production", publicUrl: "https://api.tawsil.sa", minReplicas: 2 },
+] as const;
+
+interface Hpa { minReplicas: number; maxReplicas: number }
+interface Pdb { minAvailable?: number; maxUnavailable?: number }
+interface Topic { replicas: number; config: Record<string, string> }
+
+describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, minReplicas }) => {
+  const dir = path.join(DEPLOY, "overlays", overlay);
+  const manifests = render(dir);
+
+  it("puts everything in its namespace, which enforces the restricted Pod Security Standard", () => {
+    expect(find(manifests, "Namespace", namespace).metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+    expect(manifests.filter((m) => m.kind !== "Namespace" && m.metadata.namespace !== namespace).map((m) => m.kind)).toEqual([]);
+  });
+
+  it("includes the network-policies component", () => {
+    expect(readKustomization(dir).components).toContain("../../components/network-policies");
+    expect(ofKind(manifests, "NetworkPolicy").length).toBeGreaterThan(PROCESSES.length);
+  });
+
+  it("pins the image to a registry and an explicit tag or digest, never latest", () => {
+    const images = new Set(ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job")).flatMap((m) => podContainers(m).map((c) => c.image)));
+    expect(images.size).toBe(1);
+    for (const image of images) {
+      expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]+\/[a-z0-9/_-]+(:[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})$/);
+      expect(image).not.toMatch(/:latest$/);
+    }
+  });
+
+  it.each(PROCESSES)(`configures %s for ${overlay}, in a form its readConfig accepts`, async (name) => {
+    const data = find(manifests, "ConfigMap", `${name}-config`).data ?? {};
+    expect(data.TAWSIL_ENVIRONMENT).toBe(overlay);
+    if (name === "gateway") expect(data.PUBLIC_BASE_URL).toBe(publicUrl);
+    const readConfig = await readConfigOf(name);
+    const config = readConfig({ ...data, ...FAKE_SECRET_VALUES }) as { TAWSIL_ENVIRONMENT: string };
+    expect(config.TAWSIL_ENVIRONMENT).toBe(overlay);
+  });
+
+  it("has merchant sign tokens with the issuer and audience the gateway verifies", async () => {
+    const [merchant, gateway] = await Promise.all(
+      (["merchant", "gateway"] as const).map(async (name) => {
+        const data = find(manifests, "ConfigMap", `${name}-config`).data ?? {};
+        const config = (await readConfigOf(name))({ ...data, ...FAKE_SECRET_VALUES }) as { TOKEN_ISSUER: string; TOKEN_AUDIENCE: string };
+        return { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE };
+      }),
+    );
+    expect(merchant).toEqual(gateway);
+  });
+
+  it.each(PROCESSES)(`runs %s with at least ${minReplicas} replica(s), and a budget that never blocks a drain outright`, (name) => {
+    const hpa = find(manifests, "HorizontalPodAutoscaler", name).spec as Hpa;
+    const pdb = find(manifests, "PodDisruptionBudget", name).spec as Pdb;
+    expect(hpa.minReplicas).toBeGreaterThanOrEqual(minReplicas);
+    expect(hpa.maxReplicas).toBeGreaterThanOrEqual(hpa.minReplicas);
+    expect("minAvailable" in pdb && "maxUnavailable" in pdb, "both minAvailable and maxUnavailable").toBe(false);
+    const evictable = pdb.maxUnavailable ?? hpa.minReplicas - (pdb.minAvailable ?? hpa.minReplicas);
+    expect(evictable).toBeGreaterThanOrEqual(1);
+    if (overlay === "production") expect(pdb).toEqual({ minAvailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow", selector: expect.any(Object) });
+  });
+
+  it("keeps PostgreSQL connections at peak within the budget", () => {
+    const peak = SERVICES.reduce((sum, name) => {
+      const pool = Number(find(manifests, "ConfigMap", `${name}-config`).data?.DATABASE_POOL_SIZE);
+      return sum + pool * (find(manifests, "HorizontalPodAutoscaler", name).spec as Hpa).maxReplicas;
+    }, 0);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(CONNECTION_BUDGET);
+  });
+
+  it("replicates every topic more than its min.insync.replicas, three times in production", () => {
+    for (const topic of ofKind(manifests, "KafkaTopic")) {
+      const spec = topic.spec as Topic;
+      const minIsr = Number(spec.config["min.insync.replicas"]);
+      if (overlay === "production") expect({ replicas: spec.replicas, minIsr }).toEqual({ replicas: 3, minIsr: 2 });
+      else expect(spec.replicas).toBeGreaterThanOrEqual(minIsr);
+    }
+  });
+
+  it("keeps the hardened pod spec after patches", () => {
+    for (const m of [...ofKind(manifests, "Deployment"), ...ofKind(manifests, "Job")]) {
+      expect(podSpec(m).securityContext, m.metadata.name).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    }
+  });
+});
