@@ -1,7 +1,39 @@
-import { commonEnv, databaseEnv, loadConfig } from "@tawsil/config";
-import type { z } from "zod";
+import { commonEnv, databaseEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { z } from "zod";
+import { parseCircuityFactors } from "./domain/route-distance";
 
-const schema = commonEnv.extend(databaseEnv.shape);
+/** An unset variable and an empty one mean the same: not configured. */
+const blankAsUnset = (value: unknown) => (value === "" ? undefined : value);
+const millis = (fallback: number) => z.coerce.number().int().min(50).max(60_000).default(fallback);
+
+const circuityFactors = z
+  .string()
+  .default("")
+  .transform((value, ctx) => {
+    try {
+      return parseCircuityFactors(value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+const schema = commonEnv
+  .extend(databaseEnv.shape)
+  .extend({
+    /** The merchant service, for rate cards. */
+    MERCHANT_SERVICE_URL: peerUrl,
+    /** The dispatch service, for eligibility and the service level. */
+    DISPATCH_SERVICE_URL: peerUrl,
+    /** Deadline of each call to a peer service. */
+    PEER_TIMEOUT_MS: millis(2000),
+    /** An OSRM-compatible routing server; unset: great-circle distance times the city's circuity factor. */
+    ROUTING_URL: z.preprocess(blankAsUnset, z.url({ protocol: /^https?$/ }).optional()),
+    /** Deadline of each routing request; past it the quote fails with Unavailable. */
+    ROUTING_TIMEOUT_MS: millis(2000),
+    /** Overrides of the default circuity factors, "RUH=1.3,JED=1.35" (domain/route-distance.ts). */
+    CIRCUITY_FACTORS: circuityFactors,
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -1,0 +1,47 @@
+import { ValidationError } from "./errors";
+
+/** A WGS 84 point in integer microdegrees, the contract's 0.000001 step kept exact. */
+export interface Coordinate {
+  readonly latitudeMicro: number;
+  readonly longitudeMicro: number;
+}
+
+export function parseCoordinate(field: string, value: Coordinate | undefined): Coordinate {
+  if (!value) throw new ValidationError(field, "is required");
+  const { latitudeMicro, longitudeMicro } = value;
+  if (!Number.isInteger(latitudeMicro) || Math.abs(latitudeMicro) > 90_000_000) {
+    throw new ValidationError(`${field}.latitude_micro`, "must be an integer from -90000000 to 90000000");
+  }
+  if (!Number.isInteger(longitudeMicro) || Math.abs(longitudeMicro) > 180_000_000) {
+    throw new ValidationError(`${field}.longitude_micro`, "must be an integer from -180000000 to 180000000");
+  }
+  return { latitudeMicro, longitudeMicro };
+}
+
+/** GeoJSON order, [longitude, latitude] in degrees. Correctly rounded, so 46960000 gives exactly 46.96. */
+export function toPosition(c: Coordinate): [number, number] {
+  return [c.longitudeMicro / 1e6, c.latitudeMicro / 1e6];
+}
+
+/** Exact decimal degrees ("46.675300") without passing through binary floating point. */
+export function formatDegrees(micro: number): string {
+  const sign = micro < 0 ? "-" : "";
+  const digits = String(Math.abs(micro)).padStart(7, "0");
+  return `${sign}${digits.slice(0, -6)}.${digits.slice(-6)}`;
+}
+
+export function fromDegrees(latitude: number, longitude: number): Coordinate {
+  return { latitudeMicro: Math.round(latitude * 1e6), longitudeMicro: Math.round(longitude * 1e6) };
+}
+
+/** Mean Earth radius (IUGG), the usual choice for haversine distances. */
+const EARTH_RADIUS_METRES = 6_371_008.8;
+
+/** Great-circle distance on a spherical Earth; error under 0.5 % against the ellipsoid. */
+export function haversineMetres(a: Coordinate, b: Coordinate): number {
+  const rad = (micro: number) => ((micro / 1e6) * Math.PI) / 180;
+  const dLat = rad(b.latitudeMicro - a.latitudeMicro);
+  const dLng = rad(b.longitudeMicro - a.longitudeMicro);
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.latitudeMicro)) * Math.cos(rad(b.latitudeMicro)) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_METRES * Math.asin(Math.min(1, Math.sqrt(h)));
+}

@@ -1,0 +1,88 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { openDatabase } from "@tawsil/db";
+import type { Logger } from "@tawsil/logging";
+import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
+import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
+import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { QuoteDelivery } from "./app/quote-delivery";
+import type { Config } from "./config";
+import { GreatCircleDistance, type RouteDistance } from "./domain/route-distance";
+import { loadCityMap } from "./infra/city-data";
+import { DispatchEligibility } from "./infra/dispatch-eligibility";
+import { MarginCounter } from "./infra/margin-counter";
+import { MerchantRateCards } from "./infra/merchant-rate-cards";
+import { OsrmRouteDistance } from "./infra/osrm-route-distance";
+import { PrismaClient } from "./infra/prisma/generated/client";
+import { pricingService } from "./rpc/pricing-service";
+
+/** Fully-qualified names the gRPC health protocol answers for. */
+export const SERVICE_NAMES = [PricingService.typeName] as const;
+
+export interface PricingServiceParts {
+  readonly routes: (router: ConnectRouter) => void;
+  /** The database only: a peer that is down fails quotes with Unavailable, it does not make pricing unready. */
+  readonly checks: readonly ReadinessCheck[];
+  /** In shutdown order, after the server has drained. */
+  readonly closers: readonly Closer[];
+  /** Holds the negative-margin counter next to the RPC metrics. */
+  readonly metrics: Metrics;
+}
+
+/**
+ * Builds the service from its configuration: city data (refused at start-up when invalid), the
+ * route distance model, peer clients, the use case and its RPC handler. The database holds no
+ * table yet; it is opened so that readiness reflects what a later feature will need.
+ */
+export async function composePricingService(config: Config, logger: Logger): Promise<PricingServiceParts> {
+  const cities = loadCityMap();
+  const circuity = new GreatCircleDistance(config.CIRCUITY_FACTORS);
+  for (const city of cities.cities) circuity.factorOf(city.code); // every served city needs a factor, even when OSRM is used
+  const routeDistance: RouteDistance = config.ROUTING_URL
+    ? new OsrmRouteDistance({ baseUrl: config.ROUTING_URL, timeoutMs: config.ROUTING_TIMEOUT_MS })
+    : circuity;
+  logger.info({ cities: cities.cities.map((city) => city.code), routing: config.ROUTING_URL ? "osrm" : "great-circle" }, "pricing model ready");
+
+  const metrics = createMetrics("pricing");
+  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const quoteDelivery = new QuoteDelivery({
+    cities,
+    routeDistance,
+    rateCards: new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    eligibility: new DispatchEligibility(createPeerClient(DispatchService, config.DISPATCH_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    margins: new MarginCounter(metrics.registry),
+    logger,
+  });
+  return {
+    routes: (router) => router.service(PricingService, pricingService({ quoteDelivery, logger })),
+    checks: [database.readiness],
+    closers: [database],
+    metrics,
+  };
+}
+
+export interface RunningPricingService {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
+export async function startPricingService(config: Config, logger: Logger): Promise<RunningPricingService> {
+  const parts = await composePricingService(config, logger);
+  const server = await startRpcServer({
+    host: config.HOST,
+    port: config.PORT,
+    logger,
+    metrics: parts.metrics,
+    readiness: new Readiness(parts.checks, logger),
+    routes: parts.routes,
+    serviceNames: SERVICE_NAMES,
+  });
+  return {
+    url: server.url,
+    async close() {
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      for (const closer of parts.closers) await closer.close();
+    },
+  };
+}
