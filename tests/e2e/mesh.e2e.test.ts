@@ -155,6 +155,19 @@ describe("the mesh", () => {
     expect(problem.code).toBe("OUTSIDE_COVERAGE");
   });
 
+  it("answers a destination city code that is not the destination's city with 422 CITY_MISMATCH", async () => {
+    const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
+    const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipment-price-estimates`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "accept-language": "ar" },
+      body: JSON.stringify({ pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA, destinationCityCode: "JED" }),
+    });
+    expect(res.status).toBe(422);
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problemSchemaErrors(problem)).toEqual([]);
+    expect(problem).toMatchObject({ code: "CITY_MISMATCH", title: "المدينة غير مطابقة" });
+  });
+
   it("never writes the margin or the carrier cost to any log", () => {
     const logs = readdirSync(logDir).map((file) => readFileSync(path.join(logDir, file), "utf8")).join("\n");
     expect(logs.length).toBeGreaterThan(0);
