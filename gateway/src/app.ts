@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type preHandlerAsyncHookHandler } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
 import type { Registry } from "prom-client";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
@@ -24,8 +24,8 @@ import { registerProbeRoutes } from "./routes/probes";
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** The preHandlers of a /v2 operation: a valid token (holding `scope` when given), then the client's rate limit. */
-    guard(scope?: Scope): preHandlerAsyncHookHandler[];
+    /** The onRequest hooks of a /v2 operation, run before the body is read: a valid token (holding `scope` when given), then the client's rate limit. */
+    guard(scope?: Scope): onRequestAsyncHookHandler[];
   }
 }
 

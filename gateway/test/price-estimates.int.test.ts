@@ -82,6 +82,9 @@ describe("POST /v2/external/shipment-price-estimates: request rules", () => {
     expect(((await res.json()) as { code: string }).code).toBe("ACCESS_DENIED");
     const anonymous = await fetch(`${stack.baseUrl}/v2/external/shipment-price-estimates`, { method: "POST" });
     expect(anonymous.status).toBe(401);
+    // Authentication comes before the body is read: an anonymous caller's body is never parsed.
+    const anonymousGarbage = await fetch(`${stack.baseUrl}/v2/external/shipment-price-estimates`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{" });
+    expect(anonymousGarbage.status).toBe(401);
   });
 
   it("fails closed with 503 when pricing cannot be reached", async () => {

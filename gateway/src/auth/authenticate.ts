@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 import type { Principal, Scope } from "./principal";
 import { InvalidTokenError, type TokenVerifier } from "./token-verifier";
@@ -21,10 +21,10 @@ function unauthenticated(challenge: string, detail: { en: string; ar: string }):
 }
 
 /**
- * A preHandler that admits a request only with a valid access token holding `scope` (any valid
+ * An onRequest hook that admits a request only with a valid access token holding `scope` (any valid
  * token when scope is undefined) and records who is calling on `request.principal`.
  */
-export function authenticate(verifier: TokenVerifier, scope: Scope | undefined): preHandlerAsyncHookHandler {
+export function authenticate(verifier: TokenVerifier, scope: Scope | undefined): onRequestAsyncHookHandler {
   return async function (this: unknown, request: FastifyRequest) {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === "") {

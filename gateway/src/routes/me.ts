@@ -17,7 +17,7 @@ const STATUS: Record<MerchantStatus, string | undefined> = {
 export function registerMe(app: FastifyInstance, merchant: Client<typeof MerchantService>): void {
   resource(app, "/v2/external/me", {
     GET: {
-      preHandler: app.guard(),
+      onRequest: app.guard(),
       handler: async (request) => {
         try {
           const { merchant: profile } = await merchant.getMerchant({ merchantId: request.principal!.merchantId });

@@ -23,7 +23,7 @@ const DEFAULT_PARCEL = { totalWeightGrams: 1000n, longestSideMm: 0, requirements
 export function registerPriceEstimates(app: FastifyInstance, pricing: Client<typeof PricingService>): void {
   resource(app, "/v2/external/shipment-price-estimates", {
     POST: {
-      preHandler: app.guard("shipments:read"),
+      onRequest: app.guard("shipments:read"),
       handler: async (request) => {
         const body = validateBody(estimateBody, request.body);
         const quote = await pricing.quoteDelivery({

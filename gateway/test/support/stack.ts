@@ -73,7 +73,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     });
     gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }), registry: createMetrics("gateway").registry });
     // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
-    gateway.get("/test/needs-write", { preHandler: gateway.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
+    gateway.get("/test/needs-write", { onRequest: gateway.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
     await gateway.listen({ host: "127.0.0.1", port: 0 });
 
     const admin = createPeerClient(MerchantAdminService, merchantService.url);
