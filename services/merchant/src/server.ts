@@ -64,16 +64,17 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
       policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
     });
     const rateCards = new RateCards({ rateCards: new RateCardRepository(db), merchants });
+    const places = new Places({ places: new PlaceRepository(db), merchants });
     const admin = {
       merchants,
       clients: new Clients({ clients: clientRepository, merchants, environment: config.TAWSIL_ENVIRONMENT, logger }),
-      places: new Places({ places: new PlaceRepository(db), merchants }),
+      places,
       rateCards,
       signingKeys,
     };
     return {
       routes: (router) => {
-        router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards }));
+        router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards, places }));
         router.service(MerchantAdminService, merchantAdminService(admin));
       },
       checks: [database.readiness],

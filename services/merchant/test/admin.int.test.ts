@@ -146,6 +146,20 @@ describe("MerchantAdminService", () => {
     expect(await failure(service.merchant.getCurrentRateCard({ merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f" }))).toMatchObject({ code: Code.NotFound, reason: "MERCHANT_NOT_FOUND" });
   });
 
+  it("serves a merchant's saved locations and branches by code, and only its own", async () => {
+    const { merchant } = await service.admin.createMerchant({ code: "PLACES", displayName: "Places", legalName: "Places" });
+    const { merchant: other } = await service.admin.createMerchant({ code: "OTHERPLACES", displayName: "Other", legalName: "Other" });
+    const merchantId = merchant?.merchantId ?? "";
+    await service.admin.addSavedLocation({ merchantCode: "PLACES", code: "WH-1", coordinate: RIYADH, addressLine: "Olaya, Riyadh", cityCode: "RUH" });
+    await service.admin.addBranch({ merchantCode: "PLACES", code: "MAIN", name: "Main branch" });
+    expect((await service.merchant.getSavedLocation({ merchantId, code: "WH-1" })).location).toMatchObject({ code: "WH-1", addressLine: "Olaya, Riyadh", cityCode: "RUH", coordinate: RIYADH });
+    expect((await service.merchant.getBranch({ merchantId, code: "MAIN" })).branch).toMatchObject({ code: "MAIN", name: "Main branch" });
+    const otherId = other?.merchantId ?? "";
+    expect(await failure(service.merchant.getSavedLocation({ merchantId: otherId, code: "WH-1" }))).toMatchObject({ code: Code.NotFound, reason: "SAVED_LOCATION_NOT_FOUND" });
+    expect(await failure(service.merchant.getBranch({ merchantId: otherId, code: "MAIN" }))).toMatchObject({ code: Code.NotFound, reason: "BRANCH_NOT_FOUND" });
+    expect(await failure(service.merchant.getBranch({ merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f", code: "MAIN" }))).toMatchObject({ code: Code.NotFound, reason: "MERCHANT_NOT_FOUND" });
+  });
+
   it("enables and disables clients", async () => {
     const { client } = await service.admin.createClient({ merchantCode: "ACME", name: "toggle", scopes: ["shipments:write"] });
     const id = client?.clientId ?? "";

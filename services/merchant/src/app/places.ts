@@ -1,6 +1,7 @@
 import { parseCityCode, parseCode, parseName } from "../domain/codes";
 import { parseCoordinate, type Coordinate } from "../domain/coordinate";
 import type { BranchRow, PlaceRepository, SavedLocationRow } from "../infra/repositories/places";
+import { NotFoundError } from "../domain/errors";
 import type { Merchants } from "./merchants";
 
 export type { BranchRow, SavedLocationRow };
@@ -30,5 +31,21 @@ export class Places {
     const branch = { code: parseCode("code", input.code), name: parseName("name", input.name) };
     const merchant = await this.deps.merchants.byCode(input.merchantCode, "merchant_code");
     return this.deps.places.addBranch(merchant.id, branch);
+  }
+
+  /** A saved location of the merchant, for shipment creation. */
+  async savedLocation(merchantId: string, code: string): Promise<SavedLocationRow> {
+    const merchant = await this.deps.merchants.byId(merchantId);
+    const location = await this.deps.places.findSavedLocation(merchant.id, code);
+    if (!location) throw new NotFoundError("saved location");
+    return location;
+  }
+
+  /** A branch of the merchant, for shipment creation. */
+  async branch(merchantId: string, code: string): Promise<BranchRow> {
+    const merchant = await this.deps.merchants.byId(merchantId);
+    const branch = await this.deps.places.findBranch(merchant.id, code);
+    if (!branch) throw new NotFoundError("branch");
+    return branch;
   }
 }

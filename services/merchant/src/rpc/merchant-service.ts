@@ -2,19 +2,21 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { IssueAccessToken } from "../app/issue-access-token";
 import type { Merchants } from "../app/merchants";
+import type { Places } from "../app/places";
 import type { RateCards } from "../app/rate-cards";
 import type { SigningKeyRing } from "../app/signing-key-ring";
 import { withDomainErrors } from "./domain-errors";
-import { jwkToProto, merchantToProto, rateCardToProto } from "./mappers";
+import { branchToProto, jwkToProto, merchantToProto, rateCardToProto, savedLocationToProto } from "./mappers";
 
 export interface MerchantServiceDeps {
   readonly issueAccessToken: IssueAccessToken;
   readonly signingKeys: SigningKeyRing;
   readonly merchants: Merchants;
   readonly rateCards: RateCards;
+  readonly places: Places;
 }
 
-/** What the gateway and other services call: tokens, the JWKS, merchant profiles, rate cards in force. */
+/** What the gateway and other services call: tokens, the JWKS, profiles, rate cards in force, saved locations and branches. */
 export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof MerchantService> {
   return withDomainErrors({
     async issueAccessToken(req) {
@@ -29,6 +31,12 @@ export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof M
     },
     async getCurrentRateCard(req) {
       return { rateCard: rateCardToProto(await deps.rateCards.current(req.merchantId)) };
+    },
+    async getSavedLocation(req) {
+      return { location: savedLocationToProto(await deps.places.savedLocation(req.merchantId, req.code)) };
+    },
+    async getBranch(req) {
+      return { branch: branchToProto(await deps.places.branch(req.merchantId, req.code)) };
     },
   });
 }

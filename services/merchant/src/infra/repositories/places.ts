@@ -26,6 +26,14 @@ export class PlaceRepository {
     }
   }
 
+  findSavedLocation(merchantId: string, code: string): Promise<SavedLocationRow | null> {
+    return this.db.savedLocation.findUnique({ where: { merchantId_code: { merchantId, code } } });
+  }
+
+  findBranch(merchantId: string, code: string): Promise<BranchRow | null> {
+    return this.db.branch.findUnique({ where: { merchantId_code: { merchantId, code } } });
+  }
+
   async addBranch(merchantId: string, input: { code: string; name: string }): Promise<BranchRow> {
     try {
       return await this.db.branch.create({ data: { merchantId, ...input } });

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/common/v1/error_detail.proto.
  */
 export const file_tawsil_common_v1_error_detail: GenFile = /*@__PURE__*/
-  fileDesc("CiN0YXdzaWwvY29tbW9uL3YxL2Vycm9yX2RldGFpbC5wcm90bxIQdGF3c2lsLmNvbW1vbi52MSIdCgtFcnJvclJlYXNvbhIOCgZyZWFzb24YASABKAliBnByb3RvMw");
+  fileDesc("CiN0YXdzaWwvY29tbW9uL3YxL2Vycm9yX2RldGFpbC5wcm90bxIQdGF3c2lsLmNvbW1vbi52MSIdCgtFcnJvclJlYXNvbhIOCgZyZWFzb24YASABKAkiRwoPRmllbGRWaW9sYXRpb25zEjQKCnZpb2xhdGlvbnMYASADKAsyIC50YXdzaWwuY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uIpoBCg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRIMCgRjb2RlGAIgASgJEjwKBnBhcmFtcxgDIAMoCzIsLnRhd3NpbC5jb21tb24udjEuRmllbGRWaW9sYXRpb24uUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AWIGcHJvdG8z");
 
 /**
  * ErrorReason travels as a typed detail of a Connect error so that callers branch on a stable
@@ -33,4 +33,62 @@ export type ErrorReason = Message<"tawsil.common.v1.ErrorReason"> & {
  */
 export const ErrorReasonSchema: GenMessage<ErrorReason> = /*@__PURE__*/
   messageDesc(file_tawsil_common_v1_error_detail, 0);
+
+/**
+ * FieldViolations travels beside an ErrorReason of VALIDATION_FAILED when a service finds a rule
+ * broken that only it can judge (an unknown saved location, a COD above the agreed maximum). The
+ * gateway words the message in the caller's language from the code and params.
+ *
+ * @generated from message tawsil.common.v1.FieldViolations
+ */
+export type FieldViolations = Message<"tawsil.common.v1.FieldViolations"> & {
+  /**
+   * violations are in the order found.
+   *
+   * @generated from field: repeated tawsil.common.v1.FieldViolation violations = 1;
+   */
+  violations: FieldViolation[];
+};
+
+/**
+ * Describes the message tawsil.common.v1.FieldViolations.
+ * Use `create(FieldViolationsSchema)` to create a new message.
+ */
+export const FieldViolationsSchema: GenMessage<FieldViolations> = /*@__PURE__*/
+  messageDesc(file_tawsil_common_v1_error_detail, 1);
+
+/**
+ * FieldViolation is one broken rule.
+ *
+ * @generated from message tawsil.common.v1.FieldViolation
+ */
+export type FieldViolation = Message<"tawsil.common.v1.FieldViolation"> & {
+  /**
+   * field is a dotted path with indices in the caller's request shape, e.g. items[3].weightKilograms.
+   *
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * code is a violation code of decisions.md section 12, e.g. UNKNOWN_REFERENCE.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * params fill the message, e.g. {"max": "5000.00"} or {"entity": "saved location"}.
+   *
+   * @generated from field: map<string, string> params = 3;
+   */
+  params: { [key: string]: string };
+};
+
+/**
+ * Describes the message tawsil.common.v1.FieldViolation.
+ * Use `create(FieldViolationSchema)` to create a new message.
+ */
+export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
+  messageDesc(file_tawsil_common_v1_error_detail, 2);
 

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { JsonWebKey, Merchant, RateCard } from "./merchant_pb";
+import type { Branch, JsonWebKey, Merchant, RateCard, SavedLocation } from "./merchant_pb";
 import { file_tawsil_merchant_v1_merchant } from "./merchant_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/merchant/v1/merchant_service.proto.
  */
 export const file_tawsil_merchant_v1_merchant_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIlMKF0lzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIVCg1jbGllbnRfc2VjcmV0GAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChhJc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgCIAEoBRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJHChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGF3c2lsLm1lcmNoYW50LnYxLkpzb25XZWJLZXkiKQoSR2V0TWVyY2hhbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiMAoZR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJNChpHZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZRIvCglyYXRlX2NhcmQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQywQMKD01lcmNoYW50U2VydmljZRJtChBJc3N1ZUFjY2Vzc1Rva2VuEisudGF3c2lsLm1lcmNoYW50LnYxLklzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0GiwudGF3c2lsLm1lcmNoYW50LnYxLklzc3VlQWNjZXNzVG9rZW5SZXNwb25zZRJqCg9MaXN0U2lnbmluZ0tleXMSKi50YXdzaWwubWVyY2hhbnQudjEuTGlzdFNpZ25pbmdLZXlzUmVxdWVzdBorLnRhd3NpbC5tZXJjaGFudC52MS5MaXN0U2lnbmluZ0tleXNSZXNwb25zZRJeCgtHZXRNZXJjaGFudBImLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudFJlcXVlc3QaJy50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRSZXNwb25zZRJzChJHZXRDdXJyZW50UmF0ZUNhcmQSLS50YXdzaWwubWVyY2hhbnQudjEuR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBouLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZWIGcHJvdG8z", [file_tawsil_merchant_v1_merchant]);
+  fileDesc("Cil0YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIlMKF0lzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIVCg1jbGllbnRfc2VjcmV0GAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChhJc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgCIAEoBRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJHChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGF3c2lsLm1lcmNoYW50LnYxLkpzb25XZWJLZXkiKQoSR2V0TWVyY2hhbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiMAoZR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJNChpHZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZRIvCglyYXRlX2NhcmQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQiPAoXR2V0U2F2ZWRMb2NhdGlvblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDAoEY29kZRgCIAEoCSJPChhHZXRTYXZlZExvY2F0aW9uUmVzcG9uc2USMwoIbG9jYXRpb24YASABKAsyIS50YXdzaWwubWVyY2hhbnQudjEuU2F2ZWRMb2NhdGlvbiI1ChBHZXRCcmFuY2hSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgwKBGNvZGUYAiABKAkiPwoRR2V0QnJhbmNoUmVzcG9uc2USKgoGYnJhbmNoGAEgASgLMhoudGF3c2lsLm1lcmNoYW50LnYxLkJyYW5jaDKKBQoPTWVyY2hhbnRTZXJ2aWNlEm0KEElzc3VlQWNjZXNzVG9rZW4SKy50YXdzaWwubWVyY2hhbnQudjEuSXNzdWVBY2Nlc3NUb2tlblJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuSXNzdWVBY2Nlc3NUb2tlblJlc3BvbnNlEmoKD0xpc3RTaWduaW5nS2V5cxIqLnRhd3NpbC5tZXJjaGFudC52MS5MaXN0U2lnbmluZ0tleXNSZXF1ZXN0GisudGF3c2lsLm1lcmNoYW50LnYxLkxpc3RTaWduaW5nS2V5c1Jlc3BvbnNlEl4KC0dldE1lcmNoYW50EiYudGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50UmVxdWVzdBonLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudFJlc3BvbnNlEnMKEkdldEN1cnJlbnRSYXRlQ2FyZBItLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDdXJyZW50UmF0ZUNhcmRSZXF1ZXN0Gi4udGF3c2lsLm1lcmNoYW50LnYxLkdldEN1cnJlbnRSYXRlQ2FyZFJlc3BvbnNlEm0KEEdldFNhdmVkTG9jYXRpb24SKy50YXdzaWwubWVyY2hhbnQudjEuR2V0U2F2ZWRMb2NhdGlvblJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuR2V0U2F2ZWRMb2NhdGlvblJlc3BvbnNlElgKCUdldEJyYW5jaBIkLnRhd3NpbC5tZXJjaGFudC52MS5HZXRCcmFuY2hSZXF1ZXN0GiUudGF3c2lsLm1lcmNoYW50LnYxLkdldEJyYW5jaFJlc3BvbnNlYgZwcm90bzM", [file_tawsil_merchant_v1_merchant]);
 
 /**
  * IssueAccessTokenRequest carries the client's credentials and the scopes it asks for.
@@ -205,6 +205,104 @@ export const GetCurrentRateCardResponseSchema: GenMessage<GetCurrentRateCardResp
   messageDesc(file_tawsil_merchant_v1_merchant_service, 7);
 
 /**
+ * GetSavedLocationRequest names a saved location of a merchant.
+ *
+ * @generated from message tawsil.merchant.v1.GetSavedLocationRequest
+ */
+export type GetSavedLocationRequest = Message<"tawsil.merchant.v1.GetSavedLocationRequest"> & {
+  /**
+   * merchant_id is the company's uuid.
+   *
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * code is the location's code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetSavedLocationRequest.
+ * Use `create(GetSavedLocationRequestSchema)` to create a new message.
+ */
+export const GetSavedLocationRequestSchema: GenMessage<GetSavedLocationRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 8);
+
+/**
+ * GetSavedLocationResponse is the saved location.
+ *
+ * @generated from message tawsil.merchant.v1.GetSavedLocationResponse
+ */
+export type GetSavedLocationResponse = Message<"tawsil.merchant.v1.GetSavedLocationResponse"> & {
+  /**
+   * location is the saved location.
+   *
+   * @generated from field: tawsil.merchant.v1.SavedLocation location = 1;
+   */
+  location?: SavedLocation | undefined;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetSavedLocationResponse.
+ * Use `create(GetSavedLocationResponseSchema)` to create a new message.
+ */
+export const GetSavedLocationResponseSchema: GenMessage<GetSavedLocationResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 9);
+
+/**
+ * GetBranchRequest names a branch of a merchant.
+ *
+ * @generated from message tawsil.merchant.v1.GetBranchRequest
+ */
+export type GetBranchRequest = Message<"tawsil.merchant.v1.GetBranchRequest"> & {
+  /**
+   * merchant_id is the company's uuid.
+   *
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * code is the branch's code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetBranchRequest.
+ * Use `create(GetBranchRequestSchema)` to create a new message.
+ */
+export const GetBranchRequestSchema: GenMessage<GetBranchRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 10);
+
+/**
+ * GetBranchResponse is the branch.
+ *
+ * @generated from message tawsil.merchant.v1.GetBranchResponse
+ */
+export type GetBranchResponse = Message<"tawsil.merchant.v1.GetBranchResponse"> & {
+  /**
+   * branch is the branch.
+   *
+   * @generated from field: tawsil.merchant.v1.Branch branch = 1;
+   */
+  branch?: Branch | undefined;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetBranchResponse.
+ * Use `create(GetBranchResponseSchema)` to create a new message.
+ */
+export const GetBranchResponseSchema: GenMessage<GetBranchResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 11);
+
+/**
  * MerchantService answers the gateway and other services: token issuance, the issuer's public keys
  * and merchant profiles.
  *
@@ -253,6 +351,28 @@ export const MerchantService: GenService<{
     methodKind: "unary";
     input: typeof GetCurrentRateCardRequestSchema;
     output: typeof GetCurrentRateCardResponseSchema;
+  },
+  /**
+   * GetSavedLocation returns a saved location of the merchant by code. Fails with NotFound
+   * (reason SAVED_LOCATION_NOT_FOUND or MERCHANT_NOT_FOUND).
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantService.GetSavedLocation
+   */
+  getSavedLocation: {
+    methodKind: "unary";
+    input: typeof GetSavedLocationRequestSchema;
+    output: typeof GetSavedLocationResponseSchema;
+  },
+  /**
+   * GetBranch returns a branch of the merchant by code. Fails with NotFound (reason
+   * BRANCH_NOT_FOUND or MERCHANT_NOT_FOUND).
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantService.GetBranch
+   */
+  getBranch: {
+    methodKind: "unary";
+    input: typeof GetBranchRequestSchema;
+    output: typeof GetBranchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_merchant_v1_merchant_service, 0);
