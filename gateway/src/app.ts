@@ -15,10 +15,12 @@ import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
 import { tracedServerFactory } from "./request/tracing";
 import { AuthLockout } from "./rate-limit/lockout";
+import { SlidingWindow } from "./rate-limit/sliding-window";
 import { TokenBuckets } from "./rate-limit/token-bucket";
 import { registerJwks } from "./routes/jwks";
 import { registerMe } from "./routes/me";
 import { registerPriceEstimates } from "./routes/price-estimates";
+import { registerShipments } from "./routes/shipments";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
 
@@ -72,12 +74,13 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   registerTokenEndpoint(app, {
     merchant: peers.merchant,
-    perClient: new TokenBuckets(config.TOKEN_RATE_LIMIT_PER_MINUTE, config.TOKEN_RATE_LIMIT_PER_MINUTE / 60),
+    perClient: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_MINUTE, 60),
     lockout: new AuthLockout(config.AUTH_FAILURES_BEFORE_LOCKOUT, 60, config.AUTH_LOCKOUT_SECONDS),
     lockoutPolicy: { quota: config.AUTH_FAILURES_BEFORE_LOCKOUT, windowSeconds: 60 },
   });
   registerJwks(app, keys);
   registerMe(app, peers.merchant);
   registerPriceEstimates(app, peers.pricing);
+  registerShipments(app, peers.shipment);
   return app;
 }

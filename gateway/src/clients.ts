@@ -1,6 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
+import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
 
@@ -8,6 +9,7 @@ import type { GatewayConfig } from "./config";
 export interface Peers {
   readonly merchant: Client<typeof MerchantService>;
   readonly pricing: Client<typeof PricingService>;
+  readonly shipment: Client<typeof ShipmentService>;
 }
 
 export function createPeers(config: GatewayConfig): Peers {
@@ -15,5 +17,7 @@ export function createPeers(config: GatewayConfig): Peers {
   return {
     merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts),
     pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts),
+    // A create may wait up to 5 s for a concurrent duplicate before the service answers.
+    shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: Math.max(config.PEER_TIMEOUT_MS, 10_000) }),
   };
 }

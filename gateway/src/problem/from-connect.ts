@@ -1,5 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
+import { ErrorReasonSchema, FieldViolationsSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
+import { violationMessage, type ViolationCode } from "../validation/violation-messages";
+import type { Localized, ProblemCode } from "./catalogue";
 import { ProblemError } from "./problem-error";
 
 /** The stable reason a service attached to its error, if any. */
@@ -7,8 +9,50 @@ export function reasonOf(error: ConnectError): string | undefined {
   return error.findDetails(ErrorReasonSchema)[0]?.reason;
 }
 
+const simple = (code: ProblemCode, detail: Localized, headers?: Record<string, string>) => () =>
+  new ProblemError(code, detail, headers ? { headers } : {});
+
+/** Violations a service found, worded here in both languages from their codes and params. */
+function fieldViolations(error: ConnectError): ProblemError {
+  const violations = (error.findDetails(FieldViolationsSchema)[0]?.violations ?? []).map((v) => {
+    const { entity, ...params } = v.params;
+    const rule = entity ? { en: `does not name a known ${entity}`, ar: `لا يشير إلى ${ENTITY_AR[entity] ?? entity} معروف` } : undefined;
+    return { field: v.field, code: v.code, message: violationMessage(v.code as ViolationCode, { ...params, ...(rule ? { rule } : {}) }) };
+  });
+  return new ProblemError("VALIDATION_FAILED", { en: "The request breaks the rules listed in violations.", ar: "الطلب يخالف القواعد المذكورة في violations." }, { violations });
+}
+
+const ENTITY_AR: Record<string, string> = { "saved location": "موقع محفوظ", branch: "فرع" };
+
 /** Domain outcomes the services report by reason, as the contract's problems. */
-const BY_REASON: Record<string, () => ProblemError> = {
+const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
+  VALIDATION_FAILED: fieldViolations,
+  SHIPMENT_NOT_FOUND: simple("SHIPMENT_NOT_FOUND", { en: "No shipment has this id.", ar: "لا توجد شحنة بهذا المعرّف." }),
+  ACCESS_DENIED: simple("ACCESS_DENIED", { en: "This resource belongs to another merchant.", ar: "هذا المورد يخص تاجرًا آخر." }),
+  MERCHANT_NOT_ACTIVE: simple("MERCHANT_NOT_ACTIVE", { en: "The merchant account is not active.", ar: "حساب التاجر غير نشط." }),
+  INVALID_CURSOR: simple("INVALID_CURSOR", { en: "The cursor does not belong to this query.", ar: "المؤشر لا ينتمي إلى هذا الاستعلام." }),
+  UNSUPPORTED_CURRENCY: simple("UNSUPPORTED_CURRENCY", { en: "Only SAR is supported.", ar: "العملة المدعومة هي الريال السعودي فقط." }),
+  IDEMPOTENCY_KEY_REUSED: simple("IDEMPOTENCY_KEY_REUSED", {
+    en: "This Idempotency-Key was used with a different request.",
+    ar: "استُخدم مفتاح عدم التكرار هذا مع طلب مختلف.",
+  }),
+  IDEMPOTENCY_KEY_IN_USE: simple(
+    "IDEMPOTENCY_KEY_IN_USE",
+    { en: "A request with this Idempotency-Key is still in progress; retry shortly.", ar: "ما زال طلب بمفتاح عدم التكرار هذا قيد التنفيذ؛ أعد المحاولة بعد قليل." },
+    { "retry-after": "1" },
+  ),
+  DUPLICATE_REFERENCE: simple("DUPLICATE_REFERENCE", {
+    en: "A shipment with this reference already exists for this merchant.",
+    ar: "توجد شحنة بهذا المرجع لدى هذا التاجر مسبقًا.",
+  }),
+  SHIPMENT_ALREADY_ASSIGNED: simple("SHIPMENT_ALREADY_ASSIGNED", {
+    en: "A driver offer or assignment exists; the shipment can no longer be cancelled.",
+    ar: "يوجد عرض أو إسناد لسائق؛ لم يعد بالإمكان إلغاء الشحنة.",
+  }),
+  SHIPMENT_NOT_CANCELLABLE: simple("SHIPMENT_NOT_CANCELLABLE", {
+    en: "The shipment is in a final state and cannot be cancelled.",
+    ar: "الشحنة في حالة نهائية ولا يمكن إلغاؤها.",
+  }),
   OUTSIDE_COVERAGE: () =>
     new ProblemError("OUTSIDE_COVERAGE", {
       en: "Pickup and destination must both lie in the service area of one city.",
@@ -38,8 +82,9 @@ const BY_REASON: Record<string, () => ProblemError> = {
  */
 export function problemFromConnect(error: unknown): ProblemError | undefined {
   if (!(error instanceof ConnectError)) return undefined;
+  // Reasons are unique across services, so the reason alone names the problem.
   const byReason = BY_REASON[reasonOf(error) ?? ""];
-  if (byReason && error.code === Code.FailedPrecondition) return byReason();
+  if (byReason) return byReason(error);
   switch (error.code) {
     case Code.Unavailable:
     case Code.DeadlineExceeded:

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AuthLockout } from "./lockout";
+import { SlidingWindow } from "./sliding-window";
 import { TokenBuckets } from "./token-bucket";
 
 describe("TokenBuckets", () => {
@@ -41,5 +42,16 @@ describe("AuthLockout", () => {
     for (let i = 0; i < 4; i++) lockout.recordFailure("c", i * 1000);
     lockout.recordFailure("c", 61_000 + 3000);
     expect(lockout.lockedFor("c", 64_000)).toBe(0);
+  });
+});
+
+describe("SlidingWindow", () => {
+  it("allows exactly the limit within any window, however slowly the requests come", () => {
+    const window = new SlidingWindow(20, 60);
+    for (let i = 0; i < 20; i++) expect(window.take("id", i * 2900).allowed).toBe(true); // 20 requests over 55 s
+    const refused = window.take("id", 58_000);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 2 });
+    expect(window.take("id", 60_000).allowed).toBe(true); // the first left the window
+    expect(window.take("other", 60_000).allowed).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import { SCOPES } from "../auth/principal";
 import { reasonOf } from "../problem/from-connect";
 import type { AuthLockout } from "../rate-limit/lockout";
 import { rateLimited } from "../rate-limit/rate-limited";
-import type { TokenBuckets } from "../rate-limit/token-bucket";
+import type { SlidingWindow } from "../rate-limit/sliding-window";
 import { clientCredentials } from "./oauth-credentials";
 import { resource } from "./route-table";
 
@@ -18,7 +18,7 @@ const KNOWN_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 
 export interface TokenEndpointDeps {
   readonly merchant: Client<typeof MerchantService>;
-  readonly perClient: TokenBuckets;
+  readonly perClient: SlidingWindow;
   readonly lockout: AuthLockout;
   readonly lockoutPolicy: { quota: number; windowSeconds: number };
 }
@@ -66,7 +66,7 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     const lockedFor = deps.lockout.lockedFor(clientId);
     if (lockedFor > 0) throw rateLimited({ name: "auth-failures", ...deps.lockoutPolicy }, { retryAfterSeconds: lockedFor, remaining: 0 });
     const decision = deps.perClient.take(clientId);
-    if (!decision.allowed) throw rateLimited({ name: "token", quota: deps.perClient.capacity, windowSeconds: Math.round(deps.perClient.capacity / deps.perClient.perSecond) }, decision);
+    if (!decision.allowed) throw rateLimited({ name: "token", quota: deps.perClient.limit, windowSeconds: deps.perClient.windowSeconds }, decision);
 
     const grantType = params.get("grant_type");
     if (!grantType) return oauthError(reply, "invalid_request", "The parameter grant_type is required.");

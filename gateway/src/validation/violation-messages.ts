@@ -18,6 +18,7 @@ export type ViolationCode =
   | "UNKNOWN_REFERENCE";
 
 export interface ViolationParams {
+  readonly entity?: string;
   readonly expected?: string;
   readonly min?: number | string;
   readonly max?: number | string;
