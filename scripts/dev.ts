@@ -69,7 +69,13 @@ async function main(): Promise<void> {
     servicePorts: SERVICES.map((_, i) => FIRST_SERVICE_PORT + i),
     logDir,
     log: say,
-    serviceEnv: { merchant: { SIGNING_KEY_ENCRYPTION_KEY: devSecret("SIGNING_KEY_ENCRYPTION_KEY") } },
+    serviceEnv: {
+      merchant: { SIGNING_KEY_ENCRYPTION_KEY: devSecret("SIGNING_KEY_ENCRYPTION_KEY") },
+      shipment: {
+        TRACKING_LINK_SECRET: devSecret("TRACKING_LINK_SECRET"),
+        CURSOR_SECRET: devSecret("CURSOR_SECRET"),
+      },
+    },
   });
   for (const p of mesh.processes) p.child.once("exit", (code) => !stopping && (say(`${p.name} exited (${code}); stopping`), void shutdown(1)));
 

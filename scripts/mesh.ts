@@ -53,7 +53,8 @@ export interface Mesh {
 export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const log = opts.log ?? (() => {});
   mkdirSync(opts.logDir, { recursive: true });
-  const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", ...opts.env };
+  // PUBLIC_BASE_URL: the gateway's address, which public links (tracking URLs) are built on.
+  const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`, ...opts.env };
   const serviceUrls = Object.fromEntries(
     SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(opts.servicePorts, i)}`]),
   );
@@ -72,7 +73,6 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
     launch("gateway", path.join(ROOT, "gateway"), opts.gatewayPort, opts.logDir, {
       ...common,
       ...serviceUrls,
-      PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`,
     }),
   );
   const mesh: Mesh = { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, processes, stop: (graceMs) => stopAll(processes, graceMs) };

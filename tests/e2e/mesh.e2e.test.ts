@@ -52,7 +52,10 @@ beforeAll(async () => {
     servicePorts,
     logDir,
     env: { LOG_LEVEL: "warn" },
-    serviceEnv: { merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") } },
+    serviceEnv: {
+      merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") },
+      shipment: { TRACKING_LINK_SECRET: randomBytes(32).toString("base64"), CURSOR_SECRET: randomBytes(32).toString("base64") },
+    },
   });
   const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
   await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
