@@ -20,6 +20,25 @@ export interface ServiceSpec {
   readonly closers: readonly Closer[];
 }
 
+/** A service running inside the caller's process, as tests and in-process stacks start it. */
+export interface InProcessService {
+  readonly url: string;
+  /** Drains the server for SHUTDOWN_GRACE_MS, then stops the closers in order. */
+  close(): Promise<void>;
+}
+
+function listen(spec: ServiceSpec, readiness: Readiness): Promise<RpcServer> {
+  return startRpcServer({
+    host: spec.config.HOST,
+    port: spec.config.PORT,
+    logger: spec.logger,
+    metrics: spec.metrics ?? createMetrics(spec.name),
+    readiness,
+    ...(spec.routes ? { routes: spec.routes } : {}),
+    serviceNames: spec.serviceNames ?? [],
+  });
+}
+
 /**
  * The one shape every service runs in: serve RPCs, probes and metrics on PORT, and on SIGTERM
  * report not-ready, drain in-flight requests, then stop workers and close connections.
@@ -27,15 +46,7 @@ export interface ServiceSpec {
 export async function runService(spec: ServiceSpec): Promise<RpcServer> {
   const { config, logger } = spec;
   const readiness = new Readiness(spec.checks, logger);
-  const server = await startRpcServer({
-    host: config.HOST,
-    port: config.PORT,
-    logger,
-    metrics: spec.metrics ?? createMetrics(spec.name),
-    readiness,
-    ...(spec.routes ? { routes: spec.routes } : {}),
-    serviceNames: spec.serviceNames ?? [],
-  });
+  const server = await listen(spec, readiness);
   drainOnSignals(
     logger,
     [
@@ -47,4 +58,26 @@ export async function runService(spec: ServiceSpec): Promise<RpcServer> {
   );
   logger.info({ url: server.url, environment: config.TAWSIL_ENVIRONMENT }, "listening");
   return server;
+}
+
+/**
+ * The same service on HOST:PORT (port 0 picks a free one) without signal handling, for tests. A
+ * server that cannot listen stops the closers before the error is thrown, so no pool is left open.
+ */
+export async function startInProcess(spec: ServiceSpec): Promise<InProcessService> {
+  const server = await listen(spec, new Readiness(spec.checks, spec.logger)).catch(async (error: unknown) => {
+    await closeAll(spec.closers);
+    throw error;
+  });
+  return {
+    url: server.url,
+    async close() {
+      await server.close(spec.config.SHUTDOWN_GRACE_MS);
+      await closeAll(spec.closers);
+    },
+  };
+}
+
+async function closeAll(closers: readonly Closer[]): Promise<void> {
+  for (const closer of closers) await closer.close();
 }

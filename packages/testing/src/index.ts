@@ -1,2 +1,6 @@
 export { problemSchema, problemSchemaErrors } from "./problem-schema";
 export { freePort } from "./free-port";
+export { capturedLogger } from "./captured-logger";
+export { failure } from "./connect-failure";
+export { createMigratedDatabase, type TestDatabase } from "./test-database";
+export { rawQuery } from "./raw-query";

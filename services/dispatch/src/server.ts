@@ -2,7 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
-import { createMetrics, Readiness, startRpcServer, type Closer, type ReadinessCheck } from "@tawsil/rpc";
+import { startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
 import type { Config } from "./config";
@@ -48,31 +48,10 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   };
 }
 
-export interface RunningDispatchService {
-  readonly url: string;
-  close(): Promise<void>;
-}
+export type RunningDispatchService = InProcessService;
 
 /** The service in-process on HOST:PORT (port 0 picks a free one), without Kafka or signal handling: for tests. */
 export async function startDispatchService(config: Config, logger: Logger): Promise<RunningDispatchService> {
   const parts = await composeDispatchService(config, logger);
-  const server = await startRpcServer({
-    host: config.HOST,
-    port: config.PORT,
-    logger,
-    metrics: createMetrics("dispatch"),
-    readiness: new Readiness(parts.checks, logger),
-    routes: parts.routes,
-    serviceNames: SERVICE_NAMES,
-  }).catch(async (error: unknown) => {
-    for (const closer of parts.closers) await closer.close();
-    throw error;
-  });
-  return {
-    url: server.url,
-    async close() {
-      await server.close(config.SHUTDOWN_GRACE_MS);
-      for (const closer of parts.closers) await closer.close();
-    },
-  };
+  return startInProcess({ name: "dispatch", config, logger, serviceNames: SERVICE_NAMES, ...parts });
 }

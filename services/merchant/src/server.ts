@@ -3,7 +3,7 @@ import { openDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import { createMetrics, Readiness, startRpcServer, type Closer, type ReadinessCheck } from "@tawsil/rpc";
+import { startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
 import { Clients } from "./app/clients";
 import { IssueAccessToken } from "./app/issue-access-token";
 import { Merchants } from "./app/merchants";
@@ -86,28 +86,10 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
   }
 }
 
-export interface RunningMerchantService {
-  readonly url: string;
-  close(): Promise<void>;
-}
+export type RunningMerchantService = InProcessService;
 
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
   const parts = await composeMerchantService(config, logger, opts);
-  const server = await startRpcServer({
-    host: config.HOST,
-    port: config.PORT,
-    logger,
-    metrics: createMetrics("merchant"),
-    readiness: new Readiness(parts.checks, logger),
-    routes: parts.routes,
-    serviceNames: SERVICE_NAMES,
-  });
-  return {
-    url: server.url,
-    async close() {
-      await server.close(config.SHUTDOWN_GRACE_MS);
-      for (const closer of parts.closers) await closer.close();
-    },
-  };
+  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, ...parts });
 }

@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { createPrismaClient, disconnect } from "@tawsil/db";
+import { capturedLogger } from "@tawsil/testing";
 import { SigningKeyRing } from "../src/app/signing-key-ring";
 import { KeyEncryption } from "../src/infra/key-encryption";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { SigningKeyRepository } from "../src/infra/repositories/signing-keys";
-import { capturedLogger, createMerchantDatabase, query, startTestService, type TestService } from "./support";
+import { createMerchantDatabase, query, startTestService, type TestService } from "./support";
 
 const adminUrl = inject("databaseAdminUrl");
 const AUDIENCE = "https://api.tawsil.sa/v2";
@@ -123,7 +124,7 @@ describe("signing keys", () => {
         encryption: new KeyEncryption(randomBytes(32)),
         tokenTtlSeconds: 3600,
         refreshMs: 200,
-        logger: capturedLogger().logger,
+        logger: capturedLogger("merchant-test").logger,
       });
       const kid = await ring.ensureCurrent();
       const keys = await Promise.all(Array.from({ length: 100 }, () => ring.signingKey()));

@@ -1,27 +1,22 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { createPrismaClient, databaseUrl, disconnect, dropDatabase, ensureDatabase, migrate } from "@tawsil/db";
-import { createLogger, type Logger } from "@tawsil/logging";
-import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
+import { capturedLogger, createMigratedDatabase, rawQuery, type TestDatabase } from "@tawsil/testing";
 import { readConfig, type Config } from "../src/config";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { startMerchantService, type ComposeOptions, type RunningMerchantService } from "../src/server";
 
+export { Code } from "@connectrpc/connect";
+export { failure } from "@tawsil/testing";
+
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "prisma", "migrations");
 
 /** A fresh, migrated merchant database, dropped by `drop()`. */
-export async function createMerchantDatabase(adminUrl: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `merchant_test_${label}_${randomUUID().slice(0, 8)}`;
-  await ensureDatabase(adminUrl, name);
-  const url = databaseUrl(adminUrl, name);
-  await migrate(url, MIGRATIONS);
-  return { url, drop: () => dropDatabase(adminUrl, name) };
+export function createMerchantDatabase(adminUrl: string, label: string): Promise<TestDatabase> {
+  return createMigratedDatabase(adminUrl, `merchant_test_${label}_${randomUUID().slice(0, 8)}`, MIGRATIONS);
 }
 
 export const ENCRYPTION_KEY = randomBytes(32).toString("base64");
@@ -39,18 +34,6 @@ export function testConfig(databaseUrlValue: string, env: Record<string, string>
   });
 }
 
-/** A logger whose every output line is kept, to prove what never reaches the logs. */
-export function capturedLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: createLogger({ service: "merchant-test", level: "debug", destination }), lines };
-}
-
 export interface TestService extends RunningMerchantService {
   readonly merchant: ReturnType<typeof createPeerClient<typeof MerchantService>>;
   readonly admin: ReturnType<typeof createPeerClient<typeof MerchantAdminService>>;
@@ -58,7 +41,7 @@ export interface TestService extends RunningMerchantService {
 }
 
 export async function startTestService(databaseUrlValue: string, opts: { env?: Record<string, string> } & ComposeOptions = {}): Promise<TestService> {
-  const { logger, lines } = capturedLogger();
+  const { logger, lines } = capturedLogger("merchant-test");
   const running = await startMerchantService(testConfig(databaseUrlValue, opts.env), logger, opts);
   return {
     ...running,
@@ -68,25 +51,7 @@ export async function startTestService(databaseUrlValue: string, opts: { env?: R
   };
 }
 
-/** The Connect error a call failed with (fails the test when it succeeded). */
-export async function failure(call: Promise<unknown>): Promise<{ code: Code; reason: string | undefined; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const connect = ConnectError.from(error);
-    return { code: connect.code, reason: connect.findDetails(ErrorReasonSchema)[0]?.reason, message: connect.rawMessage };
-  }
-  throw new Error("expected the call to fail");
-}
-
 /** Reads or changes the database behind the service's back (counts, clock shifts). */
-export async function query<T>(url: string, sql: string, ...params: unknown[]): Promise<T[]> {
-  const client = createPrismaClient(PrismaClient, { url, maxConnections: 1 });
-  try {
-    return await client.$queryRawUnsafe<T[]>(sql, ...params);
-  } finally {
-    await disconnect(client);
-  }
+export function query<T>(url: string, sql: string, ...params: unknown[]): Promise<T[]> {
+  return rawQuery<T>(PrismaClient, url, sql, ...params);
 }
-
-export { Code };

@@ -4,7 +4,7 @@ import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
-import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
 import { QuoteDelivery } from "./app/quote-delivery";
 import type { Config } from "./config";
 import { GreatCircleDistance, type RouteDistance } from "./domain/route-distance";
@@ -61,28 +61,10 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   };
 }
 
-export interface RunningPricingService {
-  readonly url: string;
-  close(): Promise<void>;
-}
+export type RunningPricingService = InProcessService;
 
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startPricingService(config: Config, logger: Logger): Promise<RunningPricingService> {
   const parts = await composePricingService(config, logger);
-  const server = await startRpcServer({
-    host: config.HOST,
-    port: config.PORT,
-    logger,
-    metrics: parts.metrics,
-    readiness: new Readiness(parts.checks, logger),
-    routes: parts.routes,
-    serviceNames: SERVICE_NAMES,
-  });
-  return {
-    url: server.url,
-    async close() {
-      await server.close(config.SHUTDOWN_GRACE_MS);
-      for (const closer of parts.closers) await closer.close();
-    },
-  };
+  return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, ...parts });
 }

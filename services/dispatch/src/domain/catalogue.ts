@@ -1,4 +1,4 @@
-import type { Requirement } from "./requirements";
+import type { Requirement } from "@tawsil/domain";
 import type { ServiceLevel } from "./service-level";
 
 /** One offering of a carrier, as eligibility sees it. Weights in grams, lengths in millimetres. */

@@ -1,8 +1,8 @@
+import { REQUIREMENTS, type Requirement } from "@tawsil/domain";
 import { describe, expect, it } from "vitest";
 import type { Carrier, CarrierService, Catalogue } from "./catalogue";
 import { evaluateEligibility } from "./eligibility";
 import type { EligibilityQuery } from "./parcel";
-import { REQUIREMENTS, type Requirement } from "./requirements";
 import type { ServiceLevel } from "./service-level";
 
 const PERSONAL: Requirement[] = ["FRAGILE", "SIGNATURE_ON_DELIVERY", "PIN_ON_DELIVERY", "ID_VERIFICATION", "NO_CONTACT"];

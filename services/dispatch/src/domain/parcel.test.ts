@@ -1,5 +1,5 @@
+import { ValidationError } from "@tawsil/errors";
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "./errors";
 import { parseEligibilityQuery, type EligibilityQueryInput } from "./parcel";
 
 const parcel = { totalWeightGrams: 2500n, longestSideMm: 400, requirements: ["FRAGILE"], cashOnDelivery: true };

@@ -1,5 +1,5 @@
-import { ValidationError } from "./errors";
-import { isRequirement, type Requirement } from "./requirements";
+import { isRequirement, type Requirement } from "@tawsil/domain";
+import { ValidationError } from "@tawsil/errors";
 
 /** What must be carried, and where, once validated. */
 export interface EligibilityQuery {

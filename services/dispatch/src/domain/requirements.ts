@@ -1,24 +1,5 @@
+import type { Requirement } from "@tawsil/domain";
 import type { ServiceLevel } from "./service-level";
-
-/** The requirements catalogue of decisions.md section 2. */
-export const REQUIREMENTS = [
-  "FRAGILE",
-  "KEEP_UPRIGHT",
-  "COLD_CHAIN",
-  "LARGE_VEHICLE",
-  "SIGNATURE_ON_DELIVERY",
-  "PIN_ON_DELIVERY",
-  "ID_VERIFICATION",
-  "NO_CONTACT",
-] as const;
-
-export type Requirement = (typeof REQUIREMENTS)[number];
-
-const KNOWN: ReadonlySet<string> = new Set(REQUIREMENTS);
-
-export function isRequirement(value: string): value is Requirement {
-  return KNOWN.has(value);
-}
 
 /**
  * Requirements that only some vehicles can honour, whatever a carrier declares (decisions.md

@@ -1,8 +1,8 @@
+import { FailedPreconditionError, NotFoundError, ValidationError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
 import { generateClientId, generateClientSecret } from "../domain/client-credentials";
 import { parseName } from "../domain/codes";
 import type { Environment } from "../domain/environment";
-import { FailedPreconditionError, NotFoundError, ValidationError } from "../domain/errors";
 import { canAuthenticate } from "../domain/merchant-status";
 import { parseClientScopes } from "../domain/scopes";
 import { hashSecret } from "../domain/secret-hash";

@@ -1,5 +1,5 @@
+import { NotFoundError, ValidationError, VersionConflictError } from "@tawsil/errors";
 import { parseCode, parseName } from "../domain/codes";
-import { NotFoundError, ValidationError, VersionConflictError } from "../domain/errors";
 import { assertStatusTransition, MERCHANT_STATUSES, type MerchantStatus } from "../domain/merchant-status";
 import type { MerchantRepository, MerchantRow } from "../infra/repositories/merchants";
 

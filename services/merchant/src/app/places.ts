@@ -1,7 +1,7 @@
+import { parseCoordinate, type Coordinate } from "@tawsil/domain";
+import { NotFoundError } from "@tawsil/errors";
 import { parseCityCode, parseCode, parseName } from "../domain/codes";
-import { parseCoordinate, type Coordinate } from "../domain/coordinate";
 import type { BranchRow, PlaceRepository, SavedLocationRow } from "../infra/repositories/places";
-import { NotFoundError } from "../domain/errors";
 import type { Merchants } from "./merchants";
 
 export type { BranchRow, SavedLocationRow };

@@ -1,4 +1,4 @@
-import { FailedPreconditionError, ValidationError } from "../domain/errors";
+import { FailedPreconditionError, ValidationError } from "@tawsil/errors";
 import { parseRateCardTerms, type RateCardTermsInput } from "../domain/rate-card";
 import type { RateCardRecord, RateCardRepository } from "../infra/repositories/rate-cards";
 import type { Merchants } from "./merchants";

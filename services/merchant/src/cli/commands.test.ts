@@ -1,6 +1,6 @@
+import { formatDegrees as degrees } from "@tawsil/domain";
 import { describe, expect, it } from "vitest";
 import { microdegrees, UsageError } from "./commands";
-import { degrees } from "./format";
 
 describe("coordinates on the command line", () => {
   it("turns decimal degrees into exact microdegrees and back", () => {

@@ -1,5 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { formatDegrees } from "@tawsil/domain";
 import {
   MerchantStatus,
   type Branch,
@@ -41,15 +42,8 @@ export function clientLines(client: OAuthClient | undefined, extra: readonly (re
   ]);
 }
 
-/** Microdegrees as decimal degrees, exactly (no floating point). */
-export function degrees(micro: number): string {
-  const sign = micro < 0 ? "-" : "";
-  const digits = String(Math.abs(micro)).padStart(7, "0");
-  return `${sign}${digits.slice(0, -6)}.${digits.slice(-6)}`;
-}
-
 export function coordinateText(coordinate: MessageInitShape<typeof CoordinateSchema> | undefined): string {
-  return coordinate ? `${degrees(coordinate.latitudeMicro ?? 0)}, ${degrees(coordinate.longitudeMicro ?? 0)}` : "";
+  return coordinate ? `${formatDegrees(coordinate.latitudeMicro ?? 0)}, ${formatDegrees(coordinate.longitudeMicro ?? 0)}` : "";
 }
 
 export function locationLines(location: SavedLocation | undefined): string[] {

@@ -1,6 +1,6 @@
+import { parseCoordinate } from "@tawsil/domain";
 import { describe, expect, it } from "vitest";
 import { parseCityCode, parseCode, parseName } from "./codes";
-import { parseCoordinate } from "./coordinate";
 
 describe("codes, names and coordinates", () => {
   it("accepts codes of ^[A-Z0-9][A-Z0-9_-]{1,63}$ only", () => {

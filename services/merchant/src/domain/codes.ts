@@ -1,4 +1,4 @@
-import { ValidationError } from "./errors";
+import { ValidationError } from "@tawsil/errors";
 
 /** Merchant, saved location and branch codes (merchant.proto). */
 export const CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{1,63}$/;

@@ -1,48 +1,10 @@
-/**
- * What can go wrong in the merchant domain, independent of transport. The RPC edge maps each kind
- * to a Connect code and a stable reason exactly once (rpc/domain-errors.ts).
+import { DomainError } from "@tawsil/errors";
+
+/*
+ * Failures only the merchant domain has. The kinds every service shares (ValidationError,
+ * NotFoundError, AlreadyExistsError, FailedPreconditionError, VersionConflictError) come from
+ * @tawsil/errors; the RPC edge maps every kind to a Connect code once (@tawsil/rpc withDomainErrors).
  */
-export abstract class DomainError extends Error {
-  /** SCREAMING_SNAKE_CASE, stable: callers branch on it. */
-  abstract readonly reason: string;
-}
-
-/** A field that is missing or malformed. The message names the field and the rule, never a secret. */
-export class ValidationError extends DomainError {
-  override readonly name = "ValidationError";
-  readonly reason = "INVALID_ARGUMENT";
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`${field}: ${problem}`);
-  }
-}
-
-export type Entity = "merchant" | "client" | "saved location" | "branch";
-
-const reasonOf = (entity: Entity) => entity.toUpperCase().replaceAll(" ", "_");
-
-export class NotFoundError extends DomainError {
-  override readonly name = "NotFoundError";
-  readonly reason: string;
-  constructor(readonly entity: Entity) {
-    super(`${entity} not found`);
-    this.reason = `${reasonOf(entity)}_NOT_FOUND`;
-  }
-}
-
-export class AlreadyExistsError extends DomainError {
-  override readonly name = "AlreadyExistsError";
-  readonly reason: string;
-  constructor(
-    readonly entity: Entity,
-    code: string,
-  ) {
-    super(`${entity} ${code} already exists`);
-    this.reason = `${reasonOf(entity)}_ALREADY_EXISTS`;
-  }
-}
 
 /**
  * Client authentication failed. One message for every cause (unknown client, wrong secret,
@@ -51,6 +13,7 @@ export class AlreadyExistsError extends DomainError {
 export class InvalidClientError extends DomainError {
   override readonly name = "InvalidClientError";
   readonly reason = "INVALID_CLIENT";
+  readonly kind = "unauthenticated";
   constructor() {
     super("client authentication failed");
   }
@@ -60,29 +23,8 @@ export class InvalidClientError extends DomainError {
 export class InvalidScopeError extends DomainError {
   override readonly name = "InvalidScopeError";
   readonly reason = "INVALID_SCOPE";
+  readonly kind = "invalid-argument";
   constructor(scope: string) {
     super(`scope ${JSON.stringify(scope)} is not granted to this client`);
-  }
-}
-
-/** The operation is not allowed in the aggregate's current state (e.g. a terminated merchant). */
-export class FailedPreconditionError extends DomainError {
-  override readonly name = "FailedPreconditionError";
-  constructor(
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A compare-and-set lost: the caller read an older version and should read again. */
-export class VersionConflictError extends DomainError {
-  override readonly name = "VersionConflictError";
-  constructor(
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
   }
 }

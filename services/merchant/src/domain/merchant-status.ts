@@ -1,4 +1,4 @@
-import { FailedPreconditionError } from "./errors";
+import { FailedPreconditionError } from "@tawsil/errors";
 
 export const MERCHANT_STATUSES = ["DRAFT", "ACTIVE", "SUSPENDED", "TERMINATED"] as const;
 export type MerchantStatus = (typeof MERCHANT_STATUSES)[number];

@@ -1,16 +1,5 @@
-import { ValidationError } from "./errors";
-
-/** Handling requirements a surcharge may name (decisions.md section 2). */
-export const REQUIREMENTS = [
-  "FRAGILE",
-  "KEEP_UPRIGHT",
-  "COLD_CHAIN",
-  "LARGE_VEHICLE",
-  "SIGNATURE_ON_DELIVERY",
-  "PIN_ON_DELIVERY",
-  "ID_VERIFICATION",
-  "NO_CONTACT",
-] as const;
+import { isRequirement, REQUIREMENTS } from "@tawsil/domain";
+import { ValidationError } from "@tawsil/errors";
 
 export interface RequirementSurcharge {
   readonly requirement: string;
@@ -67,7 +56,7 @@ function parseSurcharges(field: string, surcharges: readonly RequirementSurcharg
   const seen = new Set<string>();
   return surcharges.map((surcharge, i) => {
     const at = `${field}[${i}]`;
-    if (!(REQUIREMENTS as readonly string[]).includes(surcharge.requirement)) {
+    if (!isRequirement(surcharge.requirement)) {
       throw new ValidationError(`${at}.requirement`, `must be one of ${REQUIREMENTS.join(", ")}`);
     }
     if (seen.has(surcharge.requirement)) throw new ValidationError(`${at}.requirement`, `${surcharge.requirement} is listed twice`);

@@ -1,5 +1,6 @@
+import { ValidationError } from "@tawsil/errors";
 import { describe, expect, it } from "vitest";
-import { InvalidScopeError, ValidationError } from "./errors";
+import { InvalidScopeError } from "./errors";
 import { narrowScopes, parseClientScopes, SCOPES } from "./scopes";
 
 describe("scope narrowing", () => {

@@ -1,4 +1,5 @@
-import { InvalidScopeError, ValidationError } from "./errors";
+import { ValidationError } from "@tawsil/errors";
+import { InvalidScopeError } from "./errors";
 
 /** Every scope of the API (delivery-api.md, Authentication), in the order tokens list them. */
 export const SCOPES = ["shipments:read", "shipments:write", "webhooks:manage"] as const;

@@ -1,11 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
+import { withDomainErrors } from "@tawsil/rpc";
 import type { Clients } from "../app/clients";
 import type { Merchants } from "../app/merchants";
 import type { Places } from "../app/places";
 import type { RateCards } from "../app/rate-cards";
 import type { SigningKeyRing } from "../app/signing-key-ring";
-import { withDomainErrors } from "./domain-errors";
 import { branchToProto, clientToProto, merchantToProto, rateCardToProto, savedLocationToProto, statusFromProto } from "./mappers";
 
 export interface MerchantAdminServiceDeps {

@@ -1,11 +1,11 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { withDomainErrors } from "@tawsil/rpc";
 import type { IssueAccessToken } from "../app/issue-access-token";
 import type { Merchants } from "../app/merchants";
 import type { Places } from "../app/places";
 import type { RateCards } from "../app/rate-cards";
 import type { SigningKeyRing } from "../app/signing-key-ring";
-import { withDomainErrors } from "./domain-errors";
 import { branchToProto, jwkToProto, merchantToProto, rateCardToProto, savedLocationToProto } from "./mappers";
 
 export interface MerchantServiceDeps {

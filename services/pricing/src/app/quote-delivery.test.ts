@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
+import { DependencyUnavailableError, FailedPreconditionError, ValidationError } from "@tawsil/errors";
 import { createLogger } from "@tawsil/logging";
 import { describe, expect, it } from "vitest";
-import { DependencyUnavailableError, FailedPreconditionError, ValidationError } from "../domain/errors";
 import type { Parcel } from "../domain/parcel";
 import type { RateCardTerms } from "../domain/price";
 import { GreatCircleDistance, type RouteDistance } from "../domain/route-distance";

@@ -1,9 +1,9 @@
+import { parseCoordinate, type Coordinate } from "@tawsil/domain";
+import { FailedPreconditionError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
 import { marginOf } from "../domain/carrier-cost";
 import type { CityMap, LocationContext } from "../domain/city-map";
-import { parseCoordinate, type Coordinate } from "../domain/coordinate";
 import { resolveCoverage } from "../domain/coverage";
-import { FailedPreconditionError } from "../domain/errors";
 import { parseMerchantId, parseOptionalCityCode } from "../domain/identifiers";
 import { parseCodAmount, parseParcel, type ParcelInput } from "../domain/parcel";
 import { checkCodAmount, priceDelivery } from "../domain/price";

@@ -1,33 +1,8 @@
-import { ValidationError } from "./errors";
-
-/** A WGS 84 point in integer microdegrees, the contract's 0.000001 step kept exact. */
-export interface Coordinate {
-  readonly latitudeMicro: number;
-  readonly longitudeMicro: number;
-}
-
-export function parseCoordinate(field: string, value: Coordinate | undefined): Coordinate {
-  if (!value) throw new ValidationError(field, "is required");
-  const { latitudeMicro, longitudeMicro } = value;
-  if (!Number.isInteger(latitudeMicro) || Math.abs(latitudeMicro) > 90_000_000) {
-    throw new ValidationError(`${field}.latitude_micro`, "must be an integer from -90000000 to 90000000");
-  }
-  if (!Number.isInteger(longitudeMicro) || Math.abs(longitudeMicro) > 180_000_000) {
-    throw new ValidationError(`${field}.longitude_micro`, "must be an integer from -180000000 to 180000000");
-  }
-  return { latitudeMicro, longitudeMicro };
-}
+import type { Coordinate } from "@tawsil/domain";
 
 /** GeoJSON order, [longitude, latitude] in degrees. Correctly rounded, so 46960000 gives exactly 46.96. */
 export function toPosition(c: Coordinate): [number, number] {
   return [c.longitudeMicro / 1e6, c.latitudeMicro / 1e6];
-}
-
-/** Exact decimal degrees ("46.675300") without passing through binary floating point. */
-export function formatDegrees(micro: number): string {
-  const sign = micro < 0 ? "-" : "";
-  const digits = String(Math.abs(micro)).padStart(7, "0");
-  return `${sign}${digits.slice(0, -6)}.${digits.slice(-6)}`;
 }
 
 export function fromDegrees(latitude: number, longitude: number): Coordinate {

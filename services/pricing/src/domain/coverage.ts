@@ -1,6 +1,6 @@
+import type { Coordinate } from "@tawsil/domain";
+import { FailedPreconditionError } from "@tawsil/errors";
 import type { CityMap, LocationContext } from "./city-map";
-import type { Coordinate } from "./coordinate";
-import { FailedPreconditionError } from "./errors";
 
 export interface Coverage {
   readonly cityCode: string;

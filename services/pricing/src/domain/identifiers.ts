@@ -1,4 +1,4 @@
-import { ValidationError } from "./errors";
+import { ValidationError } from "@tawsil/errors";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CITY_CODE = /^[A-Z]{3}$/;

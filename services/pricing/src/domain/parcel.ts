@@ -1,17 +1,6 @@
-import { ValidationError } from "./errors";
+import { isRequirement, REQUIREMENTS } from "@tawsil/domain";
+import { ValidationError } from "@tawsil/errors";
 import { money } from "./money";
-
-/** Handling requirements of the catalogue (decisions.md section 2). */
-export const REQUIREMENTS = [
-  "FRAGILE",
-  "KEEP_UPRIGHT",
-  "COLD_CHAIN",
-  "LARGE_VEHICLE",
-  "SIGNATURE_ON_DELIVERY",
-  "PIN_ON_DELIVERY",
-  "ID_VERIFICATION",
-  "NO_CONTACT",
-] as const;
 
 /** What is carried, as far as eligibility and price are concerned. */
 export interface Parcel {
@@ -48,7 +37,7 @@ export function parseParcel(field: string, input: ParcelInput | undefined, codAm
   }
   const seen = new Set<string>();
   input.requirements.forEach((requirement, i) => {
-    if (!(REQUIREMENTS as readonly string[]).includes(requirement)) {
+    if (!isRequirement(requirement)) {
       throw new ValidationError(`${field}.requirements[${i}]`, `must be one of ${REQUIREMENTS.join(", ")}`);
     }
     if (seen.has(requirement)) throw new ValidationError(`${field}.requirements[${i}]`, `${requirement} is listed twice`);

@@ -1,5 +1,5 @@
+import { FailedPreconditionError } from "@tawsil/errors";
 import { describe, expect, it } from "vitest";
-import { FailedPreconditionError } from "./errors";
 import { priceDelivery, type PriceInput, type RateCardTerms } from "./price";
 
 const TERMS: RateCardTerms = {

@@ -1,5 +1,5 @@
+import { FailedPreconditionError } from "@tawsil/errors";
 import type Decimal from "decimal.js";
-import { FailedPreconditionError } from "./errors";
 import { money, Money, toHalalas } from "./money";
 
 /** A merchant's commercial terms as the merchant service sends them: SAR decimal strings, VAT excluded. */

@@ -1,4 +1,5 @@
-import { haversineMetres, type Coordinate } from "./coordinate";
+import type { Coordinate } from "@tawsil/domain";
+import { haversineMetres } from "./coordinate";
 
 /** A covered point: its coordinate and the city whose service area holds it. */
 export interface Place {

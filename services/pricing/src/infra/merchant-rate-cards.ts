@@ -1,8 +1,8 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { FailedPreconditionError } from "@tawsil/errors";
 import type { RateCard as RateCardMessage } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { RateCard, RateCardSource } from "../app/ports";
-import { FailedPreconditionError } from "../domain/errors";
 import { peerFailure, peerReason } from "./peer-errors";
 
 /**

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { DependencyUnavailableError, FailedPreconditionError } from "@tawsil/errors";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DependencyUnavailableError, FailedPreconditionError } from "../domain/errors";
 import type { Place } from "../domain/route-distance";
 import { OsrmRouteDistance } from "./osrm-route-distance";
 

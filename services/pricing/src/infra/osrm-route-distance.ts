@@ -1,6 +1,6 @@
+import { formatDegrees, type Coordinate } from "@tawsil/domain";
+import { DependencyUnavailableError, FailedPreconditionError } from "@tawsil/errors";
 import { z } from "zod";
-import { formatDegrees, type Coordinate } from "../domain/coordinate";
-import { DependencyUnavailableError, FailedPreconditionError } from "../domain/errors";
 import type { Place, RouteDistance } from "../domain/route-distance";
 
 const ENGINE = "the routing engine";

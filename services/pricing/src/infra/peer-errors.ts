@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { DependencyUnavailableError } from "@tawsil/errors";
 import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
-import { DependencyUnavailableError } from "../domain/errors";
 
 /** Codes that mean the peer could not answer now (down, slow, overloaded, or failing inside). */
 const OUTAGE = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.ResourceExhausted, Code.Aborted, Code.Canceled, Code.Internal, Code.Unknown, Code.DataLoss]);

@@ -1,5 +1,5 @@
+import { isRequirement, type Requirement } from "@tawsil/domain";
 import type { Carrier, Catalogue } from "../../domain/catalogue";
-import { isRequirement, type Requirement } from "../../domain/requirements";
 import type { PrismaClient } from "../prisma/generated/client";
 
 export interface LoadedCatalogue {

@@ -1,5 +1,5 @@
 import type { Db } from "@tawsil/db";
-import { AlreadyExistsError } from "../../domain/errors";
+import { AlreadyExistsError } from "@tawsil/errors";
 import type { MerchantStatus } from "../../domain/merchant-status";
 import type { Merchant, PrismaClient } from "../prisma/generated/client";
 import { isUniqueViolation } from "../unique-violation";

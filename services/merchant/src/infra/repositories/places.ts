@@ -1,6 +1,6 @@
 import type { Db } from "@tawsil/db";
-import type { Coordinate } from "../../domain/coordinate";
-import { AlreadyExistsError } from "../../domain/errors";
+import type { Coordinate } from "@tawsil/domain";
+import { AlreadyExistsError } from "@tawsil/errors";
 import type { Branch, PrismaClient, SavedLocation } from "../prisma/generated/client";
 import { isUniqueViolation } from "../unique-violation";
 

@@ -1,5 +1,5 @@
 import { withTransaction } from "@tawsil/db";
-import { VersionConflictError } from "../../domain/errors";
+import { VersionConflictError } from "@tawsil/errors";
 import type { RateCardTerms, RequirementSurcharge } from "../../domain/rate-card";
 import type { PrismaClient, RateCard } from "../prisma/generated/client";
 

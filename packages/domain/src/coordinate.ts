@@ -1,4 +1,4 @@
-import { ValidationError } from "./errors";
+import { ValidationError } from "@tawsil/errors";
 
 /** A WGS 84 point in integer microdegrees, the contract's 0.000001 step kept exact. */
 export interface Coordinate {
@@ -16,4 +16,11 @@ export function parseCoordinate(field: string, value: Coordinate | undefined): C
     throw new ValidationError(`${field}.longitude_micro`, "must be an integer from -180000000 to 180000000");
   }
   return { latitudeMicro, longitudeMicro };
+}
+
+/** Microdegrees as exact decimal degrees ("46.675300"), without passing through binary floating point. */
+export function formatDegrees(micro: number): string {
+  const sign = micro < 0 ? "-" : "";
+  const digits = String(Math.abs(micro)).padStart(7, "0");
+  return `${sign}${digits.slice(0, -6)}.${digits.slice(-6)}`;
 }

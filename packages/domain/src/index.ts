@@ -1,0 +1,2 @@
+export { isRequirement, REQUIREMENTS, type Requirement } from "./requirements";
+export { formatDegrees, parseCoordinate, type Coordinate } from "./coordinate";
