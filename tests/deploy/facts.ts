@@ -41,6 +41,8 @@ export const DRAIN_ALLOWANCE_MS = 5_000;
 export const FAKE_SECRET_VALUES: Record<string, string> = {
   DATABASE_URL: "postgresql://tawsil:not-a-password@postgres.invalid:5432/tawsil_test",
   SIGNING_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+  TRACKING_LINK_SECRET: Buffer.alloc(32, 8).toString("base64"),
+  CURSOR_SECRET: Buffer.alloc(32, 9).toString("base64"),
 };
 
 export function sourceDir(name: ProcessName): string {

@@ -5,7 +5,10 @@ import path from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { decodeJwt } from "jose";
+import { Kafka, logLevel } from "kafkajs";
 import { dropDatabase } from "@tawsil/db";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/proto/grpc/health/v1/health_pb";
 import { freePort, problemSchemaErrors } from "@tawsil/testing";
@@ -175,6 +178,129 @@ describe("the mesh", () => {
     const logs = readdirSync(logDir).map((file) => readFileSync(path.join(logDir, file), "utf8")).join("\n");
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).not.toMatch(/margin|carrier_?cost/i);
+  });
+
+  describe("shipments through the gateway", () => {
+    const created: { id: string; reference: string }[] = [];
+    const api = async (method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${mesh.gatewayUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const reference = `E2E-${randomUUID().slice(0, 8)}`;
+
+    it("creates in shape A with a saved pickup, then replays the same request as 200 with the same body", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const body = {
+        reference: `${reference}-A`,
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        destination: RIYADH_MALQA,
+        recipient: { name: "Noura Al-Saud", mobile: "0512345678" },
+        parcel: { description: "Abaya", pieces: 2, weightKg: 1.5 },
+        codAmount: 120.5,
+      };
+      const first = await api("POST", "/v2/external/shipments", token, body);
+      expect(first.status).toBe(201);
+      const shipment = (await first.json()) as Record<string, unknown>;
+      expect(shipment).toMatchObject({ reference: `${reference}-A`, status: "CREATED", codAmount: 120.5, version: expect.any(Number) });
+      expect(shipment.trackingUrl).toMatch(/\/t\/[A-Za-z0-9_-]{43}$/);
+      expect(first.headers.get("etag")).toBe(`"${shipment.version}"`);
+      expect(first.headers.get("location")).toBe(`/v2/external/shipments/${shipment.id}`);
+
+      const replay = await api("POST", "/v2/external/shipments", token, body);
+      expect(replay.status).toBe(200);
+      expect(await replay.json()).toEqual(shipment);
+      expect(replay.headers.get("etag")).toBe(first.headers.get("etag"));
+      created.push({ id: String(shipment.id), reference: `${reference}-A` });
+    });
+
+    it("creates in shape B with a branch and reads it back with ETag and If-None-Match", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const res = await api("POST", "/v2/external/shipments", token, {
+        externalReference: `${reference}-B`,
+        pickupLocationCode: credentials.TAWSIL_SAVED_LOCATION,
+        branchCode: "RUH-MAIN",
+        recipient: { name: "Fahad", phone: "+966512345679" },
+        destination: { ...RIYADH_MALQA, cityCode: "RUH" },
+        items: [{ description: "Shoes", quantity: 2, weightKilograms: 0.75, lengthCentimetres: 30, widthCentimetres: 20, heightCentimetres: 12 }],
+        requirements: ["FRAGILE"],
+      }, { "idempotency-key": `${reference}-key-for-b` });
+      expect(res.status).toBe(201);
+      const shipment = (await res.json()) as Record<string, unknown>;
+      expect(shipment).toMatchObject({
+        externalReference: `${reference}-B`,
+        maskedRecipientPhone: "*********5679",
+        totalWeightKilograms: 1.5,
+        currency: "SAR",
+        paymentMethod: "PREPAID",
+        destination: { cityCode: "RUH", latitude: RIYADH_MALQA.latitude, longitude: RIYADH_MALQA.longitude },
+        pickup: { cityCode: "RUH" },
+        requirements: ["FRAGILE"],
+        timelineMedia: [],
+      });
+      expect(shipment.shipmentNumber).toMatch(/^TWS-\d{10}$/);
+      const read = await api("GET", `/v2/external/shipments/${shipment.shipmentId}`, token);
+      expect(read.status).toBe(200);
+      const etag = read.headers.get("etag")!;
+      expect(etag).toMatch(/^"\d+"$/);
+      expect(await read.json()).toMatchObject({ shipmentId: shipment.shipmentId });
+      expect((await api("GET", `/v2/external/shipments/${shipment.shipmentId}`, token, undefined, { "if-none-match": etag })).status).toBe(304);
+      created.push({ id: String(shipment.shipmentId), reference: `${reference}-B` });
+    });
+
+    it("lists the merchant's shipments and keeps them from other merchants", async () => {
+      const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
+      const page = (await (await api("GET", `/v2/external/shipments?externalReference=${reference}-B`, token)).json()) as {
+        data: { shipmentId: string }[];
+        page: Record<string, unknown>;
+        links: { self: string };
+      };
+      expect(page.data.map((s) => s.shipmentId)).toEqual([created[1]!.id]);
+      expect(page.page).toEqual({ limit: 25, nextCursor: null, hasMore: false });
+      expect(page.links.self).toBe(`/v2/external/shipments?externalReference=${reference}-B`);
+      const other = await tokenFor(credentials.TAWSIL_CLIENT2_ID!, credentials.TAWSIL_CLIENT2_SECRET!);
+      const foreign = await api("GET", `/v2/external/shipments/${created[0]!.id}`, other);
+      expect(foreign.status).toBe(403);
+      expect(((await foreign.json()) as { code: string }).code).toBe("ACCESS_DENIED");
+      expect((await api("POST", `/v2/external/shipments/${created[0]!.id}/cancel`, other, { reason: "NOT_MINE" })).status).toBe(403);
+    });
+
+    it("cancels in shape A, replays the cancel, and refuses another cancel of the final state", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const path = `/v2/external/shipments/${created[0]!.id}/cancel`;
+      const cancel = await api("POST", path, token, { reason: "CUSTOMER_REQUEST" });
+      expect(cancel.status).toBe(200);
+      const body = (await cancel.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ id: created[0]!.id, status: "CANCELLED" });
+      const again = await api("POST", path, token, { reason: "CUSTOMER_REQUEST" });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual(body);
+      const different = await api("POST", path, token, { reasonCode: "CUSTOMER_REQUEST" }, { "idempotency-key": `${reference}-other-cancel` });
+      expect(different.status).toBe(409);
+      expect(((await different.json()) as { code: string }).code).toBe("SHIPMENT_NOT_CANCELLABLE");
+    });
+
+    it("publishes each state change of each shipment exactly once on Kafka", async () => {
+      const kafka = new Kafka({ clientId: "e2e-reader", brokers: [...brokers], logLevel: logLevel.NOTHING });
+      const consumer = kafka.consumer({ groupId: `e2e-${randomUUID()}` });
+      const seen: string[] = [];
+      const ids = new Set(created.map((c) => c.id));
+      await consumer.connect();
+      await consumer.subscribe({ topics: ["shipment.shipment.events.v1"], fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          const event = fromBinary(ShipmentChangedSchema, message.value ?? new Uint8Array());
+          if (ids.has(event.shipment?.shipmentId ?? "")) seen.push(`${event.shipment?.shipmentId}@${event.shipment?.version}`);
+        },
+      });
+      const expected = [`${created[0]!.id}@1`, `${created[0]!.id}@2`, `${created[0]!.id}@3`, `${created[1]!.id}@1`, `${created[1]!.id}@2`];
+      const deadline = Date.now() + 30_000;
+      while (seen.length < expected.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive right behind
+      await consumer.disconnect();
+      expect([...seen].sort()).toEqual([...expected].sort());
+    });
   });
 
   it("stops every process on SIGTERM, leaving none behind", async () => {

@@ -71,13 +71,15 @@ describe.each(prismaConfigs())("migrations of %s", (config) => {
 
 describe("findSchemaDrift on a migration that disagrees with the model", () => {
   const INIT = "20261125224550_init";
-  let shipment: GeneratedDataModel;
+  let fixture: GeneratedDataModel;
   let sql: string;
   let dir: MigrationsDir | undefined;
 
   beforeAll(async () => {
-    const target = await targetOf(path.join("services", "shipment", "prisma.config.ts"));
-    shipment = await generatedModel(target);
+    // The events fixture: exactly the outbox and processed-event tables in one migration, so an
+    // edit of that migration is the only drift (services grow later migrations of their own).
+    const target = await targetOf(path.join("packages", "events", "test", "prisma", "prisma.config.ts"));
+    fixture = await generatedModel(target);
     sql = await readFile(path.join(target.migrationsDir, INIT, "migration.sql"), "utf8");
   });
 
@@ -85,7 +87,7 @@ describe("findSchemaDrift on a migration that disagrees with the model", () => {
     await dir?.remove();
   });
 
-  /** Drift of the shipment model against its init migration edited by `edit`. */
+  /** Drift of the fixture's model against its init migration edited by `edit`. */
   async function driftAfter(edit: (migration: string) => string): Promise<string[]> {
     const edited = edit(sql);
     expect(edited).not.toBe(sql);
@@ -94,7 +96,7 @@ describe("findSchemaDrift on a migration that disagrees with the model", () => {
     const db = await createTestDatabase("drift_negative");
     try {
       await migrate(db.url, dir.path);
-      return await findSchemaDrift(db.url, shipment);
+      return await findSchemaDrift(db.url, fixture);
     } finally {
       await db.drop();
     }

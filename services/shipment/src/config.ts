@@ -1,7 +1,34 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
-import type { z } from "zod";
+import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { z } from "zod";
 
-const schema = commonEnv.extend(databaseEnv.shape).extend(kafkaEnv.shape);
+/** A key of at least 256 bits, as standard base64 (openssl rand -base64 32). */
+const secretKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, "expected standard base64")
+  .transform((value) => new Uint8Array(Buffer.from(value, "base64")))
+  .refine((key) => key.length >= 32, "expected base64 of at least 32 bytes (openssl rand -base64 32)");
+
+const schema = commonEnv
+  .extend(databaseEnv.shape)
+  .extend(kafkaEnv.shape)
+  .extend({
+    /** The merchant service: status, saved locations, branches, rate card maximums. */
+    MERCHANT_SERVICE_URL: peerUrl,
+    /** The pricing service: coverage, derived context, price and the terms to freeze. */
+    PRICING_SERVICE_URL: peerUrl,
+    /** Deadline of each call to a peer service. */
+    PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+    /** Where customers open tracking links: `${PUBLIC_BASE_URL}/t/<code>`. */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).default("http://localhost:8080"),
+    /** HMAC key deriving the tracking link code from the shipment id; tracking must share it. */
+    TRACKING_LINK_SECRET: secretKey,
+    /** HMAC key protecting list cursors. */
+    CURSOR_SECRET: secretKey,
+    /** How long a duplicate request waits for the first one with its key before IDEMPOTENCY_KEY_IN_USE. */
+    IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
+    /** How long idempotency records answer replays. */
+    IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -1,17 +1,35 @@
 // Composition root of the shipment service: configuration, then infrastructure, then the server.
-import { openDatabase, withTransaction } from "@tawsil/db";
+import { withTransaction } from "@tawsil/db";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { createLogger, initTracing } from "@tawsil/logging";
 import { runService } from "@tawsil/rpc";
 import { readConfig } from "./config";
-import { PrismaClient } from "./infra/prisma/generated/client";
+import { composeShipmentService, SERVICE_NAMES } from "./server";
 
 const config = readConfig(process.env);
 initTracing();
 const logger = createLogger({ service: "shipment", level: config.LOG_LEVEL });
-const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
-const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
-// The relay holds its transaction while the broker acknowledges a batch: allow for broker retries.
-const relay = startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(database.client, fn, { timeoutMs: 30_000 }) });
 
-await runService({ name: "shipment", config, logger, checks: [database.readiness, broker.readiness], closers: [relay, broker, database] });
+try {
+  const parts = composeShipmentService(config, logger);
+  const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
+  // The relay holds its transaction while the broker acknowledges a batch: allow for broker retries.
+  const relay = startOutboxRelay({
+    kafka: broker.kafka,
+    logger,
+    runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
+  });
+  await runService({
+    name: "shipment",
+    config,
+    logger,
+    metrics: parts.metrics,
+    routes: parts.routes,
+    serviceNames: SERVICE_NAMES,
+    checks: [...parts.checks, broker.readiness],
+    closers: [relay, broker, ...parts.closers],
+  });
+} catch (err) {
+  logger.fatal({ err }, "shipment service failed to start");
+  process.exit(1);
+}

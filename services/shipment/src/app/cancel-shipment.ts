@@ -1,0 +1,67 @@
+import { FailedPreconditionError, NotFoundError } from "@tawsil/errors";
+import { PermissionDeniedError, ShipmentValidationError } from "../domain/errors";
+import { cancelVerdict } from "../domain/lifecycle";
+import { cancel } from "../domain/shipment";
+import { replay, resultOf, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
+import type { Outcome, ShipmentStore } from "./ports";
+
+export interface CancelShipmentRequest {
+  readonly merchantId: string;
+  readonly shipmentId: string;
+  readonly reasonCode: string;
+  readonly idempotency: IdempotencyInput;
+}
+
+const REASON = /^[A-Z][A-Z0-9_]{1,47}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Cancels before any driver offer (decisions.md section 4), idempotently like create: the record,
+ * the change and its event commit together, under the shipment's row lock that ReserveForOffer
+ * takes too, so of a racing cancel and offer exactly one wins. A completed cancel and the 409
+ * SHIPMENT_ALREADY_ASSIGNED are stored and replayed; nothing else is.
+ */
+export class CancelShipment {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: { store: ShipmentStore; idempotencyWaitMs: number; retentionMs: number; clock?: () => Date }) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async execute(request: CancelShipmentRequest): Promise<IdempotentResult> {
+    const scope = scopeOf("cancel", request.merchantId, request.idempotency);
+    const shape = shapeOf(request.idempotency);
+    if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH" }]);
+    if (!UUID.test(request.shipmentId)) throw new NotFoundError("shipment");
+    const early = await this.deps.store.findRecord(scope, this.clock());
+    if (early) return replay(request.idempotency, early);
+
+    const now = this.clock();
+    const result = await this.deps.store.inTransaction(async (tx): Promise<IdempotentResult | Outcome> => {
+      await tx.lockIdempotencyScope(scope, this.deps.idempotencyWaitMs);
+      const stored = await tx.findRecord(scope, now);
+      if (stored) return replay(request.idempotency, stored);
+      const shipment = await tx.lockShipment(request.shipmentId);
+      if (!shipment) throw new NotFoundError("shipment");
+      if (shipment.merchantId !== request.merchantId) throw new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");
+
+      const verdict = cancelVerdict(shipment.state);
+      const expiresAt = new Date(now.getTime() + this.deps.retentionMs);
+      const save = (outcome: Outcome) =>
+        tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome, shape, shipmentId: shipment.id }, now, expiresAt);
+      if (verdict === "SHIPMENT_ALREADY_ASSIGNED") {
+        // Stored, so a retry keeps answering 409 even after the shipment moves on; thrown after the commit.
+        const refused: Outcome = { kind: "refused", reason: verdict };
+        await save(refused);
+        return refused;
+      }
+      if (verdict === "SHIPMENT_NOT_CANCELLABLE") throw new FailedPreconditionError(verdict, `a ${shipment.state} shipment cannot be cancelled`);
+      const change = cancel(shipment, request.reasonCode);
+      await tx.record(change);
+      const outcome: Outcome = { kind: "snapshot", snapshot: this.deps.store.snapshotOf(change.shipment) };
+      await save(outcome);
+      return resultOf(outcome, false);
+    });
+    return "kind" in result ? resultOf(result, false) : result;
+  }
+}

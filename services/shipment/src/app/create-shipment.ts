@@ -1,0 +1,190 @@
+import { FailedPreconditionError } from "@tawsil/errors";
+import { v7 as uuidv7 } from "uuid";
+import { fieldName, parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
+import { DuplicateReferenceError, PermissionDeniedError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
+import { approve, created, type Place, type Shipment } from "../domain/shipment";
+import { newShipmentNumber } from "../domain/shipment-number";
+import { replay, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
+import { ShipmentNumberTakenError, type MerchantDirectory, type MerchantStatus, type Quote, type Quotes, type ShipmentStore } from "./ports";
+
+export interface CreateShipmentRequest {
+  readonly merchantId: string;
+  readonly idempotency: IdempotencyInput;
+  readonly draft: DraftInput;
+}
+
+export interface CreateShipmentDeps {
+  readonly store: ShipmentStore;
+  readonly merchants: MerchantDirectory;
+  readonly quotes: Quotes;
+  readonly environment: "sandbox" | "production";
+  readonly idempotencyWaitMs: number;
+  readonly retentionMs: number;
+  readonly clock?: () => Date;
+}
+
+/** Shipment numbers are 10 random digits; a collision is rare, three in a row is a bug. */
+const NUMBER_ATTEMPTS = 3;
+
+/**
+ * Creates a shipment or replays the original result (decisions.md sections 2 and 3).
+ *
+ * A stored record answers first, without peers or validation (a replay must not fail because the
+ * pickup window has passed since). Then the draft's own rules, then the peers, concurrently where
+ * independent and judged in a fixed order. Only then one transaction: the idempotency scope's
+ * advisory lock, the record again (a concurrent duplicate may have finished meanwhile), the
+ * reference, the shipment, its events, the automatic approval and the record, committed together.
+ * Failures before the commit store nothing, so the key is not consumed.
+ */
+export class CreateShipment {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: CreateShipmentDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async execute(request: CreateShipmentRequest, signal: AbortSignal): Promise<IdempotentResult> {
+    const scope = scopeOf("create", request.merchantId, request.idempotency);
+    const shape = shapeOf(request.idempotency);
+    const early = await this.deps.store.findRecord(scope, this.clock());
+    if (early) return replay(request.idempotency, early);
+
+    const draft = validateDraft(request.draft, this.clock());
+    const { status, pickup, quote } = await this.consultPeers(request.merchantId, draft, signal);
+
+    for (let attempt = 1; ; attempt++) {
+      const now = this.clock();
+      const shipment = this.build(request.merchantId, draft, pickup, quote, now);
+      try {
+        return await this.deps.store.inTransaction(async (tx) => {
+          await tx.lockIdempotencyScope(scope, this.deps.idempotencyWaitMs);
+          const stored = await tx.findRecord(scope, now);
+          if (stored) return replay(request.idempotency, stored);
+          if (await tx.referenceExists(request.merchantId, draft.externalReference)) throw new DuplicateReferenceError();
+          await tx.insert(shipment);
+          await tx.record(created(shipment), { inserted: true });
+          let final = shipment;
+          if (status === "ACTIVE") {
+            const approval = approve(shipment, now);
+            await tx.record(approval);
+            final = approval.shipment;
+          }
+          const snapshot = this.deps.store.snapshotOf(final);
+          const expiresAt = new Date(now.getTime() + this.deps.retentionMs);
+          await tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome: { kind: "snapshot", snapshot }, shape, shipmentId: final.id }, now, expiresAt);
+          return { snapshot, replayed: false };
+        });
+      } catch (error) {
+        if (error instanceof ShipmentNumberTakenError && attempt < NUMBER_ATTEMPTS) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** Merchant status, pickup and branch concurrently; the quote as soon as the pickup is known. */
+  private async consultPeers(merchantId: string, draft: ValidDraft, signal: AbortSignal): Promise<{ status: MerchantStatus; pickup: Place; quote: Quote }> {
+    const { merchants, quotes } = this.deps;
+    const pickupPromise: Promise<Place | null> =
+      draft.pickup.kind === "saved"
+        ? merchants.savedLocation(merchantId, draft.pickup.code, signal)
+        : Promise.resolve(draft.pickup.coordinate ? { coordinate: draft.pickup.coordinate, addressLine: "", cityCode: "" } : null);
+    const quotePromise = pickupPromise.then((pickup) => (pickup ? quotes.quote(this.quoteRequest(merchantId, draft, pickup), signal) : null));
+    const [status, branch, pickup, quote] = await Promise.allSettled([
+      merchants.status(merchantId, signal),
+      draft.branchCode === null ? Promise.resolve(true) : merchants.branchExists(merchantId, draft.branchCode, signal),
+      pickupPromise,
+      quotePromise,
+    ]);
+
+    // Judged in a fixed order whatever finished first, so one request always fails the same way.
+    this.checkStatus(settled(status));
+    const violations: FieldViolation[] = [];
+    const place = settled(pickup);
+    if (!place) violations.push({ field: fieldName(draft.fieldNames, "saved_location_code"), code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } });
+    if (!settled(branch)) violations.push({ field: fieldName(draft.fieldNames, "branch_code"), code: "UNKNOWN_REFERENCE", params: { entity: "branch" } });
+    if (violations.length > 0 || !place) throw new ShipmentValidationError(violations);
+    const priced = await this.priced(merchantId, draft, quote, signal);
+    return { status: settled(status) ?? "TERMINATED", pickup: place, quote: priced };
+  }
+
+  private checkStatus(status: MerchantStatus | null): void {
+    const allowed = this.deps.environment === "production" ? status === "ACTIVE" : status === "ACTIVE" || status === "DRAFT";
+    if (!allowed) throw new PermissionDeniedError("MERCHANT_NOT_ACTIVE", "the merchant may not create shipments");
+  }
+
+  /** Pricing's refusals pass through, except a COD above the agreed maximum: a violation on the COD field. */
+  private async priced(merchantId: string, draft: ValidDraft, result: PromiseSettledResult<Quote | null>, signal: AbortSignal): Promise<Quote> {
+    if (result.status === "fulfilled") {
+      if (!result.value) throw new Error("unreachable: a quote without a pickup");
+      return result.value;
+    }
+    const error: unknown = result.reason;
+    if (error instanceof FailedPreconditionError && error.reason === "COD_ABOVE_MAXIMUM") {
+      const max = await this.deps.merchants.maxCodAmount(merchantId, signal);
+      throw new ShipmentValidationError([{ field: fieldName(draft.fieldNames, "cod_amount"), code: "OUT_OF_RANGE", params: max === null ? {} : { max } }]);
+    }
+    throw error;
+  }
+
+  private quoteRequest(merchantId: string, draft: ValidDraft, pickup: Place) {
+    const cashOnDelivery = draft.codAmount !== "0.00";
+    return {
+      merchantId,
+      pickup: pickup.coordinate,
+      destination: draft.destination,
+      expectedCityCode: draft.destinationCityCode ?? "",
+      parcel: { ...parcelOf(draft), requirements: draft.requirements, cashOnDelivery },
+      codAmount: cashOnDelivery ? draft.codAmount : "",
+    };
+  }
+
+  private build(merchantId: string, draft: ValidDraft, pickup: Place, quote: Quote, now: Date): Shipment {
+    return {
+      id: uuidv7({ msecs: now.getTime() }),
+      shipmentNumber: newShipmentNumber(),
+      merchantId,
+      externalReference: draft.externalReference,
+      state: "PENDING_APPROVAL",
+      version: 1n,
+      recipientName: draft.recipientName,
+      recipientPhone: draft.recipientPhone,
+      alternateContactName: draft.alternateContactName,
+      alternateContactPhone: draft.alternateContactPhone,
+      totalWeightKilograms: draft.totalWeightKilograms,
+      declaredValue: draft.declaredValue,
+      codAmount: draft.codAmount,
+      currency: draft.currency,
+      paymentMethod: draft.paymentMethod,
+      pickupWindow: draft.pickupWindow,
+      createdAt: now,
+      approvedAt: null,
+      pickup: {
+        coordinate: pickup.coordinate,
+        addressLine: pickup.addressLine || quote.pickup.addressLine,
+        cityCode: pickup.cityCode || quote.pickup.cityCode,
+      },
+      destination: {
+        coordinate: draft.destination,
+        addressLine: draft.destinationAddressLine ?? quote.destination.addressLine,
+        cityCode: quote.destination.cityCode,
+      },
+      items: draft.items,
+      requirements: draft.requirements,
+      branchCode: draft.branchCode,
+      reasonCode: null,
+      terms: {
+        rateCardId: quote.rateCardId,
+        rateCardVersion: quote.rateCardVersion,
+        serviceLevel: quote.serviceLevel,
+        price: quote.price,
+        distanceMetres: quote.distanceMetres,
+      },
+    };
+  }
+}
+
+/** The value of a settled promise, or its error thrown. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}

@@ -1,0 +1,40 @@
+import { FailedPreconditionError, ValidationError } from "@tawsil/errors";
+import type { IdempotencyScope, Outcome, RequestShape, StoredRecord } from "./ports";
+
+/** An idempotent request as the gateway identifies it. */
+export interface IdempotencyInput {
+  readonly key: string;
+  readonly clientId: string;
+  readonly fingerprint: string;
+  readonly shape: RequestShape | null;
+}
+
+export interface IdempotentResult {
+  /** The serialized response, identical byte for byte on every replay. */
+  readonly snapshot: Uint8Array;
+  readonly replayed: boolean;
+}
+
+export function scopeOf(operation: IdempotencyScope["operation"], merchantId: string, input: IdempotencyInput): IdempotencyScope {
+  if (input.key.length < 1 || input.key.length > 256) throw new ValidationError("idempotency.key", "must be 1 to 256 characters");
+  if (!/^[0-9a-fA-F]{64}$/.test(input.fingerprint)) throw new ValidationError("idempotency.fingerprint", "must be a SHA-256 hex digest");
+  return { operation, merchantId, clientId: input.clientId, key: input.key };
+}
+
+export function shapeOf(input: IdempotencyInput): RequestShape {
+  if (input.shape === null) throw new ValidationError("idempotency.shape", "is required");
+  return input.shape;
+}
+
+/** The answer to a request whose key already has a record: its outcome again, or IDEMPOTENCY_KEY_REUSED. */
+export function replay(input: IdempotencyInput, stored: StoredRecord): IdempotentResult {
+  if (stored.fingerprint !== input.fingerprint) {
+    throw new FailedPreconditionError("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used with a different request");
+  }
+  return resultOf(stored.outcome, true);
+}
+
+export function resultOf(outcome: Outcome, replayed: boolean): IdempotentResult {
+  if (outcome.kind === "refused") throw new FailedPreconditionError(outcome.reason, "a driver offer or assignment exists for this shipment");
+  return { snapshot: outcome.snapshot, replayed };
+}

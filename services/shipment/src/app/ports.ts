@@ -1,0 +1,95 @@
+import type { Coordinate } from "@tawsil/domain";
+import type { Position } from "../domain/cursor";
+import type { ShipmentState } from "../domain/lifecycle";
+import type { Place, Shipment, ShipmentChange } from "../domain/shipment";
+
+export type MerchantStatus = "DRAFT" | "ACTIVE" | "SUSPENDED" | "TERMINATED";
+
+/**
+ * The merchant service. Fails with DependencyUnavailableError when it cannot answer; an unknown
+ * merchant is reported as status null, an unknown saved location or branch as null / false.
+ */
+export interface MerchantDirectory {
+  status(merchantId: string, signal: AbortSignal): Promise<MerchantStatus | null>;
+  savedLocation(merchantId: string, code: string, signal: AbortSignal): Promise<Place | null>;
+  branchExists(merchantId: string, code: string, signal: AbortSignal): Promise<boolean>;
+  /** The agreed maximum COD amount of the rate card in force, "5000.00"; null without one. */
+  maxCodAmount(merchantId: string, signal: AbortSignal): Promise<string | null>;
+}
+
+export interface QuoteRequest {
+  readonly merchantId: string;
+  readonly pickup: Coordinate;
+  readonly destination: Coordinate;
+  /** "" when the merchant named no city. */
+  readonly expectedCityCode: string;
+  readonly parcel: { totalWeightGrams: bigint; longestSideMm: number; requirements: readonly string[]; cashOnDelivery: boolean };
+  readonly codAmount: string;
+}
+
+export interface Quote {
+  readonly distanceMetres: number;
+  readonly price: string;
+  readonly serviceLevel: string;
+  readonly rateCardId: string;
+  readonly rateCardVersion: number;
+  readonly pickup: { readonly cityCode: string; readonly addressLine: string };
+  readonly destination: { readonly cityCode: string; readonly addressLine: string };
+}
+
+/** The pricing service. Fails with FailedPreconditionError (pricing's reason) or DependencyUnavailableError. */
+export interface Quotes {
+  quote(request: QuoteRequest, signal: AbortSignal): Promise<Quote>;
+}
+
+/** Where an idempotency key lives (decisions.md section 3). */
+export interface IdempotencyScope {
+  readonly operation: "create" | "cancel";
+  readonly merchantId: string;
+  /** "" for cancel's derived key, which is scoped to the merchant only. */
+  readonly clientId: string;
+  readonly key: string;
+}
+
+export type RequestShape = "A" | "B";
+
+/** A completed result worth replaying: the response snapshot, or the one stored refusal. */
+export type Outcome = { readonly kind: "snapshot"; readonly snapshot: Uint8Array } | { readonly kind: "refused"; readonly reason: "SHIPMENT_ALREADY_ASSIGNED" };
+
+export interface StoredRecord {
+  readonly fingerprint: string;
+  readonly outcome: Outcome;
+}
+
+/** What one database transaction can do; every write of a use case goes through one of these. */
+export interface ShipmentTx {
+  /** Serialises requests of one scope; throws VersionConflictError IDEMPOTENCY_KEY_IN_USE after waitMs. */
+  lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void>;
+  findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
+  saveRecord(scope: IdempotencyScope, record: StoredRecord & { shape: RequestShape; shipmentId: string }, now: Date, expiresAt: Date): Promise<void>;
+  referenceExists(merchantId: string, externalReference: string): Promise<boolean>;
+  /** Throws ShipmentNumberTakenError or DuplicateReferenceError on the unique keys. */
+  insert(shipment: Shipment): Promise<void>;
+  /** SELECT ... FOR UPDATE: cancel and reserve serialise on it. */
+  lockShipment(id: string): Promise<Shipment | null>;
+  /** Writes the mutable part (state, version, approval, reason) and the change's outbox event. */
+  record(change: ShipmentChange, options?: { inserted: boolean }): Promise<void>;
+}
+
+export interface ShipmentStore {
+  inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R>;
+  /** Outside any lock: the fast path of a replay. */
+  findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
+  findById(id: string): Promise<Shipment | null>;
+  /** Up to `limit` shipments of the query strictly after `after`, created_at DESC then id DESC. */
+  listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]>;
+  /** The stored form of a response: a serialized Shipment without its derived tracking URL. */
+  snapshotOf(shipment: Shipment): Uint8Array;
+  /** Deletes expired idempotency records; returns how many. */
+  purgeExpired(now: Date): Promise<number>;
+}
+
+/** The random shipment number hit an existing one; the creation is retried with another. */
+export class ShipmentNumberTakenError extends Error {
+  override readonly name = "ShipmentNumberTakenError";
+}

@@ -1,0 +1,60 @@
+import { DomainError } from "@tawsil/errors";
+
+/*
+ * Failures only the shipment domain has. The shared kinds (NotFoundError, FailedPreconditionError,
+ * VersionConflictError, DependencyUnavailableError) come from @tawsil/errors; rpc/domain-errors.ts
+ * maps every kind to a Connect code once.
+ */
+
+/** One broken rule, in the caller's field path (ShipmentDraft.field_names translates ours). */
+export interface FieldViolation {
+  readonly field: string;
+  /** A violation code of decisions.md section 12. */
+  readonly code: string;
+  readonly params?: Readonly<Record<string, string>>;
+}
+
+/** Rules only the shipment service can judge were broken; the violations travel as FieldViolations. */
+export class ShipmentValidationError extends DomainError {
+  override readonly name = "ShipmentValidationError";
+  readonly reason = "VALIDATION_FAILED";
+  readonly kind = "invalid-argument";
+  constructor(readonly violations: readonly FieldViolation[]) {
+    super(`the shipment breaks ${violations.length} rule(s): ${violations.map((v) => `${v.field} ${v.code}`).join(", ")}`);
+  }
+}
+
+/** A cursor that this service did not issue for exactly this query (edited, replayed elsewhere). */
+export class InvalidCursorError extends DomainError {
+  override readonly name = "InvalidCursorError";
+  readonly reason = "INVALID_CURSOR";
+  readonly kind = "invalid-argument";
+  constructor() {
+    super("the cursor does not belong to this query");
+  }
+}
+
+/** externalReference is unique per merchant forever, whatever the idempotency key. */
+export class DuplicateReferenceError extends DomainError {
+  override readonly name = "DuplicateReferenceError";
+  readonly reason = "DUPLICATE_REFERENCE";
+  readonly kind = "already-exists";
+  constructor() {
+    super("a shipment with this reference already exists");
+  }
+}
+
+/**
+ * The caller may not do this: ACCESS_DENIED (another merchant's shipment) or MERCHANT_NOT_ACTIVE.
+ * Not a DomainError because @tawsil/errors has no permission-denied kind yet; the edge maps it.
+ */
+export class PermissionDeniedError extends DomainError {
+  override readonly name = "PermissionDeniedError";
+  readonly kind = "permission-denied";
+  constructor(
+    readonly reason: "ACCESS_DENIED" | "MERCHANT_NOT_ACTIVE",
+    message: string,
+  ) {
+    super(message);
+  }
+}

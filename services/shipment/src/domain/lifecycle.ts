@@ -1,0 +1,68 @@
+/** The canonical states of decisions.md section 5, named as stored. */
+export const SHIPMENT_STATES = [
+  "PENDING_APPROVAL",
+  "READY_FOR_DISPATCH",
+  "OFFERED",
+  "ACCEPTED",
+  "DISPATCH_UNRESOLVED",
+  "PICKED_UP",
+  "OUT_FOR_DELIVERY",
+  "DELIVERED",
+  "DELIVERY_FAILED",
+  "CANCELLED",
+] as const;
+export type ShipmentState = (typeof SHIPMENT_STATES)[number];
+
+export type PublicStatus = "CREATED" | "ASSIGNED" | "PICKED_UP" | "OUT_FOR_DELIVERY" | "DELIVERED" | "FAILED" | "CANCELLED";
+
+/** Every allowed move; anything else is refused by the aggregate. Terminal states have none. */
+const TRANSITIONS: Readonly<Record<ShipmentState, readonly ShipmentState[]>> = {
+  PENDING_APPROVAL: ["READY_FOR_DISPATCH", "CANCELLED"],
+  READY_FOR_DISPATCH: ["OFFERED", "CANCELLED"],
+  DISPATCH_UNRESOLVED: ["OFFERED", "CANCELLED"],
+  OFFERED: ["OFFERED", "DISPATCH_UNRESOLVED", "ACCEPTED"],
+  ACCEPTED: ["PICKED_UP"],
+  PICKED_UP: ["OUT_FOR_DELIVERY", "DELIVERY_FAILED"],
+  OUT_FOR_DELIVERY: ["DELIVERED", "DELIVERY_FAILED"],
+  DELIVERED: [],
+  DELIVERY_FAILED: [],
+  CANCELLED: [],
+};
+
+export function canTransition(from: ShipmentState, to: ShipmentState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function isTerminal(state: ShipmentState): boolean {
+  return TRANSITIONS[state].length === 0;
+}
+
+const PUBLIC: Readonly<Record<ShipmentState, PublicStatus>> = {
+  PENDING_APPROVAL: "CREATED",
+  READY_FOR_DISPATCH: "CREATED",
+  OFFERED: "CREATED",
+  DISPATCH_UNRESOLVED: "CREATED",
+  ACCEPTED: "ASSIGNED",
+  PICKED_UP: "PICKED_UP",
+  OUT_FOR_DELIVERY: "OUT_FOR_DELIVERY",
+  DELIVERED: "DELIVERED",
+  DELIVERY_FAILED: "FAILED",
+  CANCELLED: "CANCELLED",
+};
+
+export function publicStatusOf(state: ShipmentState): PublicStatus {
+  return PUBLIC[state];
+}
+
+/** What a cancel request meets in each state (decisions.md section 4). */
+export type CancelVerdict = "CANCELLABLE" | "SHIPMENT_ALREADY_ASSIGNED" | "SHIPMENT_NOT_CANCELLABLE";
+
+export function cancelVerdict(state: ShipmentState): CancelVerdict {
+  if (canTransition(state, "CANCELLED")) return "CANCELLABLE";
+  return isTerminal(state) ? "SHIPMENT_NOT_CANCELLABLE" : "SHIPMENT_ALREADY_ASSIGNED";
+}
+
+/** States dispatch may reserve for an offer. */
+export function isReservable(state: ShipmentState): boolean {
+  return state === "READY_FOR_DISPATCH" || state === "DISPATCH_UNRESOLVED";
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { cancelVerdict, publicStatusOf, SHIPMENT_STATES, type ShipmentState } from "./lifecycle";
+import { advance, approve, cancel, maskPhone, reserveForOffer, type Shipment } from "./shipment";
+
+const at = new Date("2026-11-27T10:00:00.000Z");
+const shipment = (state: ShipmentState, version = 1n): Shipment => ({
+  id: "0193a000-0000-7000-8000-000000000001",
+  shipmentNumber: "TWS-0000000001",
+  merchantId: "0193a000-0000-7000-8000-0000000000aa",
+  externalReference: "ORDER-1",
+  state,
+  version,
+  recipientName: "Sara",
+  recipientPhone: "+966512345678",
+  alternateContactName: null,
+  alternateContactPhone: null,
+  totalWeightKilograms: "1.000",
+  declaredValue: "0.00",
+  codAmount: "0.00",
+  currency: "SAR",
+  paymentMethod: "PREPAID",
+  pickupWindow: null,
+  createdAt: at,
+  approvedAt: null,
+  pickup: { coordinate: { latitudeMicro: 1, longitudeMicro: 1 }, addressLine: "a", cityCode: "RUH" },
+  destination: { coordinate: { latitudeMicro: 2, longitudeMicro: 2 }, addressLine: "b", cityCode: "RUH" },
+  items: [],
+  requirements: [],
+  branchCode: null,
+  reasonCode: null,
+  terms: { rateCardId: "x", rateCardVersion: 1, serviceLevel: "BIKE", price: "25.00", distanceMetres: 1 },
+});
+
+/** decisions.md section 5, written out independently of the implementation's table. */
+const ALLOWED: Record<ShipmentState, ShipmentState[]> = {
+  PENDING_APPROVAL: ["READY_FOR_DISPATCH", "CANCELLED"],
+  READY_FOR_DISPATCH: ["OFFERED", "CANCELLED"],
+  DISPATCH_UNRESOLVED: ["OFFERED", "CANCELLED"],
+  OFFERED: ["OFFERED", "DISPATCH_UNRESOLVED", "ACCEPTED"],
+  ACCEPTED: ["PICKED_UP"],
+  PICKED_UP: ["OUT_FOR_DELIVERY", "DELIVERY_FAILED"],
+  OUT_FOR_DELIVERY: ["DELIVERED", "DELIVERY_FAILED"],
+  DELIVERED: [],
+  DELIVERY_FAILED: [],
+  CANCELLED: [],
+};
+
+describe("the shipment state machine", () => {
+  for (const from of SHIPMENT_STATES) {
+    for (const to of SHIPMENT_STATES) {
+      const allowed = ALLOWED[from].includes(to);
+      it(`${allowed ? "allows" : "refuses"} ${from} -> ${to}`, () => {
+        if (allowed) {
+          const change = advance(shipment(from, 7n), to);
+          expect([change.shipment.state, change.shipment.version, change.previousState]).toEqual([to, 8n, from]);
+        } else {
+          expect(() => advance(shipment(from), to)).toThrow(expect.objectContaining({ reason: "ILLEGAL_TRANSITION" }));
+        }
+      });
+    }
+  }
+
+  it("approves with approvedAt and a change that is not public", () => {
+    const change = approve(shipment("PENDING_APPROVAL"), at);
+    expect(change).toMatchObject({ previousState: "PENDING_APPROVAL", publicStatusChanged: false, shipment: { state: "READY_FOR_DISPATCH", version: 2n, approvedAt: at } });
+  });
+
+  it("maps every canonical state to its public status", () => {
+    expect(Object.fromEntries(SHIPMENT_STATES.map((state) => [state, publicStatusOf(state)]))).toEqual({
+      PENDING_APPROVAL: "CREATED",
+      READY_FOR_DISPATCH: "CREATED",
+      OFFERED: "CREATED",
+      DISPATCH_UNRESOLVED: "CREATED",
+      ACCEPTED: "ASSIGNED",
+      PICKED_UP: "PICKED_UP",
+      OUT_FOR_DELIVERY: "OUT_FOR_DELIVERY",
+      DELIVERED: "DELIVERED",
+      DELIVERY_FAILED: "FAILED",
+      CANCELLED: "CANCELLED",
+    });
+  });
+
+  it("cancels only before an offer, and says why otherwise", () => {
+    expect(Object.fromEntries(SHIPMENT_STATES.map((state) => [state, cancelVerdict(state)]))).toEqual({
+      PENDING_APPROVAL: "CANCELLABLE",
+      READY_FOR_DISPATCH: "CANCELLABLE",
+      DISPATCH_UNRESOLVED: "CANCELLABLE",
+      OFFERED: "SHIPMENT_ALREADY_ASSIGNED",
+      ACCEPTED: "SHIPMENT_ALREADY_ASSIGNED",
+      PICKED_UP: "SHIPMENT_ALREADY_ASSIGNED",
+      OUT_FOR_DELIVERY: "SHIPMENT_ALREADY_ASSIGNED",
+      DELIVERED: "SHIPMENT_NOT_CANCELLABLE",
+      DELIVERY_FAILED: "SHIPMENT_NOT_CANCELLABLE",
+      CANCELLED: "SHIPMENT_NOT_CANCELLABLE",
+    });
+    const change = cancel(shipment("READY_FOR_DISPATCH", 2n), "CUSTOMER_REQUEST");
+    expect(change).toMatchObject({ publicStatusChanged: true, shipment: { state: "CANCELLED", version: 3n, reasonCode: "CUSTOMER_REQUEST" } });
+    expect(() => cancel(shipment("OFFERED"), "X_Y")).toThrow(expect.objectContaining({ reason: "SHIPMENT_ALREADY_ASSIGNED" }));
+    expect(() => cancel(shipment("CANCELLED"), "X_Y")).toThrow(expect.objectContaining({ reason: "SHIPMENT_NOT_CANCELLABLE" }));
+  });
+
+  it("reserves for an offer only a reservable shipment at the expected version", () => {
+    expect(reserveForOffer(shipment("DISPATCH_UNRESOLVED", 4n), 4n).shipment).toMatchObject({ state: "OFFERED", version: 5n });
+    expect(() => reserveForOffer(shipment("READY_FOR_DISPATCH", 4n), 3n)).toThrow(expect.objectContaining({ reason: "VERSION_MISMATCH" }));
+    expect(() => reserveForOffer(shipment("CANCELLED", 3n), 3n)).toThrow(expect.objectContaining({ reason: "NOT_RESERVABLE" }));
+  });
+
+  it("masks every character of the phone but the last four", () => {
+    expect(maskPhone("+966512345678")).toBe("*********5678");
+  });
+});

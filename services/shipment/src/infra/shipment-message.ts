@@ -1,0 +1,84 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
+import {
+  PaymentMethod as ProtoPaymentMethod,
+  PublicStatus as ProtoPublicStatus,
+  ShipmentSchema,
+  ShipmentState as ProtoState,
+  type Shipment as ShipmentMessage,
+} from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { publicStatusOf, type ShipmentState } from "../domain/lifecycle";
+import { maskPhone, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
+
+export function stateToProto(state: ShipmentState): ProtoState {
+  return ProtoState[state];
+}
+
+export function stateFromProto(state: ProtoState): ShipmentState | null {
+  return state === ProtoState.UNSPECIFIED ? null : (ProtoState[state] as ShipmentState);
+}
+
+const place = (value: Place) => ({ coordinate: value.coordinate, addressLine: value.addressLine, cityCode: value.cityCode });
+
+/**
+ * The aggregate as other services and the gateway read it. The tracking URL is left empty: it is
+ * derived at the RPC edge (rpc/shipment-view.ts) and so never stored, in snapshots or events.
+ * The recipient's phone leaves masked; the frozen terms do not leave at all.
+ */
+export function shipmentToProto(shipment: Shipment): ShipmentMessage {
+  return create(ShipmentSchema, {
+    shipmentId: shipment.id,
+    shipmentNumber: shipment.shipmentNumber,
+    merchantId: shipment.merchantId,
+    externalReference: shipment.externalReference,
+    state: stateToProto(shipment.state),
+    publicStatus: ProtoPublicStatus[publicStatusOf(shipment.state)],
+    recipientName: shipment.recipientName,
+    maskedRecipientPhone: maskPhone(shipment.recipientPhone),
+    totalWeightKilograms: shipment.totalWeightKilograms,
+    declaredValue: shipment.declaredValue,
+    codAmount: shipment.codAmount,
+    currency: shipment.currency,
+    paymentMethod: ProtoPaymentMethod[shipment.paymentMethod],
+    ...(shipment.pickupWindow
+      ? { pickupWindowStart: timestampFromDate(shipment.pickupWindow.start), pickupWindowEnd: timestampFromDate(shipment.pickupWindow.end) }
+      : {}),
+    createTime: timestampFromDate(shipment.createdAt),
+    ...(shipment.approvedAt ? { approveTime: timestampFromDate(shipment.approvedAt) } : {}),
+    version: shipment.version,
+    destination: place(shipment.destination),
+    pickup: place(shipment.pickup),
+    items: shipment.items.map((item) => ({
+      description: item.description,
+      quantity: item.quantity,
+      weightKilograms: item.weightKilograms,
+      lengthCentimetres: item.lengthCentimetres ?? "",
+      widthCentimetres: item.widthCentimetres ?? "",
+      heightCentimetres: item.heightCentimetres ?? "",
+    })),
+    requirements: [...shipment.requirements],
+    branchCode: shipment.branchCode ?? "",
+    reasonCode: shipment.reasonCode ?? "",
+  });
+}
+
+export function snapshotOf(shipment: Shipment): Uint8Array {
+  return toBinary(ShipmentSchema, shipmentToProto(shipment));
+}
+
+export const SHIPMENT_TOPIC = "shipment.shipment.events.v1";
+export const SHIPMENT_CHANGED_TYPE = "tawsil.shipment.v1.ShipmentChanged";
+
+/** The outbox payload of a change; occur_time is the change's own time (creation, approval or now). */
+export function shipmentChangedPayload(change: ShipmentChange, at: Date): Uint8Array {
+  return toBinary(
+    ShipmentChangedSchema,
+    create(ShipmentChangedSchema, {
+      shipment: shipmentToProto(change.shipment),
+      previousState: change.previousState === null ? ProtoState.UNSPECIFIED : stateToProto(change.previousState),
+      publicStatusChanged: change.publicStatusChanged,
+      occurTime: timestampFromDate(at),
+    }),
+  );
+}

@@ -1,0 +1,70 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { PaymentMethod, ShipmentSchema, type Shipment as ShipmentMessage } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { RequestShape, type Idempotency, type ShipmentDraft } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import type { IdempotencyInput } from "../app/idempotency";
+import type { DraftInput } from "../domain/draft";
+import type { Shipment } from "../domain/shipment";
+import { trackingUrl } from "../domain/tracking-link";
+import { shipmentToProto } from "../infra/shipment-message";
+
+export interface TrackingLinks {
+  readonly publicBaseUrl: string;
+  readonly secret: Uint8Array;
+}
+
+/** A stored snapshot as the response: the same bytes every time, plus the derived tracking URL. */
+export function shipmentFromSnapshot(snapshot: Uint8Array, links: TrackingLinks): ShipmentMessage {
+  const shipment = fromBinary(ShipmentSchema, snapshot);
+  shipment.trackingUrl = trackingUrl(links.publicBaseUrl, links.secret, shipment.shipmentId);
+  return shipment;
+}
+
+export function shipmentMessage(shipment: Shipment, links: TrackingLinks): ShipmentMessage {
+  const message = shipmentToProto(shipment);
+  message.trackingUrl = trackingUrl(links.publicBaseUrl, links.secret, shipment.id);
+  return message;
+}
+
+export function idempotencyFromProto(idempotency: Idempotency | undefined): IdempotencyInput {
+  const shape = idempotency?.shape === RequestShape.A ? "A" : idempotency?.shape === RequestShape.B ? "B" : null;
+  return { key: idempotency?.key ?? "", clientId: idempotency?.clientId ?? "", fingerprint: idempotency?.fingerprint ?? "", shape };
+}
+
+export function draftFromProto(draft: ShipmentDraft | undefined): DraftInput {
+  const pickup = draft?.pickup;
+  return {
+    externalReference: draft?.externalReference ?? "",
+    pickup:
+      pickup?.case === "savedLocationCode"
+        ? { kind: "saved", code: pickup.value }
+        : pickup?.case === "pickupCoordinate"
+          ? { kind: "coordinate", coordinate: pickup.value }
+          : null,
+    branchCode: draft?.branchCode ?? "",
+    recipientName: draft?.recipientName ?? "",
+    recipientPhone: draft?.recipientPhone ?? "",
+    alternateContactName: draft?.alternateContactName ?? "",
+    alternateContactPhone: draft?.alternateContactPhone ?? "",
+    destination: draft?.destination,
+    destinationAddressLine: draft?.destinationAddressLine ?? "",
+    destinationCityCode: draft?.destinationCityCode ?? "",
+    items: (draft?.items ?? []).map((item) => ({
+      description: item.description,
+      quantity: item.quantity,
+      weightKilograms: item.weightKilograms,
+      lengthCentimetres: item.lengthCentimetres,
+      widthCentimetres: item.widthCentimetres,
+      heightCentimetres: item.heightCentimetres,
+    })),
+    declaredValue: draft?.declaredValue ?? "",
+    codAmount: draft?.codAmount ?? "",
+    currency: draft?.currency ?? "",
+    paymentMethod: draft?.paymentMethod === PaymentMethod.COD ? "COD" : draft?.paymentMethod === PaymentMethod.PREPAID ? "PREPAID" : null,
+    pickupWindowStart: draft?.pickupWindowStart ? timestampDate(draft.pickupWindowStart) : null,
+    pickupWindowEnd: draft?.pickupWindowEnd ? timestampDate(draft.pickupWindowEnd) : null,
+    requirements: draft?.requirements ?? [],
+    totalWeightKilograms: draft?.totalWeightKilograms ?? "",
+    fieldNames: draft?.fieldNames ?? {},
+  };
+}

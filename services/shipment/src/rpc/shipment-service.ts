@@ -1,0 +1,54 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Logger } from "@tawsil/logging";
+import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import type { CancelShipment } from "../app/cancel-shipment";
+import type { CreateShipment } from "../app/create-shipment";
+import type { ReadShipments } from "../app/read-shipments";
+import type { ReserveForOffer } from "../app/reserve-for-offer";
+import { stateFromProto } from "../infra/shipment-message";
+import { withDomainErrors } from "@tawsil/rpc";
+import { shipmentErrorDetails } from "./domain-errors";
+import { draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";
+
+export interface ShipmentServiceDeps {
+  readonly createShipment: CreateShipment;
+  readonly cancelShipment: CancelShipment;
+  readonly reserveForOffer: ReserveForOffer;
+  readonly readShipments: ReadShipments;
+  readonly links: TrackingLinks;
+  readonly logger: Logger;
+}
+
+/** What the gateway and dispatch call. Maps and delegates. */
+export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof ShipmentService> {
+  const { links } = deps;
+  return withDomainErrors({
+    async createShipment(req, ctx) {
+      const result = await deps.createShipment.execute(
+        { merchantId: req.merchantId, idempotency: idempotencyFromProto(req.idempotency), draft: draftFromProto(req.draft) },
+        ctx.signal,
+      );
+      return { shipment: shipmentFromSnapshot(result.snapshot, links), replayed: result.replayed };
+    },
+    async getShipment(req) {
+      return { shipment: shipmentMessage(await deps.readShipments.get(req.merchantId, req.shipmentId), links) };
+    },
+    async listShipments(req) {
+      const query = { merchantId: req.merchantId, state: stateFromProto(req.state), externalReference: req.externalReference === "" ? null : req.externalReference };
+      const page = await deps.readShipments.list(query, req.limit, req.cursor);
+      return { shipments: page.shipments.map((shipment) => shipmentMessage(shipment, links)), nextCursor: page.nextCursor };
+    },
+    async cancelShipment(req) {
+      const result = await deps.cancelShipment.execute({
+        merchantId: req.merchantId,
+        shipmentId: req.shipmentId,
+        reasonCode: req.reasonCode,
+        idempotency: idempotencyFromProto(req.idempotency),
+      });
+      return { shipment: shipmentFromSnapshot(result.snapshot, links), replayed: result.replayed };
+    },
+    async reserveForOffer(req) {
+      return { shipment: shipmentMessage(await deps.reserveForOffer.execute({ shipmentId: req.shipmentId, expectedVersion: req.expectedVersion }), links) };
+    },
+  }, { logger: deps.logger, details: shipmentErrorDetails });
+}

@@ -1,0 +1,101 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { openDatabase } from "@tawsil/db";
+import type { Logger } from "@tawsil/logging";
+import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
+import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { CancelShipment } from "./app/cancel-shipment";
+import { CreateShipment } from "./app/create-shipment";
+import { ReadShipments } from "./app/read-shipments";
+import { ReserveForOffer } from "./app/reserve-for-offer";
+import type { Config } from "./config";
+import { startIdempotencyPurge } from "./infra/idempotency-purge";
+import { MerchantServiceDirectory } from "./infra/merchant-directory";
+import { PricingServiceQuotes } from "./infra/pricing-quotes";
+import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
+import { PrismaClient } from "./infra/prisma/generated/client";
+import { shipmentService } from "./rpc/shipment-service";
+
+/** Fully-qualified names the gRPC health protocol answers for. */
+export const SERVICE_NAMES = [ShipmentService.typeName] as const;
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+export interface ShipmentServiceParts {
+  readonly routes: (router: ConnectRouter) => void;
+  /** The database only: a peer that is down fails creates with Unavailable, reads still work. */
+  readonly checks: readonly ReadinessCheck[];
+  /** In shutdown order, after the server has drained. */
+  readonly closers: readonly Closer[];
+  readonly metrics: Metrics;
+  /** The database, for the composition root's outbox relay. */
+  readonly database: ReturnType<typeof openDatabase<PrismaClient>>;
+}
+
+/**
+ * Builds the service from its configuration. The interactive transaction of a create may wait on
+ * the idempotency lock for IDEMPOTENCY_WAIT_MS and, before that, for a pooled connection while
+ * concurrent duplicates hold the others: both bounds leave room for that queue.
+ */
+export function composeShipmentService(config: Config, logger: Logger): ShipmentServiceParts {
+  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const store = new PrismaShipmentStore(database.client, {
+    maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
+    timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
+  });
+  const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
+  const peer = { timeoutMs: config.PEER_TIMEOUT_MS };
+  const links = { publicBaseUrl: config.PUBLIC_BASE_URL, secret: config.TRACKING_LINK_SECRET };
+  const createShipment = new CreateShipment({
+    store,
+    merchants: new MerchantServiceDirectory(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer)),
+    quotes: new PricingServiceQuotes(createPeerClient(PricingService, config.PRICING_SERVICE_URL, peer)),
+    environment: config.TAWSIL_ENVIRONMENT,
+    idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS,
+    retentionMs,
+  });
+  const service = shipmentService({
+    createShipment,
+    cancelShipment: new CancelShipment({ store, idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS, retentionMs }),
+    reserveForOffer: new ReserveForOffer({ store }),
+    readShipments: new ReadShipments({ store, cursorSecret: config.CURSOR_SECRET }),
+    links,
+    logger,
+  });
+  const purge = startIdempotencyPurge({ store, logger, intervalMs: PURGE_INTERVAL_MS });
+  return {
+    routes: (router) => router.service(ShipmentService, service),
+    checks: [database.readiness],
+    closers: [purge, database],
+    metrics: createMetrics("shipment"),
+    database,
+  };
+}
+
+export interface RunningShipmentService {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling or relay: for tests and benches. */
+export async function startShipmentService(config: Config, logger: Logger): Promise<RunningShipmentService & { parts: ShipmentServiceParts }> {
+  const parts = composeShipmentService(config, logger);
+  const server = await startRpcServer({
+    host: config.HOST,
+    port: config.PORT,
+    logger,
+    metrics: parts.metrics,
+    readiness: new Readiness(parts.checks, logger),
+    routes: parts.routes,
+    serviceNames: SERVICE_NAMES,
+  });
+  return {
+    url: server.url,
+    parts,
+    async close() {
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      for (const closer of parts.closers) await closer.close();
+    },
+  };
+}
