@@ -281,6 +281,46 @@ describe("the mesh", () => {
       expect(((await different.json()) as { code: string }).code).toBe("SHIPMENT_NOT_CANCELLABLE");
     });
 
+    it("answers 50 concurrent identical creates with one shipment and byte-identical bodies", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const body = {
+        reference: `${reference}-C`,
+        pickup: { latitude: RIYADH_OLAYA.latitude, longitude: RIYADH_OLAYA.longitude },
+        destination: RIYADH_MALQA,
+        recipient: { name: "Sara", mobile: "512345670" },
+      };
+      const responses = await Promise.all(Array.from({ length: 50 }, () => api("POST", "/v2/external/shipments", token, body)));
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(49);
+      const bodies = await Promise.all(responses.map((r) => r.text()));
+      expect(new Set(bodies).size).toBe(1);
+      expect(new Set(responses.map((r) => r.headers.get("etag"))).size).toBe(1);
+      const list = (await (await api("GET", `/v2/external/shipments?externalReference=${reference}-C`, token)).json()) as { data: unknown[] };
+      expect(list.data).toHaveLength(1);
+    });
+
+    it("refuses a cursor used with another filter, by another merchant, or edited: 400 INVALID_CURSOR", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const first = (await (await api("GET", "/v2/external/shipments?limit=1", token)).json()) as { page: { nextCursor: string; hasMore: boolean } };
+      expect(first.page.hasMore).toBe(true);
+      const cursor = first.page.nextCursor;
+      expect((await api("GET", `/v2/external/shipments?limit=1&cursor=${cursor}`, token)).status).toBe(200);
+      const edited = `${cursor.slice(0, -1)}${cursor.endsWith("A") ? "B" : "A"}`;
+      const other = await tokenFor(credentials.TAWSIL_CLIENT2_ID!, credentials.TAWSIL_CLIENT2_SECRET!);
+      for (const [query, who] of [
+        [`limit=1&state=CANCELLED&cursor=${cursor}`, token],
+        [`limit=1&cursor=${edited}`, token],
+        [`limit=1&cursor=${cursor}`, other],
+      ] as const) {
+        const res = await api("GET", `/v2/external/shipments?${query}`, who);
+        expect({ query, status: res.status }).toEqual({ query, status: 400 });
+        const problem = (await res.json()) as Record<string, unknown>;
+        expect(problemSchemaErrors(problem)).toEqual([]);
+        expect(problem.code).toBe("INVALID_CURSOR");
+      }
+    });
+
     it("publishes each state change of each shipment exactly once on Kafka", async () => {
       const kafka = new Kafka({ clientId: "e2e-reader", brokers: [...brokers], logLevel: logLevel.NOTHING });
       const consumer = kafka.consumer({ groupId: `e2e-${randomUUID()}` });
