@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
 import { type Mesh, SERVICES, startMesh, TOPICS } from "./mesh";
+import { dropDatabase } from "../packages/db/src/index";
 import { migrateAll } from "./migrate-all";
 import { seedDevMerchants } from "./seed-dev";
 
@@ -54,6 +55,13 @@ async function main(): Promise<void> {
   await ensureTopics(kafka.brokers, TOPICS);
   say(`Kafka topics ready: ${TOPICS.map((t) => t.topic).join(", ")}`);
 
+  if (!existsSync(SECRETS_FILE)) {
+    // The local databases hold data sealed with the secrets of .dev/secrets.env (the merchant's
+    // signing keys, for one). Without that file, what they hold cannot be opened: start empty.
+    say("no .dev/secrets.env in this checkout: new local secrets, so the local databases start empty");
+    await Promise.all(SERVICES.map((service) => dropDatabase(postgres!.adminUrl, `tawsil_${service}`)));
+    devSecret("SIGNING_KEY_ENCRYPTION_KEY");
+  }
   const databases = await migrateAll(postgres.adminUrl);
   for (const service of SERVICES) {
     const db = databases[service];

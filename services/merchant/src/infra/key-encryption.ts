@@ -35,6 +35,11 @@ export class KeyEncryption {
     const decipher = createDecipheriv("aes-256-gcm", this.#key, iv);
     decipher.setAAD(Buffer.from(context, "utf8"));
     decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(bytes.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
+    try {
+      return Buffer.concat([decipher.update(bytes.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
+    } catch {
+      // OpenSSL's "unable to authenticate data" tells an operator nothing about what to fix.
+      throw new Error(`the sealed key ${context} cannot be opened with this SIGNING_KEY_ENCRYPTION_KEY (another key sealed it, or it was altered)`);
+    }
   }
 }
