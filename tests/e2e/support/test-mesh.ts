@@ -1,0 +1,75 @@
+/**
+ * The mesh as `make dev` runs it (seven processes, real PostgreSQL and Kafka, seeded sandbox
+ * merchants), on free ports and throwaway databases, for black-box tests through the gateway.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { dropDatabase } from "@tawsil/db";
+import { freePort } from "@tawsil/testing";
+import { ensureTopics } from "../../../scripts/infra/kafka";
+import { type Mesh, SERVICES, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
+import { migrateAll } from "../../../scripts/migrate-all";
+import { seedDevMerchants } from "../../../scripts/seed-dev";
+
+export interface TestMesh {
+  readonly mesh: Mesh;
+  readonly gatewayUrl: string;
+  /** The seeded credentials, as `make dev` writes them to .dev/credentials.env. */
+  readonly credentials: Record<string, string>;
+  readonly logDir: string;
+  /** An access token for a client, through POST /oauth/token. */
+  tokenFor(clientId: string, clientSecret: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestMesh(opts: { adminUrl: string; brokers: readonly string[]; serviceEnv?: Partial<Record<ServiceName, Record<string, string>>> }): Promise<TestMesh> {
+  const prefix = `tawsil_e2e_${randomUUID().slice(0, 8)}_`;
+  const credentialsFile = path.join(os.tmpdir(), `${prefix}credentials.env`);
+  const logDir = path.join(os.tmpdir(), `${prefix}logs`);
+  await ensureTopics([...opts.brokers], TOPICS);
+  const databases = await migrateAll(opts.adminUrl, { dbPrefix: prefix });
+  const servicePorts = await Promise.all(SERVICES.map(() => freePort()));
+  const mesh = await startMesh({
+    databaseUrls: Object.fromEntries(SERVICES.map((s) => [s, databases[s].url])) as Record<ServiceName, string>,
+    kafkaBrokers: opts.brokers,
+    gatewayPort: await freePort(),
+    servicePorts,
+    logDir,
+    env: { LOG_LEVEL: "warn" },
+    serviceEnv: {
+      ...opts.serviceEnv,
+      merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...opts.serviceEnv?.merchant },
+      shipment: { TRACKING_LINK_SECRET: randomBytes(32).toString("base64"), CURSOR_SECRET: randomBytes(32).toString("base64"), ...opts.serviceEnv?.shipment },
+    },
+  });
+  const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
+  await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
+  const credentials = Object.fromEntries(
+    readFileSync(credentialsFile, "utf8")
+      .split("\n")
+      .filter((line) => /^[A-Z0-9_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+  );
+  return {
+    mesh,
+    gatewayUrl: mesh.gatewayUrl,
+    credentials,
+    logDir,
+    async tokenFor(clientId, clientSecret) {
+      const res = await fetch(`${mesh.gatewayUrl}/oauth/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+      return ((await res.json()) as { access_token: string }).access_token;
+    },
+    async close() {
+      rmSync(credentialsFile, { force: true });
+      rmSync(logDir, { recursive: true, force: true });
+      await mesh.stop();
+      await Promise.all(SERVICES.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
+    },
+  };
+}
