@@ -5,6 +5,7 @@ import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_servi
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
 import { ReadShipments } from "./app/read-shipments";
@@ -59,6 +60,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     createShipment,
     cancelShipment: new CancelShipment({ store, idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS, retentionMs }),
     reserveForOffer: new ReserveForOffer({ store }),
+    applyDispatchStep: new ApplyDispatchStep({ store }),
     readShipments: new ReadShipments({ store, cursorSecret: config.CURSOR_SECRET }),
     links,
     logger,

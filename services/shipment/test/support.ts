@@ -81,7 +81,9 @@ export async function startStack(adminUrl: string, label: string, env: Record<st
     createPricingDatabase(adminUrl, label),
     createShipmentDatabase(adminUrl, label),
   ]);
-  const [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url)]);
+  // Dispatch only serves pricing's carrier catalogue here; it starts before the shipment service, so
+  // the shipment URL its configuration requires is a placeholder it never calls in these tests.
+  const [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url, { SHIPMENT_SERVICE_URL: "http://127.0.0.1:9" })]);
   const pricing = await startPricing(pricingDb.url, { merchantUrl: merchant.url, dispatchUrl: dispatch.url }, { DATABASE_POOL_SIZE: "3", LOG_LEVEL: "info" });
   const { logger, lines } = capturedLogger("shipment-test");
   const shipment = await startShipmentService(testConfig(shipmentDb.url, { merchantUrl: merchant.url, pricingUrl: pricing.url }, env), logger);

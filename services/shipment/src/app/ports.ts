@@ -70,7 +70,7 @@ export interface ShipmentTx {
   referenceExists(merchantId: string, externalReference: string): Promise<boolean>;
   /** Throws ShipmentNumberTakenError or DuplicateReferenceError on the unique keys. */
   insert(shipment: Shipment): Promise<void>;
-  /** SELECT ... FOR UPDATE: cancel and reserve serialise on it. */
+  /** SELECT ... FOR UPDATE: cancel, reserve and dispatch steps serialise on it. */
   lockShipment(id: string): Promise<Shipment | null>;
   /** Writes the mutable part (state, version, approval, reason) and the change's outbox event. */
   record(change: ShipmentChange, options?: { inserted: boolean }): Promise<void>;

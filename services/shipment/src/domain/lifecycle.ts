@@ -66,3 +66,30 @@ export function cancelVerdict(state: ShipmentState): CancelVerdict {
 export function isReservable(state: ShipmentState): boolean {
   return state === "READY_FOR_DISPATCH" || state === "DISPATCH_UNRESOLVED";
 }
+
+/** What dispatch reports about a reserved shipment (decisions.md section 5, after the offer). */
+export const DISPATCH_STEPS = ["REOFFER", "UNRESOLVED", "ACCEPT", "PICK_UP", "START_LAST_LEG", "DELIVER", "FAIL"] as const;
+export type DispatchStep = (typeof DISPATCH_STEPS)[number];
+
+/** The state each step moves to; whether the current state allows the move is the transition table's call. */
+const STEP_TARGETS: Readonly<Record<DispatchStep, ShipmentState>> = {
+  REOFFER: "OFFERED",
+  UNRESOLVED: "DISPATCH_UNRESOLVED",
+  ACCEPT: "ACCEPTED",
+  PICK_UP: "PICKED_UP",
+  START_LAST_LEG: "OUT_FOR_DELIVERY",
+  DELIVER: "DELIVERED",
+  FAIL: "DELIVERY_FAILED",
+};
+
+export function dispatchStepTarget(step: DispatchStep): ShipmentState {
+  return STEP_TARGETS[step];
+}
+
+/**
+ * A step is a transition of the table out of a state dispatch has already reserved: getting to
+ * OFFERED from a reservable state is ReserveForOffer's compare-and-set, never a REOFFER.
+ */
+export function isDispatchStepAllowed(state: ShipmentState, step: DispatchStep): boolean {
+  return !isReservable(state) && canTransition(state, STEP_TARGETS[step]);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cancelVerdict, publicStatusOf, SHIPMENT_STATES, type ShipmentState } from "./lifecycle";
-import { advance, approve, cancel, maskPhone, reserveForOffer, type Shipment } from "./shipment";
+import { cancelVerdict, DISPATCH_STEPS, publicStatusOf, SHIPMENT_STATES, type DispatchStep, type ShipmentState } from "./lifecycle";
+import { advance, applyDispatchStep, approve, cancel, maskPhone, reserveForOffer, type Shipment } from "./shipment";
 
 const at = new Date("2026-11-27T10:00:00.000Z");
 const shipment = (state: ShipmentState, version = 1n): Shipment => ({
@@ -103,6 +103,47 @@ describe("the shipment state machine", () => {
     expect(reserveForOffer(shipment("DISPATCH_UNRESOLVED", 4n), 4n).shipment).toMatchObject({ state: "OFFERED", version: 5n });
     expect(() => reserveForOffer(shipment("READY_FOR_DISPATCH", 4n), 3n)).toThrow(expect.objectContaining({ reason: "VERSION_MISMATCH" }));
     expect(() => reserveForOffer(shipment("CANCELLED", 3n), 3n)).toThrow(expect.objectContaining({ reason: "NOT_RESERVABLE" }));
+  });
+
+  /** The dispatch steps of decisions.md section 5: where each applies, where it leads, whether it is public. */
+  const STEPS: Record<DispatchStep, { from: ShipmentState[]; to: ShipmentState; public: boolean }> = {
+    REOFFER: { from: ["OFFERED"], to: "OFFERED", public: false },
+    UNRESOLVED: { from: ["OFFERED"], to: "DISPATCH_UNRESOLVED", public: false },
+    ACCEPT: { from: ["OFFERED"], to: "ACCEPTED", public: true },
+    PICK_UP: { from: ["ACCEPTED"], to: "PICKED_UP", public: true },
+    START_LAST_LEG: { from: ["PICKED_UP"], to: "OUT_FOR_DELIVERY", public: true },
+    DELIVER: { from: ["OUT_FOR_DELIVERY"], to: "DELIVERED", public: true },
+    FAIL: { from: ["PICKED_UP", "OUT_FOR_DELIVERY"], to: "DELIVERY_FAILED", public: true },
+  };
+
+  for (const step of DISPATCH_STEPS) {
+    for (const from of SHIPMENT_STATES) {
+      const rule = STEPS[step];
+      const allowed = rule.from.includes(from);
+      it(`${allowed ? "applies" : "refuses"} ${step} to a ${from} shipment`, () => {
+        const options = { expectedVersion: 0n, reasonCode: step === "FAIL" ? "RECIPIENT_UNREACHABLE" : null };
+        if (allowed) {
+          const change = applyDispatchStep(shipment(from, 7n), step, options);
+          expect(change).toEqual({
+            previousState: from,
+            publicStatusChanged: rule.public,
+            shipment: { ...shipment(from, 7n), state: rule.to, version: 8n, reasonCode: step === "FAIL" ? "RECIPIENT_UNREACHABLE" : null },
+          });
+        } else {
+          expect(() => applyDispatchStep(shipment(from, 7n), step, options)).toThrow(expect.objectContaining({ reason: "STEP_NOT_ALLOWED" }));
+        }
+      });
+    }
+  }
+
+  it("checks the expected version of a dispatch step first, unless it is 0", () => {
+    expect(() => applyDispatchStep(shipment("OFFERED", 3n), "ACCEPT", { expectedVersion: 2n, reasonCode: null })).toThrow(
+      expect.objectContaining({ kind: "aborted", reason: "VERSION_MISMATCH" }),
+    );
+    expect(() => applyDispatchStep(shipment("CANCELLED", 3n), "ACCEPT", { expectedVersion: 2n, reasonCode: null })).toThrow(
+      expect.objectContaining({ reason: "VERSION_MISMATCH" }),
+    );
+    expect(applyDispatchStep(shipment("OFFERED", 3n), "ACCEPT", { expectedVersion: 3n, reasonCode: null }).shipment.version).toBe(4n);
   });
 
   it("masks every character of the phone but the last four", () => {

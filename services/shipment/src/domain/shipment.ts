@@ -1,6 +1,15 @@
 import type { Coordinate } from "@tawsil/domain";
 import { FailedPreconditionError, VersionConflictError } from "@tawsil/errors";
-import { canTransition, cancelVerdict, isReservable, publicStatusOf, type ShipmentState } from "./lifecycle";
+import {
+  canTransition,
+  cancelVerdict,
+  dispatchStepTarget,
+  isDispatchStepAllowed,
+  isReservable,
+  publicStatusOf,
+  type DispatchStep,
+  type ShipmentState,
+} from "./lifecycle";
 
 export type PaymentMethod = "PREPAID" | "COD";
 
@@ -105,6 +114,20 @@ export function reserveForOffer(shipment: Shipment, expectedVersion: bigint): Sh
 /** Moves dispatch and drivers drive (accept, pick up, deliver, fail); guarded like the others. */
 export function advance(shipment: Shipment, to: ShipmentState, reasonCode?: string): ShipmentChange {
   return transition(shipment, to, reasonCode === undefined ? {} : { reasonCode });
+}
+
+/**
+ * Records a dispatch step under the row lock: a stale expectedVersion (0n skips the check) is
+ * VERSION_MISMATCH, a step the state does not allow STEP_NOT_ALLOWED; FAIL stores its reason code.
+ */
+export function applyDispatchStep(shipment: Shipment, step: DispatchStep, options: { expectedVersion: bigint; reasonCode: string | null }): ShipmentChange {
+  if (options.expectedVersion !== 0n && shipment.version !== options.expectedVersion) {
+    throw new VersionConflictError("VERSION_MISMATCH", `the shipment is at version ${shipment.version}, not ${options.expectedVersion}`);
+  }
+  if (!isDispatchStepAllowed(shipment.state, step)) throw new FailedPreconditionError("STEP_NOT_ALLOWED", `${step} is not allowed for a ${shipment.state} shipment`);
+  if (step !== "FAIL") return advance(shipment, dispatchStepTarget(step));
+  if (!options.reasonCode) throw new Error("a failed delivery needs its reason code");
+  return advance(shipment, dispatchStepTarget(step), options.reasonCode);
 }
 
 /** Every character but the last four replaced by `*`. */

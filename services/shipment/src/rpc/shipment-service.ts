@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import type { ApplyDispatchStep } from "../app/apply-dispatch-step";
 import type { CancelShipment } from "../app/cancel-shipment";
 import type { CreateShipment } from "../app/create-shipment";
 import type { ReadShipments } from "../app/read-shipments";
@@ -8,12 +9,13 @@ import type { ReserveForOffer } from "../app/reserve-for-offer";
 import { stateFromProto } from "../infra/shipment-message";
 import { withDomainErrors } from "@tawsil/rpc";
 import { shipmentErrorDetails } from "./domain-errors";
-import { draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";
+import { dispatchStepFromProto, draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";
 
 export interface ShipmentServiceDeps {
   readonly createShipment: CreateShipment;
   readonly cancelShipment: CancelShipment;
   readonly reserveForOffer: ReserveForOffer;
+  readonly applyDispatchStep: ApplyDispatchStep;
   readonly readShipments: ReadShipments;
   readonly links: TrackingLinks;
   readonly logger: Logger;
@@ -49,6 +51,15 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
     },
     async reserveForOffer(req) {
       return { shipment: shipmentMessage(await deps.reserveForOffer.execute({ shipmentId: req.shipmentId, expectedVersion: req.expectedVersion }), links) };
+    },
+    async applyDispatchStep(req) {
+      const shipment = await deps.applyDispatchStep.execute({
+        shipmentId: req.shipmentId,
+        step: dispatchStepFromProto(req.step),
+        expectedVersion: req.expectedVersion,
+        reasonCode: req.reasonCode,
+      });
+      return { shipment: shipmentMessage(shipment, links) };
     },
   }, { logger: deps.logger, details: shipmentErrorDetails });
 }

@@ -16,7 +16,70 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/shipment_service.proto.
  */
 export const file_tawsil_shipment_v1_shipment_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxInMKC0lkZW1wb3RlbmN5EgsKA2tleRgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZmluZ2VycHJpbnQYAyABKAkSLwoFc2hhcGUYBCABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUmVxdWVzdFNoYXBlIs0GCg1TaGlwbWVudERyYWZ0EhoKEmV4dGVybmFsX3JlZmVyZW5jZRgBIAEoCRIdChNzYXZlZF9sb2NhdGlvbl9jb2RlGAIgASgJSAASOQoRcGlja3VwX2Nvb3JkaW5hdGUYAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGVIABITCgticmFuY2hfY29kZRgEIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgFIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBiABKAkSHgoWYWx0ZXJuYXRlX2NvbnRhY3RfbmFtZRgHIAEoCRIfChdhbHRlcm5hdGVfY29udGFjdF9waG9uZRgIIAEoCRIxCgtkZXN0aW5hdGlvbhgJIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIgChhkZXN0aW5hdGlvbl9hZGRyZXNzX2xpbmUYCiABKAkSHQoVZGVzdGluYXRpb25fY2l0eV9jb2RlGAsgASgJEicKBWl0ZW1zGAwgAygLMhgudGF3c2lsLnNoaXBtZW50LnYxLkl0ZW0SFgoOZGVjbGFyZWRfdmFsdWUYDSABKAkSEgoKY29kX2Ftb3VudBgOIAEoCRIQCghjdXJyZW5jeRgPIAEoCRI5Cg5wYXltZW50X21ldGhvZBgQIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5QYXltZW50TWV0aG9kEjcKE3BpY2t1cF93aW5kb3dfc3RhcnQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXBpY2t1cF93aW5kb3dfZW5kGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXF1aXJlbWVudHMYEyADKAkSRgoLZmllbGRfbmFtZXMYFCADKAsyMS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnREcmFmdC5GaWVsZE5hbWVzRW50cnkSHgoWdG90YWxfd2VpZ2h0X2tpbG9ncmFtcxgVIAEoCRoxCg9GaWVsZE5hbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZwaWNrdXAilAEKFUNyZWF0ZVNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRI0CgtpZGVtcG90ZW5jeRgCIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeRIwCgVkcmFmdBgDIAEoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0IloKFkNyZWF0ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEAoIcmVwbGF5ZWQYAiABKAgiPgoSR2V0U2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJIkUKE0dldFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQimAEKFExpc3RTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCRIwCgVzdGF0ZRgEIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEhoKEmV4dGVybmFsX3JlZmVyZW5jZRgFIAEoCSJdChVMaXN0U2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhMKC25leHRfY3Vyc29yGAIgASgJIowBChVDYW5jZWxTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSEwoLcmVhc29uX2NvZGUYAyABKAkSNAoLaWRlbXBvdGVuY3kYBCABKAsyHy50YXdzaWwuc2hpcG1lbnQudjEuSWRlbXBvdGVuY3kiWgoWQ2FuY2VsU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCJHChZSZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiSQoXUmVzZXJ2ZUZvck9mZmVyUmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQqVwoMUmVxdWVzdFNoYXBlEh0KGVJFUVVFU1RfU0hBUEVfVU5TUEVDSUZJRUQQABITCg9SRVFVRVNUX1NIQVBFX0EQARITCg9SRVFVRVNUX1NIQVBFX0IQAjKVBAoPU2hpcG1lbnRTZXJ2aWNlEmcKDkNyZWF0ZVNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlc3BvbnNlEl4KC0dldFNoaXBtZW50EiYudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVxdWVzdBonLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlc3BvbnNlEmQKDUxpc3RTaGlwbWVudHMSKC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1JlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1Jlc3BvbnNlEmcKDkNhbmNlbFNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlc3BvbnNlEmoKD1Jlc2VydmVGb3JPZmZlchIqLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0GisudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_shipment]);
+  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIo4BChhBcHBseURpc3BhdGNoU3RlcFJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkSLgoEc3RlcBgCIAEoDjIgLnRhd3NpbC5zaGlwbWVudC52MS5EaXNwYXRjaFN0ZXASGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoAxITCgtyZWFzb25fY29kZRgEIAEoCSJLChlBcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50InMKC0lkZW1wb3RlbmN5EgsKA2tleRgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZmluZ2VycHJpbnQYAyABKAkSLwoFc2hhcGUYBCABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUmVxdWVzdFNoYXBlIs0GCg1TaGlwbWVudERyYWZ0EhoKEmV4dGVybmFsX3JlZmVyZW5jZRgBIAEoCRIdChNzYXZlZF9sb2NhdGlvbl9jb2RlGAIgASgJSAASOQoRcGlja3VwX2Nvb3JkaW5hdGUYAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGVIABITCgticmFuY2hfY29kZRgEIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgFIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBiABKAkSHgoWYWx0ZXJuYXRlX2NvbnRhY3RfbmFtZRgHIAEoCRIfChdhbHRlcm5hdGVfY29udGFjdF9waG9uZRgIIAEoCRIxCgtkZXN0aW5hdGlvbhgJIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIgChhkZXN0aW5hdGlvbl9hZGRyZXNzX2xpbmUYCiABKAkSHQoVZGVzdGluYXRpb25fY2l0eV9jb2RlGAsgASgJEicKBWl0ZW1zGAwgAygLMhgudGF3c2lsLnNoaXBtZW50LnYxLkl0ZW0SFgoOZGVjbGFyZWRfdmFsdWUYDSABKAkSEgoKY29kX2Ftb3VudBgOIAEoCRIQCghjdXJyZW5jeRgPIAEoCRI5Cg5wYXltZW50X21ldGhvZBgQIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5QYXltZW50TWV0aG9kEjcKE3BpY2t1cF93aW5kb3dfc3RhcnQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXBpY2t1cF93aW5kb3dfZW5kGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXF1aXJlbWVudHMYEyADKAkSRgoLZmllbGRfbmFtZXMYFCADKAsyMS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnREcmFmdC5GaWVsZE5hbWVzRW50cnkSHgoWdG90YWxfd2VpZ2h0X2tpbG9ncmFtcxgVIAEoCRoxCg9GaWVsZE5hbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZwaWNrdXAilAEKFUNyZWF0ZVNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRI0CgtpZGVtcG90ZW5jeRgCIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeRIwCgVkcmFmdBgDIAEoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0IloKFkNyZWF0ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEAoIcmVwbGF5ZWQYAiABKAgiPgoSR2V0U2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJIkUKE0dldFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQimAEKFExpc3RTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCRIwCgVzdGF0ZRgEIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEhoKEmV4dGVybmFsX3JlZmVyZW5jZRgFIAEoCSJdChVMaXN0U2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhMKC25leHRfY3Vyc29yGAIgASgJIowBChVDYW5jZWxTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSEwoLcmVhc29uX2NvZGUYAyABKAkSNAoLaWRlbXBvdGVuY3kYBCABKAsyHy50YXdzaWwuc2hpcG1lbnQudjEuSWRlbXBvdGVuY3kiWgoWQ2FuY2VsU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCJHChZSZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiSQoXUmVzZXJ2ZUZvck9mZmVyUmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQq8AEKDERpc3BhdGNoU3RlcBIdChlESVNQQVRDSF9TVEVQX1VOU1BFQ0lGSUVEEAASGQoVRElTUEFUQ0hfU1RFUF9SRU9GRkVSEAESHAoYRElTUEFUQ0hfU1RFUF9VTlJFU09MVkVEEAISGAoURElTUEFUQ0hfU1RFUF9BQ0NFUFQQAxIZChVESVNQQVRDSF9TVEVQX1BJQ0tfVVAQBBIgChxESVNQQVRDSF9TVEVQX1NUQVJUX0xBU1RfTEVHEAUSGQoVRElTUEFUQ0hfU1RFUF9ERUxJVkVSEAYSFgoSRElTUEFUQ0hfU1RFUF9GQUlMEAcqVwoMUmVxdWVzdFNoYXBlEh0KGVJFUVVFU1RfU0hBUEVfVU5TUEVDSUZJRUQQABITCg9SRVFVRVNUX1NIQVBFX0EQARITCg9SRVFVRVNUX1NIQVBFX0IQAjKHBQoPU2hpcG1lbnRTZXJ2aWNlEmcKDkNyZWF0ZVNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlc3BvbnNlEl4KC0dldFNoaXBtZW50EiYudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVxdWVzdBonLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlc3BvbnNlEmQKDUxpc3RTaGlwbWVudHMSKC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1JlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1Jlc3BvbnNlEmcKDkNhbmNlbFNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlc3BvbnNlEmoKD1Jlc2VydmVGb3JPZmZlchIqLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0GisudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlc3BvbnNlEnAKEUFwcGx5RGlzcGF0Y2hTdGVwEiwudGF3c2lsLnNoaXBtZW50LnYxLkFwcGx5RGlzcGF0Y2hTdGVwUmVxdWVzdBotLnRhd3NpbC5zaGlwbWVudC52MS5BcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_shipment]);
+
+/**
+ * ApplyDispatchStepRequest names the shipment and the step.
+ *
+ * @generated from message tawsil.shipment.v1.ApplyDispatchStepRequest
+ */
+export type ApplyDispatchStepRequest = Message<"tawsil.shipment.v1.ApplyDispatchStepRequest"> & {
+  /**
+   * shipment_id is the shipment's uuid.
+   *
+   * @generated from field: string shipment_id = 1;
+   */
+  shipmentId: string;
+
+  /**
+   * step is what happened.
+   *
+   * @generated from field: tawsil.shipment.v1.DispatchStep step = 2;
+   */
+  step: DispatchStep;
+
+  /**
+   * expected_version, when not 0, must be the shipment's current version.
+   *
+   * @generated from field: int64 expected_version = 3;
+   */
+  expectedVersion: bigint;
+
+  /**
+   * reason_code is required for DISPATCH_STEP_FAIL (pattern ^[A-Z][A-Z0-9_]{1,47}$).
+   *
+   * @generated from field: string reason_code = 4;
+   */
+  reasonCode: string;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.ApplyDispatchStepRequest.
+ * Use `create(ApplyDispatchStepRequestSchema)` to create a new message.
+ */
+export const ApplyDispatchStepRequestSchema: GenMessage<ApplyDispatchStepRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
+
+/**
+ * ApplyDispatchStepResponse is the shipment after the step.
+ *
+ * @generated from message tawsil.shipment.v1.ApplyDispatchStepResponse
+ */
+export type ApplyDispatchStepResponse = Message<"tawsil.shipment.v1.ApplyDispatchStepResponse"> & {
+  /**
+   * shipment is the shipment after the step.
+   *
+   * @generated from field: tawsil.shipment.v1.Shipment shipment = 1;
+   */
+  shipment?: Shipment | undefined;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.ApplyDispatchStepResponse.
+ * Use `create(ApplyDispatchStepResponseSchema)` to create a new message.
+ */
+export const ApplyDispatchStepResponseSchema: GenMessage<ApplyDispatchStepResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
 
 /**
  * Idempotency identifies a request for replay (decisions.md section 3).
@@ -59,7 +122,7 @@ export type Idempotency = Message<"tawsil.shipment.v1.Idempotency"> & {
  * Use `create(IdempotencySchema)` to create a new message.
  */
 export const IdempotencySchema: GenMessage<Idempotency> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
 
 /**
  * ShipmentDraft is a validated create request, shape-independent.
@@ -231,7 +294,7 @@ export type ShipmentDraft = Message<"tawsil.shipment.v1.ShipmentDraft"> & {
  * Use `create(ShipmentDraftSchema)` to create a new message.
  */
 export const ShipmentDraftSchema: GenMessage<ShipmentDraft> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
 
 /**
  * CreateShipmentRequest is a create or its replay.
@@ -266,7 +329,7 @@ export type CreateShipmentRequest = Message<"tawsil.shipment.v1.CreateShipmentRe
  * Use `create(CreateShipmentRequestSchema)` to create a new message.
  */
 export const CreateShipmentRequestSchema: GenMessage<CreateShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
 
 /**
  * CreateShipmentResponse is the created shipment, or the original result of a replay.
@@ -294,7 +357,7 @@ export type CreateShipmentResponse = Message<"tawsil.shipment.v1.CreateShipmentR
  * Use `create(CreateShipmentResponseSchema)` to create a new message.
  */
 export const CreateShipmentResponseSchema: GenMessage<CreateShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
 
 /**
  * GetShipmentRequest names a shipment.
@@ -322,7 +385,7 @@ export type GetShipmentRequest = Message<"tawsil.shipment.v1.GetShipmentRequest"
  * Use `create(GetShipmentRequestSchema)` to create a new message.
  */
 export const GetShipmentRequestSchema: GenMessage<GetShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
 
 /**
  * GetShipmentResponse is the shipment now.
@@ -343,7 +406,7 @@ export type GetShipmentResponse = Message<"tawsil.shipment.v1.GetShipmentRespons
  * Use `create(GetShipmentResponseSchema)` to create a new message.
  */
 export const GetShipmentResponseSchema: GenMessage<GetShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
 
 /**
  * ListShipmentsRequest is one page of a query.
@@ -392,7 +455,7 @@ export type ListShipmentsRequest = Message<"tawsil.shipment.v1.ListShipmentsRequ
  * Use `create(ListShipmentsRequestSchema)` to create a new message.
  */
 export const ListShipmentsRequestSchema: GenMessage<ListShipmentsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
 
 /**
  * ListShipmentsResponse is one page, createdAt descending then shipmentId descending.
@@ -420,7 +483,7 @@ export type ListShipmentsResponse = Message<"tawsil.shipment.v1.ListShipmentsRes
  * Use `create(ListShipmentsResponseSchema)` to create a new message.
  */
 export const ListShipmentsResponseSchema: GenMessage<ListShipmentsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
 
 /**
  * CancelShipmentRequest cancels a shipment.
@@ -462,7 +525,7 @@ export type CancelShipmentRequest = Message<"tawsil.shipment.v1.CancelShipmentRe
  * Use `create(CancelShipmentRequestSchema)` to create a new message.
  */
 export const CancelShipmentRequestSchema: GenMessage<CancelShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
 
 /**
  * CancelShipmentResponse is the cancelled shipment, or the original result of a replay.
@@ -490,7 +553,7 @@ export type CancelShipmentResponse = Message<"tawsil.shipment.v1.CancelShipmentR
  * Use `create(CancelShipmentResponseSchema)` to create a new message.
  */
 export const CancelShipmentResponseSchema: GenMessage<CancelShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
 
 /**
  * ReserveForOfferRequest reserves a shipment for a driver offer.
@@ -518,7 +581,7 @@ export type ReserveForOfferRequest = Message<"tawsil.shipment.v1.ReserveForOffer
  * Use `create(ReserveForOfferRequestSchema)` to create a new message.
  */
 export const ReserveForOfferRequestSchema: GenMessage<ReserveForOfferRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
 
 /**
  * ReserveForOfferResponse is the shipment, now OFFERED.
@@ -539,7 +602,76 @@ export type ReserveForOfferResponse = Message<"tawsil.shipment.v1.ReserveForOffe
  * Use `create(ReserveForOfferResponseSchema)` to create a new message.
  */
 export const ReserveForOfferResponseSchema: GenMessage<ReserveForOfferResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
+
+/**
+ * DispatchStep is a dispatch-driven transition.
+ *
+ * @generated from enum tawsil.shipment.v1.DispatchStep
+ */
+export enum DispatchStep {
+  /**
+   * DISPATCH_STEP_UNSPECIFIED is invalid.
+   *
+   * @generated from enum value: DISPATCH_STEP_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * DISPATCH_STEP_REOFFER: OFFERED -> OFFERED (declined or expired, the next candidate is offered).
+   *
+   * @generated from enum value: DISPATCH_STEP_REOFFER = 1;
+   */
+  REOFFER = 1,
+
+  /**
+   * DISPATCH_STEP_UNRESOLVED: OFFERED -> DISPATCH_UNRESOLVED (candidates exhausted or timeout).
+   *
+   * @generated from enum value: DISPATCH_STEP_UNRESOLVED = 2;
+   */
+  UNRESOLVED = 2,
+
+  /**
+   * DISPATCH_STEP_ACCEPT: OFFERED -> ACCEPTED.
+   *
+   * @generated from enum value: DISPATCH_STEP_ACCEPT = 3;
+   */
+  ACCEPT = 3,
+
+  /**
+   * DISPATCH_STEP_PICK_UP: ACCEPTED -> PICKED_UP.
+   *
+   * @generated from enum value: DISPATCH_STEP_PICK_UP = 4;
+   */
+  PICK_UP = 4,
+
+  /**
+   * DISPATCH_STEP_START_LAST_LEG: PICKED_UP -> OUT_FOR_DELIVERY.
+   *
+   * @generated from enum value: DISPATCH_STEP_START_LAST_LEG = 5;
+   */
+  START_LAST_LEG = 5,
+
+  /**
+   * DISPATCH_STEP_DELIVER: OUT_FOR_DELIVERY -> DELIVERED.
+   *
+   * @generated from enum value: DISPATCH_STEP_DELIVER = 6;
+   */
+  DELIVER = 6,
+
+  /**
+   * DISPATCH_STEP_FAIL: PICKED_UP or OUT_FOR_DELIVERY -> DELIVERY_FAILED, with a reason code.
+   *
+   * @generated from enum value: DISPATCH_STEP_FAIL = 7;
+   */
+  FAIL = 7,
+}
+
+/**
+ * Describes the enum tawsil.shipment.v1.DispatchStep.
+ */
+export const DispatchStepSchema: GenEnum<DispatchStep> = /*@__PURE__*/
+  enumDesc(file_tawsil_shipment_v1_shipment_service, 0);
 
 /**
  * RequestShape is the shape of the merchant's request; replays answer in the same shape.
@@ -573,7 +705,7 @@ export enum RequestShape {
  * Describes the enum tawsil.shipment.v1.RequestShape.
  */
 export const RequestShapeSchema: GenEnum<RequestShape> = /*@__PURE__*/
-  enumDesc(file_tawsil_shipment_v1_shipment_service, 0);
+  enumDesc(file_tawsil_shipment_v1_shipment_service, 1);
 
 /**
  * ShipmentService is the only writer of shipment state. Every call is scoped by merchant_id, which
@@ -639,6 +771,20 @@ export const ShipmentService: GenService<{
     methodKind: "unary";
     input: typeof ReserveForOfferRequestSchema;
     output: typeof ReserveForOfferResponseSchema;
+  },
+  /**
+   * ApplyDispatchStep records what happened to a reserved shipment after its offer: another
+   * candidate offered, no candidate left, a driver accepting, picking up, starting the last leg,
+   * delivering or failing. The state machine of decisions.md section 5 guards every step: a step
+   * the current state does not allow fails with FailedPrecondition STEP_NOT_ALLOWED; a stale
+   * expected_version (when set) with Aborted VERSION_MISMATCH.
+   *
+   * @generated from rpc tawsil.shipment.v1.ShipmentService.ApplyDispatchStep
+   */
+  applyDispatchStep: {
+    methodKind: "unary";
+    input: typeof ApplyDispatchStepRequestSchema;
+    output: typeof ApplyDispatchStepResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_shipment_v1_shipment_service, 0);
