@@ -2,7 +2,12 @@ import type { ConfigError } from "@tawsil/config";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "./config";
 
-const base = { PORT: "7004", DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tawsil_dispatch", KAFKA_BROKERS: "127.0.0.1:9092" };
+const base = {
+  PORT: "7004",
+  DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tawsil_dispatch",
+  KAFKA_BROKERS: "127.0.0.1:9092",
+  SHIPMENT_SERVICE_URL: "http://127.0.0.1:7002",
+};
 
 function problems(env: Record<string, string | undefined>): string[] {
   try {
@@ -14,14 +19,27 @@ function problems(env: Record<string, string | undefined>): string[] {
 }
 
 describe("dispatch configuration", () => {
-  it("needs only HOST, PORT, DATABASE_URL and KAFKA_BROKERS; the catalogue refreshes every minute by default", () => {
+  it("needs only HOST, PORT, DATABASE_URL, KAFKA_BROKERS and SHIPMENT_SERVICE_URL; the rest has defaults", () => {
     const config = readConfig({ ...base, HOST: "0.0.0.0" });
-    expect(config).toMatchObject({ HOST: "0.0.0.0", PORT: 7004, KAFKA_BROKERS: ["127.0.0.1:9092"], CATALOGUE_REFRESH_MS: 60_000 });
+    expect(config).toMatchObject({
+      HOST: "0.0.0.0",
+      PORT: 7004,
+      KAFKA_BROKERS: ["127.0.0.1:9092"],
+      CATALOGUE_REFRESH_MS: 60_000,
+      OFFER_TIMEOUT_MS: 30_000,
+      DISPATCH_TIMEOUT_MS: 300_000,
+      DISPATCHER_INTERVAL_MS: 500,
+      SANDBOX_FLEET_ENABLED: true,
+      SANDBOX_SPEED_KMH: 600,
+      SANDBOX_FAILURE_RATE: 0.05,
+    });
     expect(readConfig({ ...base, CATALOGUE_REFRESH_MS: "5000" }).CATALOGUE_REFRESH_MS).toBe(5000);
+    expect(readConfig({ ...base, SANDBOX_FLEET_ENABLED: "false" }).SANDBOX_FLEET_ENABLED).toBe(false);
   });
 
   it("reports every missing or wrong variable", () => {
-    expect(problems({}).map((p) => p.split(":")[0]).sort()).toEqual(["DATABASE_URL", "KAFKA_BROKERS", "PORT"]);
+    expect(problems({}).map((p) => p.split(":")[0]).sort()).toEqual(["DATABASE_URL", "KAFKA_BROKERS", "PORT", "SHIPMENT_SERVICE_URL"]);
     expect(problems({ ...base, CATALOGUE_REFRESH_MS: "10" })[0]).toMatch(/^CATALOGUE_REFRESH_MS:/);
+    expect(problems({ ...base, SANDBOX_FAILURE_RATE: "1.5" })[0]).toMatch(/^SANDBOX_FAILURE_RATE:/);
   });
 });

@@ -4,7 +4,7 @@ import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { createLogger, initTracing } from "@tawsil/logging";
 import { runService } from "@tawsil/rpc";
 import { readConfig } from "./config";
-import { composeDispatchService, SERVICE_NAMES } from "./server";
+import { composeDispatchService, SERVICE_NAMES, startDispatchWorkers } from "./server";
 
 const config = readConfig(process.env);
 initTracing();
@@ -19,6 +19,8 @@ try {
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
   });
+  // The shipment event consumer, the dispatcher and (sandbox) the simulated fleet.
+  const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
   await runService({
     name: "dispatch",
     config,
@@ -26,7 +28,7 @@ try {
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
     checks: [...parts.checks, broker.readiness],
-    closers: [relay, broker, ...parts.closers],
+    closers: [...workers, relay, broker, ...parts.closers],
   });
 } catch (err) {
   logger.fatal({ err }, "dispatch service failed to start");

@@ -1,17 +1,28 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, withTransaction, type ServiceDatabase } from "@tawsil/db";
+import { IdempotentConsumer } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
-import { startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
+import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import type { Kafka } from "kafkajs";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
+import type { DispatchContext } from "./app/context";
+import { Dispatcher } from "./app/dispatcher";
+import { DriverApi } from "./app/driver-api";
+import { SandboxFleet } from "./app/sandbox-fleet";
+import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./app/shipment-events";
 import type { Config } from "./config";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
+import { shipmentsOver } from "./infra/shipment-client";
 import { dispatchService } from "./rpc/dispatch-service";
+import { driverService } from "./rpc/driver-service";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
-export const SERVICE_NAMES = [DispatchService.typeName] as const;
+export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
 
 export interface DispatchServiceParts {
   readonly routes: (router: ConnectRouter) => void;
@@ -20,12 +31,17 @@ export interface DispatchServiceParts {
   readonly closers: readonly Closer[];
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
+  /** What the background workers share with the RPC handlers. */
+  readonly context: DispatchContext;
+  readonly driverApi: DriverApi;
+  readonly catalogue: CatalogueCache;
 }
 
 /**
  * Builds the service from its configuration: database, the carrier catalogue (loaded here, so a
  * replica that cannot read it fails to start rather than answering "not eligible" to everyone),
- * use cases and RPC handlers. Kafka is main.ts's business: nothing here needs the broker.
+ * the shipment service's client, use cases and RPC handlers. The background workers (consumer,
+ * dispatcher, sandbox fleet) are started by startDispatchWorkers.
  */
 export async function composeDispatchService(config: Config, logger: Logger): Promise<DispatchServiceParts> {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
@@ -38,20 +54,108 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     throw error;
   }
   const checkEligibility = new CheckEligibility(catalogue);
+  const context: DispatchContext = {
+    db: database.client,
+    shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    catalogue,
+    logger,
+    offerTimeoutMs: config.OFFER_TIMEOUT_MS,
+    dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
+  };
+  const driverApi = new DriverApi(context);
   return {
     routes: (router) => {
       router.service(DispatchService, dispatchService({ checkEligibility }));
+      router.service(DriverService, driverService({ driverApi, logger }));
     },
     checks: [database.readiness],
     closers: [catalogue, database],
     database,
+    context,
+    driverApi,
+    catalogue,
   };
+}
+
+/**
+ * Starts the shipment event consumer (when given a broker), the dispatcher and, in the sandbox
+ * with SANDBOX_FLEET_ENABLED, the simulated fleet. Returns their closers, to stop before the database.
+ */
+export async function startDispatchWorkers(
+  parts: DispatchServiceParts,
+  config: Config,
+  logger: Logger,
+  opts: { kafka?: Kafka | undefined; consumerGroupId?: string } = {},
+): Promise<Closer[]> {
+  const closers: Closer[] = [];
+  const stopAll = async () => {
+    for (const closer of closers.reverse()) await closer.close();
+  };
+  try {
+    if (opts.kafka) {
+      const consumer = new IdempotentConsumer({
+        kafka: opts.kafka,
+        groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP,
+        topics: [SHIPMENT_EVENTS_TOPIC],
+        runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
+        handler: shipmentEventHandler(parts.context),
+        logger,
+      });
+      await consumer.start();
+      closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
+    }
+    const dispatcher = new Dispatcher(parts.context, config.DISPATCHER_INTERVAL_MS);
+    dispatcher.start();
+    closers.push(dispatcher);
+    if (config.TAWSIL_ENVIRONMENT === "sandbox" && config.SANDBOX_FLEET_ENABLED) {
+      const fleet = new SandboxFleet({
+        db: parts.database.client,
+        driverApi: parts.driverApi,
+        catalogue: parts.catalogue,
+        logger: logger.child({ component: "sandbox-fleet" }),
+        speedKmh: config.SANDBOX_SPEED_KMH,
+        failureRate: config.SANDBOX_FAILURE_RATE,
+      });
+      await fleet.start();
+      closers.push(fleet);
+    }
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  // Fleet first, then the dispatcher, then the consumer.
+  return [...closers].reverse();
 }
 
 export type RunningDispatchService = InProcessService;
 
-/** The service in-process on HOST:PORT (port 0 picks a free one), without Kafka or signal handling: for tests. */
-export async function startDispatchService(config: Config, logger: Logger): Promise<RunningDispatchService> {
+/**
+ * The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for
+ * tests. Without `workers` it only answers RPCs; with them it also runs the consumer (on the
+ * given broker), the dispatcher and the sandbox fleet as configured.
+ */
+export async function startDispatchService(
+  config: Config,
+  logger: Logger,
+  workers?: { kafka?: Kafka; consumerGroupId?: string },
+): Promise<RunningDispatchService> {
   const parts = await composeDispatchService(config, logger);
-  return startInProcess({ name: "dispatch", config, logger, serviceNames: SERVICE_NAMES, ...parts });
+  let workerClosers: Closer[] = [];
+  if (workers) {
+    try {
+      workerClosers = await startDispatchWorkers(parts, config, logger, workers);
+    } catch (error) {
+      for (const closer of parts.closers) await closer.close();
+      throw error;
+    }
+  }
+  return startInProcess({
+    name: "dispatch",
+    config,
+    logger,
+    serviceNames: SERVICE_NAMES,
+    routes: parts.routes,
+    checks: parts.checks,
+    closers: [...workerClosers, ...parts.closers],
+  });
 }

@@ -27,6 +27,8 @@ export function testConfig(databaseUrlValue: string, env: Record<string, string>
     DATABASE_POOL_SIZE: "3",
     // Never contacted by the in-process service; readConfig requires it all the same.
     KAFKA_BROKERS: "127.0.0.1:9092",
+    // Called only by the dispatcher and the driver API, which eligibility-only tests never reach.
+    SHIPMENT_SERVICE_URL: "http://127.0.0.1:9",
     SHUTDOWN_GRACE_MS: "200",
     LOG_LEVEL: "debug",
     ...env,

@@ -1,0 +1,38 @@
+import type { Coordinate } from "@tawsil/domain";
+
+const EARTH_RADIUS_M = 6_371_000;
+const rad = (micro: number) => (micro / 1_000_000) * (Math.PI / 180);
+
+/** Great-circle distance in metres between two points in microdegrees. */
+export function haversineMetres(a: Coordinate, b: Coordinate): number {
+  const dLat = rad(b.latitudeMicro - a.latitudeMicro);
+  const dLon = rad(b.longitudeMicro - a.longitudeMicro);
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.latitudeMicro)) * Math.cos(rad(b.latitudeMicro)) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/**
+ * The point `metres` along the straight line from `from` to `to` (linear in degrees, which is
+ * plausible enough over a city), or `to` itself when it is closer than that.
+ */
+export function moveToward(from: Coordinate, to: Coordinate, metres: number): { position: Coordinate; arrived: boolean } {
+  const total = haversineMetres(from, to);
+  if (total <= metres) return { position: to, arrived: true };
+  const share = metres / total;
+  return {
+    position: {
+      latitudeMicro: Math.round(from.latitudeMicro + (to.latitudeMicro - from.latitudeMicro) * share),
+      longitudeMicro: Math.round(from.longitudeMicro + (to.longitudeMicro - from.longitudeMicro) * share),
+    },
+    arrived: false,
+  };
+}
+
+/** Centres of the cities dispatch serves, where the sandbox fleet starts. */
+export const CITY_CENTRES: Readonly<Record<string, Coordinate>> = {
+  RUH: { latitudeMicro: 24_713_600, longitudeMicro: 46_675_300 },
+  JED: { latitudeMicro: 21_485_800, longitudeMicro: 39_192_500 },
+  DMM: { latitudeMicro: 26_420_700, longitudeMicro: 50_088_800 },
+  MKK: { latitudeMicro: 21_389_100, longitudeMicro: 39_857_900 },
+  MED: { latitudeMicro: 24_524_700, longitudeMicro: 39_569_200 },
+};

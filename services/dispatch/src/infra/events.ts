@@ -1,0 +1,46 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { Coordinate } from "@tawsil/domain";
+import { writeOutbox, type SqlClient } from "@tawsil/events";
+import { AssignmentChangedSchema, DriverLocationSchema } from "@tawsil/proto/tawsil/dispatch/v1/events_pb";
+
+export const ASSIGNMENT_TOPIC = "dispatch.assignment.events.v1";
+export const DRIVER_LOCATION_TOPIC = "dispatch.driver-location.v1";
+
+export type AssignmentChange = "OFFERED" | "DECLINED" | "EXPIRED" | "ACCEPTED" | "UNRESOLVED";
+
+/** Records an AssignmentChanged in the caller's transaction (key: the shipment). */
+export async function writeAssignmentChanged(
+  tx: SqlClient,
+  change: { shipmentId: string; offerId: string; driverId: string; change: AssignmentChange; at: Date },
+): Promise<void> {
+  const payload = toBinary(
+    AssignmentChangedSchema,
+    create(AssignmentChangedSchema, {
+      shipmentId: change.shipmentId,
+      offerId: change.offerId,
+      driverRef: change.driverId,
+      change: change.change,
+      occurTime: timestampFromMs(change.at.getTime()),
+    }),
+  );
+  await writeOutbox(tx, { topic: ASSIGNMENT_TOPIC, key: change.shipmentId, type: AssignmentChangedSchema.typeName, payload });
+}
+
+/** Records a DriverLocation (key: the shipment carried, else the driver). */
+export async function writeDriverLocation(
+  tx: SqlClient,
+  fix: { driverId: string; shipmentId: string | null; position: Coordinate; accuracyMetres: number; recordedAt: Date },
+): Promise<void> {
+  const payload = toBinary(
+    DriverLocationSchema,
+    create(DriverLocationSchema, {
+      driverRef: fix.driverId,
+      shipmentId: fix.shipmentId ?? "",
+      position: fix.position,
+      accuracyMetres: fix.accuracyMetres,
+      recordTime: timestampFromMs(fix.recordedAt.getTime()),
+    }),
+  );
+  await writeOutbox(tx, { topic: DRIVER_LOCATION_TOPIC, key: fix.shipmentId ?? fix.driverId, type: DriverLocationSchema.typeName, payload });
+}

@@ -1,0 +1,57 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { ValidationError } from "@tawsil/errors";
+import { Progress as ProtoProgress, type DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
+import { withDomainErrors } from "@tawsil/rpc";
+import type { Logger } from "@tawsil/logging";
+import type { DriverApi, Progress } from "../app/driver-api";
+
+const PROGRESS: Partial<Record<ProtoProgress, Progress>> = {
+  [ProtoProgress.PICKED_UP]: "PICKED_UP",
+  [ProtoProgress.OUT_FOR_DELIVERY]: "OUT_FOR_DELIVERY",
+  [ProtoProgress.DELIVERED]: "DELIVERED",
+  [ProtoProgress.FAILED]: "FAILED",
+};
+
+/** The drivers' internal API (never exposed by the gateway). Maps and delegates. */
+export function driverService(deps: { driverApi: DriverApi; logger: Logger }): ServiceImpl<typeof DriverService> {
+  const api = deps.driverApi;
+  return withDomainErrors(
+    {
+      async setAvailability(req) {
+        await api.setAvailability({ driverId: req.driverId, available: req.available, position: req.position });
+        return {};
+      },
+      async listOffers(req) {
+        const offers = await api.listOffers({ driverId: req.driverId });
+        return {
+          offers: offers.map((offer) => ({
+            offerId: offer.offerId,
+            shipmentId: offer.shipmentId,
+            pickup: offer.pickup,
+            destination: offer.destination,
+            expireTimeUnixMs: BigInt(offer.expiresAt.getTime()),
+          })),
+        };
+      },
+      async acceptOffer(req) {
+        await api.acceptOffer({ driverId: req.driverId, offerId: req.offerId });
+        return {};
+      },
+      async declineOffer(req) {
+        await api.declineOffer({ driverId: req.driverId, offerId: req.offerId });
+        return {};
+      },
+      async reportProgress(req) {
+        const progress = PROGRESS[req.progress];
+        if (!progress) throw new ValidationError("progress", "is required");
+        await api.reportProgress({ driverId: req.driverId, shipmentId: req.shipmentId, progress, reasonCode: req.reasonCode });
+        return {};
+      },
+      async reportLocation(req) {
+        await api.reportLocation({ driverId: req.driverId, position: req.position, accuracyMetres: req.accuracyMetres, recordTimeMs: req.recordTimeUnixMs });
+        return {};
+      },
+    },
+    { logger: deps.logger },
+  );
+}

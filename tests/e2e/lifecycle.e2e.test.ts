@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
+import { PublicStatus } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startTestMesh, type TestMesh } from "./support/test-mesh";
+
+/**
+ * The sandbox fleet carries a shipment created through the gateway all the way to DELIVERED, with
+ * no manual step (issue 6): the public statuses in order and strictly increasing versions.
+ */
+const brokers = inject("kafkaBrokers");
+let testMesh: TestMesh;
+
+beforeAll(async () => {
+  testMesh = await startTestMesh({
+    adminUrl: inject("databaseAdminUrl"),
+    brokers,
+    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0" } },
+  });
+}, 180_000);
+afterAll(async () => testMesh?.close());
+
+const PUBLIC = ["", "CREATED", "ASSIGNED", "PICKED_UP", "OUT_FOR_DELIVERY", "DELIVERED", "FAILED", "CANCELLED"];
+
+describe("the sandbox fleet", () => {
+  it("delivers a shipment created through the gateway by itself", async () => {
+    const { credentials, gatewayUrl } = testMesh;
+    const token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+    const created = await fetch(`${gatewayUrl}/v2/external/shipments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        reference: `FLEET-${randomUUID().slice(0, 8)}`,
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        destination: { latitude: 24.774265, longitude: 46.738586 },
+        recipient: { name: "Huda", mobile: "0512345600" },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+
+    let state = "";
+    const states: string[] = [];
+    const deadline = Date.now() + 150_000;
+    while (state !== "DELIVERED" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const read = await fetch(`${gatewayUrl}/v2/external/shipments/${id}`, { headers: { authorization: `Bearer ${token}` } });
+      state = ((await read.json()) as { state: string }).state;
+      states.push(state);
+    }
+    expect({ state, seen: [...new Set(states)] }).toMatchObject({ state: "DELIVERED" });
+
+    const kafka = new Kafka({ clientId: "e2e-lifecycle", brokers: [...brokers], logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `e2e-lifecycle-${randomUUID()}` });
+    const events: { version: number; status: PublicStatus; changed: boolean }[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topics: ["shipment.shipment.events.v1"], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const event = fromBinary(ShipmentChangedSchema, message.value ?? new Uint8Array());
+        if (event.shipment?.shipmentId === id) events.push({ version: Number(event.shipment.version), status: event.shipment.publicStatus, changed: event.publicStatusChanged });
+      },
+    });
+    const until = Date.now() + 30_000;
+    while (!events.some((e) => e.status === PublicStatus.DELIVERED) && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    await consumer.disconnect();
+
+    expect(events.filter((e) => e.changed).map((e) => PUBLIC[e.status])).toEqual(["CREATED", "ASSIGNED", "PICKED_UP", "OUT_FOR_DELIVERY", "DELIVERED"]);
+    const versions = events.map((e) => e.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+  }, 240_000);
+});
