@@ -1,6 +1,7 @@
 import { errors, jwtVerify } from "jose";
 import type { Principal } from "./principal";
 import type { SigningKeys } from "./signing-keys";
+import { isUuid } from "@tawsil/domain";
 
 /** Any reason a bearer token is not accepted; all are answered alike (401 invalid_token). */
 export class InvalidTokenError extends Error {
@@ -10,7 +11,6 @@ export class InvalidTokenError extends Error {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_CACHED = 10_000;
 
 /**
@@ -59,7 +59,7 @@ export class TokenVerifier {
       }
     }
     const { sub, merchant_id: merchantId, scope, exp } = payload as Record<string, unknown>;
-    if (typeof sub !== "string" || typeof merchantId !== "string" || !UUID.test(merchantId) || typeof scope !== "string" || typeof exp !== "number") {
+    if (typeof sub !== "string" || typeof merchantId !== "string" || !isUuid(merchantId) || typeof scope !== "string" || typeof exp !== "number") {
       throw new InvalidTokenError("claims missing or malformed");
     }
     return { clientId: sub, merchantId, scopes: new Set(scope.split(" ").filter(Boolean)), expiresAt: exp };

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "@tawsil/domain";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -17,7 +16,7 @@ export function registerCorrelation(app: FastifyInstance): void {
   app.decorateRequest("correlationId", "");
   app.addHook("onRequest", async (request, reply) => {
     const given = request.headers["x-correlation-id"];
-    request.correlationId = typeof given === "string" && UUID.test(given) ? given.toLowerCase() : randomUUID();
+    request.correlationId = typeof given === "string" && isUuid(given) ? given.toLowerCase() : randomUUID();
     void reply.header("x-request-id", request.id).header("x-correlation-id", request.correlationId);
   });
 }

@@ -1,3 +1,4 @@
+import { REQUIREMENTS } from "@tawsil/domain";
 import { z } from "zod";
 import { cityCode, latitude, longitude } from "../validation/rules";
 import type { RuleParams } from "../validation/validate";
@@ -6,7 +7,6 @@ import type { RuleParams } from "../validation/validate";
 export const MOBILE = /^(?:05|5|\+9665)[0-9]{8}$/;
 const CODE = /^[A-Z0-9][A-Z0-9_-]{1,63}$/;
 const REQUIREMENT = /^[A-Z][A-Z0-9_]{1,47}$/;
-export const REQUIREMENTS = ["FRAGILE", "KEEP_UPRIGHT", "COLD_CHAIN", "LARGE_VEHICLE", "SIGNATURE_ON_DELIVERY", "PIN_ON_DELIVERY", "ID_VERIFICATION", "NO_CONTACT"] as const;
 
 /** +9665 followed by the last 8 digits, however the merchant wrote it. */
 export function canonicalMobile(mobile: string): string {

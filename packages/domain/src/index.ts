@@ -1,2 +1,3 @@
 export { isRequirement, REQUIREMENTS, type Requirement } from "./requirements";
 export { formatDegrees, parseCoordinate, type Coordinate } from "./coordinate";
+export { isUuid } from "./uuid";

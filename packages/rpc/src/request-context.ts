@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
+import { isUuid } from "@tawsil/domain";
 
 interface RequestContext {
   readonly requestId: string;
@@ -7,11 +8,9 @@ interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Accepts a caller's request id only when it is a uuid, so nothing arbitrary reaches logs or peers. */
 export function requestIdFrom(header: string | null): string {
-  return header !== null && UUID.test(header) ? header.toLowerCase() : randomUUID();
+  return header !== null && isUuid(header) ? header.toLowerCase() : randomUUID();
 }
 
 export function runWithRequestId<T>(requestId: string, fn: () => T): T {

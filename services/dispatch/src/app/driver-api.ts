@@ -4,12 +4,12 @@ import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowe
 import { writeAssignmentChanged, writeDriverLocation } from "../infra/events";
 import type { Step } from "../infra/shipment-client";
 import { inTransaction, lockJob, nowOf, type DispatchContext, type Tx } from "./context";
+import { isUuid } from "@tawsil/domain";
 
 export type Progress = "PICKED_UP" | "OUT_FOR_DELIVERY" | "DELIVERED" | "FAILED";
 
 const STEP_OF: Record<Progress, Step> = { PICKED_UP: "PICK_UP", OUT_FOR_DELIVERY: "START_LAST_LEG", DELIVERED: "DELIVER", FAILED: "FAIL" };
 const REASON_CODE = /^[A-Z][A-Z0-9_]{1,47}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface OpenOffer {
   readonly offerId: string;
@@ -20,7 +20,7 @@ export interface OpenOffer {
 }
 
 function id(field: string, value: string): string {
-  if (!UUID.test(value)) throw new ValidationError(field, "must be a uuid");
+  if (!isUuid(value)) throw new ValidationError(field, "must be a uuid");
   return value.toLowerCase();
 }
 

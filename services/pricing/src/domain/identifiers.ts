@@ -1,11 +1,11 @@
 import { ValidationError } from "@tawsil/errors";
+import { isUuid } from "@tawsil/domain";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CITY_CODE = /^[A-Z]{3}$/;
 
 /** A merchant company's uuid, lower-cased. */
 export function parseMerchantId(field: string, value: string): string {
-  if (!UUID.test(value)) throw new ValidationError(field, "must be a uuid");
+  if (!isUuid(value)) throw new ValidationError(field, "must be a uuid");
   return value.toLowerCase();
 }
 

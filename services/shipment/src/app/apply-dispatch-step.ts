@@ -3,6 +3,7 @@ import { ShipmentValidationError } from "../domain/errors";
 import type { DispatchStep } from "../domain/lifecycle";
 import { applyDispatchStep, type Shipment } from "../domain/shipment";
 import type { ShipmentStore } from "./ports";
+import { isUuid } from "@tawsil/domain";
 
 export interface ApplyDispatchStepRequest {
   readonly shipmentId: string;
@@ -15,7 +16,6 @@ export interface ApplyDispatchStepRequest {
 }
 
 const REASON = /^[A-Z][A-Z0-9_]{1,47}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * What dispatch reports after an offer (another candidate, none left, accepted, picked up, last
@@ -31,7 +31,7 @@ export class ApplyDispatchStep {
     const reasonCode = step === "FAIL" ? request.reasonCode : null;
     if (reasonCode === "") throw new ShipmentValidationError([{ field: "reason_code", code: "REQUIRED" }]);
     if (reasonCode !== null && !REASON.test(reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH" }]);
-    if (!UUID.test(request.shipmentId)) throw new NotFoundError("shipment");
+    if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");
 
     return this.deps.store.inTransaction(async (tx) => {
       const shipment = await tx.lockShipment(request.shipmentId);

@@ -4,6 +4,7 @@ import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
 import { replay, resultOf, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
 import type { Outcome, ShipmentStore } from "./ports";
+import { isUuid } from "@tawsil/domain";
 
 export interface CancelShipmentRequest {
   readonly merchantId: string;
@@ -13,7 +14,6 @@ export interface CancelShipmentRequest {
 }
 
 const REASON = /^[A-Z][A-Z0-9_]{1,47}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Cancels before any driver offer (decisions.md section 4), idempotently like create: the record,
@@ -32,7 +32,7 @@ export class CancelShipment {
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
     const shape = shapeOf(request.idempotency);
     if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH" }]);
-    if (!UUID.test(request.shipmentId)) throw new NotFoundError("shipment");
+    if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");
     const early = await this.deps.store.findRecord(scope, this.clock());
     if (early) return replay(request.idempotency, early);
 

@@ -3,8 +3,7 @@ import { decodeCursor, encodeCursor, type ListQuery } from "../domain/cursor";
 import { PermissionDeniedError } from "../domain/errors";
 import type { Shipment } from "../domain/shipment";
 import type { ShipmentStore } from "./ports";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "@tawsil/domain";
 
 export interface ShipmentPage {
   readonly shipments: readonly Shipment[];
@@ -17,7 +16,7 @@ export class ReadShipments {
   constructor(private readonly deps: { store: ShipmentStore; cursorSecret: Uint8Array }) {}
 
   async get(merchantId: string, shipmentId: string): Promise<Shipment> {
-    const shipment = UUID.test(shipmentId) ? await this.deps.store.findById(shipmentId) : null;
+    const shipment = isUuid(shipmentId) ? await this.deps.store.findById(shipmentId) : null;
     if (!shipment) throw new NotFoundError("shipment");
     if (shipment.merchantId !== merchantId) throw new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");
     return shipment;

@@ -2,8 +2,8 @@ import { DomainError } from "@tawsil/errors";
 
 /*
  * Failures only the shipment domain has. The shared kinds (NotFoundError, FailedPreconditionError,
- * VersionConflictError, DependencyUnavailableError) come from @tawsil/errors; rpc/domain-errors.ts
- * maps every kind to a Connect code once.
+ * VersionConflictError, DependencyUnavailableError) come from @tawsil/errors; @tawsil/rpc's
+ * withDomainErrors maps every kind to a Connect code once (rpc/domain-errors.ts adds the violations).
  */
 
 /** One broken rule, in the caller's field path (ShipmentDraft.field_names translates ours). */
@@ -44,10 +44,7 @@ export class DuplicateReferenceError extends DomainError {
   }
 }
 
-/**
- * The caller may not do this: ACCESS_DENIED (another merchant's shipment) or MERCHANT_NOT_ACTIVE.
- * Not a DomainError because @tawsil/errors has no permission-denied kind yet; the edge maps it.
- */
+/** The caller may not do this: ACCESS_DENIED (another merchant's shipment) or MERCHANT_NOT_ACTIVE. */
 export class PermissionDeniedError extends DomainError {
   override readonly name = "PermissionDeniedError";
   readonly kind = "permission-denied";

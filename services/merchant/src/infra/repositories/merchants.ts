@@ -3,10 +3,9 @@ import { AlreadyExistsError } from "@tawsil/errors";
 import type { MerchantStatus } from "../../domain/merchant-status";
 import type { Merchant, PrismaClient } from "../prisma/generated/client";
 import { isUniqueViolation } from "../unique-violation";
+import { isUuid } from "@tawsil/domain";
 
 export type MerchantRow = Merchant;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class MerchantRepository {
   constructor(private readonly db: Db<PrismaClient>) {}
@@ -26,7 +25,7 @@ export class MerchantRepository {
 
   /** A malformed id finds nothing (the uuid column would reject it with an error instead). */
   async findById(id: string): Promise<MerchantRow | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     return this.db.merchant.findUnique({ where: { id } });
   }
 
