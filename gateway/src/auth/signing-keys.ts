@@ -18,19 +18,32 @@ export class SigningKeys {
   #verifier: JWTVerifyGetKey = createLocalJWKSet(this.#jwks);
   #fetchedAt = 0;
   #refreshing: Promise<void> | undefined;
+  /** When a refresh last started, successful or not: a failing issuer is asked at most once per cooldown. */
+  #attemptedAt = 0;
 
   constructor(private readonly merchant: Client<typeof MerchantService>) {}
 
   /** The published key set, as served at /.well-known/jwks.json. */
   async current(): Promise<JSONWebKeySet> {
-    if (Date.now() - this.#fetchedAt > MAX_AGE_MS) await this.refresh();
+    await this.#fresh();
     return this.#jwks;
   }
 
   /** The key resolver jose uses. */
   async resolver(): Promise<JWTVerifyGetKey> {
-    if (Date.now() - this.#fetchedAt > MAX_AGE_MS) await this.refresh();
+    await this.#fresh();
     return this.#verifier;
+  }
+
+  /**
+   * Only the very first read waits for the issuer. Later, an aged set is refreshed in the
+   * background while requests keep verifying against the keys already held (stale while
+   * revalidate): a slow or failing merchant service never delays or breaks a verification.
+   */
+  async #fresh(): Promise<void> {
+    if (this.#fetchedAt === 0) return this.refresh();
+    const now = Date.now();
+    if (now - this.#fetchedAt > MAX_AGE_MS && now - this.#attemptedAt > REFRESH_COOLDOWN_MS) this.refresh().catch(() => {});
   }
 
   /** Re-reads the keys once the cooldown since the last read has passed (waiting for it if needed). */
@@ -43,6 +56,7 @@ export class SigningKeys {
 
   refresh(): Promise<void> {
     this.#refreshing ??= (async () => {
+      this.#attemptedAt = Date.now();
       try {
         const { keys } = await this.merchant.listSigningKeys({});
         this.#jwks = { keys: keys.map(({ kid, kty, crv, x, y, alg, use }) => ({ kid, kty, crv, x, y, alg, use })) };
