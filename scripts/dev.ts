@@ -21,6 +21,8 @@ const SECRETS_FILE = path.join(DEV_DIR, "secrets.env");
 const CREDENTIALS_FILE = path.join(DEV_DIR, "credentials.env");
 const GATEWAY_PORT = Number(process.env.GATEWAY_PORT ?? 8080);
 const FIRST_SERVICE_PORT = Number(process.env.FIRST_SERVICE_PORT ?? 7001);
+/** Database names are `<prefix><service>`; a second checkout on the same server sets its own prefix. */
+const DB_PREFIX = process.env.DEV_DB_PREFIX ?? "tawsil_";
 
 const t0 = Date.now();
 const say = (line: string) => console.log(`[dev ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${line}`);
@@ -59,10 +61,10 @@ async function main(): Promise<void> {
     // The local databases hold data sealed with the secrets of .dev/secrets.env (the merchant's
     // signing keys, for one). Without that file, what they hold cannot be opened: start empty.
     say("no .dev/secrets.env in this checkout: new local secrets, so the local databases start empty");
-    await Promise.all(SERVICES.map((service) => dropDatabase(postgres!.adminUrl, `tawsil_${service}`)));
+    await Promise.all(SERVICES.map((service) => dropDatabase(postgres!.adminUrl, `${DB_PREFIX}${service}`)));
     devSecret("SIGNING_KEY_ENCRYPTION_KEY");
   }
-  const databases = await migrateAll(postgres.adminUrl);
+  const databases = await migrateAll(postgres.adminUrl, { dbPrefix: DB_PREFIX });
   for (const service of SERVICES) {
     const db = databases[service];
     say(`database ${db.name}: ${db.applied.length ? `applied ${db.applied.join(", ")}` : "up to date"}`);
@@ -101,7 +103,7 @@ ${mesh.processes
   .filter((p) => p.name !== "gateway")
   .map((p) => `  ${p.name.padEnd(12)} ${p.url}   (Connect + gRPC, /readyz)`)
   .join("\n")}
-  PostgreSQL   ${new URL(postgres.adminUrl).host}   databases tawsil_<service>
+  PostgreSQL   ${new URL(postgres.adminUrl).host}   databases ${DB_PREFIX}<service>
   Kafka        ${kafka.brokers.join(",")}
   logs         ${path.relative(ROOT, logDir)}/<name>.log
   credentials  ${path.relative(ROOT, CREDENTIALS_FILE)} (TAWSIL_BASE_URL, TAWSIL_CLIENT_ID, ...)
