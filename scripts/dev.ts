@@ -53,7 +53,11 @@ async function main(): Promise<void> {
   writeFileSync(PID_FILE, String(process.pid));
 
   postgres = await ensurePostgres({ log: say, ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}) });
-  kafka = await ensureKafka({ log: say });
+  kafka = await ensureKafka({
+    log: say,
+    ...(process.env.KAFKA_PORT ? { port: Number(process.env.KAFKA_PORT) } : {}),
+    ...(process.env.KAFKA_CONTROLLER_PORT ? { controllerPort: Number(process.env.KAFKA_CONTROLLER_PORT) } : {}),
+  });
   await ensureTopics(kafka.brokers, TOPICS);
   say(`Kafka topics ready: ${TOPICS.map((t) => t.topic).join(", ")}`);
 
