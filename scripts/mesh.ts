@@ -16,6 +16,7 @@ export const TOPICS = [
   { topic: "shipment.shipment.events.v1", numPartitions: 3 },
   { topic: "dispatch.assignment.events.v1", numPartitions: 3 },
   { topic: "dispatch.driver-location.v1", numPartitions: 3 },
+  { topic: "merchant.merchant.events.v1", numPartitions: 3 },
 ];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

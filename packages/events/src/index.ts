@@ -1,5 +1,5 @@
 export type { SqlClient, RunInTransaction } from "./sql";
-export { writeOutbox, type OutboxMessage } from "./outbox-writer";
+export { outboxRowOf, writeOutbox, type OutboxMessage, type OutboxRow } from "./outbox-writer";
 export { OutboxRelay, type OutboxRelayOptions } from "./outbox-relay";
 export { startOutboxRelay } from "./start-relay";
 export type { EventPublisher, PublishedRecord } from "./publisher";
@@ -8,3 +8,5 @@ export { IdempotentConsumer, type ConsumedEvent, type EventHandler, type Idempot
 export { createKafka, kafkaReadinessCheck, type KafkaSettings } from "./kafka";
 export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";
+export { BroadcastConsumer, invalidateOnEvents, type BroadcastConsumerOptions, type BroadcastEvent, type InvalidatedByEvents } from "./broadcast-consumer";
+export { ReadThroughCache, type ReadThroughCacheOptions } from "./read-through-cache";

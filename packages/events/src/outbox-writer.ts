@@ -26,9 +26,25 @@ const INSERT = `INSERT INTO outbox_event (event_id, topic, key, type, payload, h
  * key commit one after another, as they do under the aggregate's row lock.
  */
 export async function writeOutbox(tx: SqlClient, message: OutboxMessage): Promise<string> {
-  const eventId = message.eventId ?? randomUUID();
+  const row = outboxRowOf(message);
+  await tx.$executeRawUnsafe(INSERT, row.eventId, row.topic, row.key, row.type, row.payload, row.headers);
+  return row.eventId;
+}
+
+/** An outbox row ready to insert, for a caller that writes it as part of a larger statement. */
+export interface OutboxRow {
+  readonly eventId: string;
+  readonly topic: string;
+  readonly key: string;
+  readonly type: string;
+  readonly payload: Uint8Array;
+  /** JSON of the W3C trace context headers, for the `headers` jsonb column. */
+  readonly headers: string;
+}
+
+/** The row writeOutbox would insert: a new event id unless given, and the current trace context. */
+export function outboxRowOf(message: OutboxMessage): OutboxRow {
   const headers: Record<string, string> = {};
   propagation.inject(context.active(), headers);
-  await tx.$executeRawUnsafe(INSERT, eventId, message.topic, message.key, message.type, message.payload, JSON.stringify(headers));
-  return eventId;
+  return { eventId: message.eventId ?? randomUUID(), topic: message.topic, key: message.key, type: message.type, payload: message.payload, headers: JSON.stringify(headers) };
 }

@@ -3,7 +3,7 @@ import type { ConfigError } from "@tawsil/config";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "./config";
 
-const base = { PORT: "7001", DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tawsil_merchant", SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") };
+const base = { PORT: "7001", DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tawsil_merchant", SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), KAFKA_BROKERS: "127.0.0.1:9092" };
 
 describe("merchant configuration", () => {
   it("defaults the token settings by environment", () => {

@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, loadConfig } from "@tawsil/config";
+import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
 import { z } from "zod";
 
 /** Token issuers by environment; the gateway verifies `iss` against the same defaults. */
@@ -14,6 +14,8 @@ const encryptionKey = z
 
 const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Merchant changes leave through the outbox to merchant.merchant.events.v1.
+  .extend(kafkaEnv.shape)
   .extend({
     /** `iss` of every token; defaults by TAWSIL_ENVIRONMENT. */
     TOKEN_ISSUER: z.url().optional(),

@@ -1,4 +1,6 @@
 // Composition root of the merchant service: configuration, then infrastructure, then the server.
+import { withTransaction } from "@tawsil/db";
+import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { createLogger, initTracing } from "@tawsil/logging";
 import { runService } from "@tawsil/rpc";
 import { readConfig } from "./config";
@@ -10,7 +12,22 @@ const logger = createLogger({ service: "merchant", level: config.LOG_LEVEL });
 
 try {
   const parts = await composeMerchantService(config, logger);
-  await runService({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, ...parts });
+  const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
+  // Merchant events (status, rate cards, places) keep other services' caches fresh.
+  const relay = startOutboxRelay({
+    kafka: broker.kafka,
+    logger,
+    runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
+  });
+  await runService({
+    name: "merchant",
+    config,
+    logger,
+    serviceNames: SERVICE_NAMES,
+    routes: parts.routes,
+    checks: [...parts.checks, broker.readiness],
+    closers: [relay, broker, ...parts.closers],
+  });
 } catch (err) {
   logger.fatal({ err }, "merchant service failed to start");
   process.exit(1);

@@ -1,11 +1,12 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase } from "@tawsil/db";
+import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
 import { Clients } from "./app/clients";
 import { IssueAccessToken } from "./app/issue-access-token";
+import { MerchantContexts } from "./app/merchant-context";
 import { Merchants } from "./app/merchants";
 import { Places } from "./app/places";
 import { RateCards } from "./app/rate-cards";
@@ -32,6 +33,8 @@ export interface MerchantServiceParts {
   readonly checks: readonly ReadinessCheck[];
   /** In shutdown order, after the server has drained. */
   readonly closers: readonly Closer[];
+  /** The service's database, for what main.ts adds around the server (the outbox relay). */
+  readonly database: ServiceDatabase<PrismaClient>;
 }
 
 export interface ComposeOptions {
@@ -63,8 +66,11 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
       keys: signingKeys,
       policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
     });
-    const rateCards = new RateCards({ rateCards: new RateCardRepository(db), merchants });
-    const places = new Places({ places: new PlaceRepository(db), merchants });
+    const rateCardRepository = new RateCardRepository(db);
+    const placeRepository = new PlaceRepository(db);
+    const rateCards = new RateCards({ rateCards: rateCardRepository, merchants });
+    const places = new Places({ places: placeRepository, merchants });
+    const contexts = new MerchantContexts({ merchants, rateCards: rateCardRepository, places: placeRepository });
     const admin = {
       merchants,
       clients: new Clients({ clients: clientRepository, merchants, environment: config.TAWSIL_ENVIRONMENT, logger }),
@@ -74,11 +80,12 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     };
     return {
       routes: (router) => {
-        router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards, places }));
+        router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards, places, contexts }));
         router.service(MerchantAdminService, merchantAdminService(admin));
       },
       checks: [database.readiness],
       closers: [database],
+      database,
     };
   } catch (error) {
     await database.close();
@@ -91,5 +98,5 @@ export type RunningMerchantService = InProcessService;
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
   const parts = await composeMerchantService(config, logger, opts);
-  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, ...parts });
+  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers });
 }

@@ -28,6 +28,8 @@ export function testConfig(databaseUrlValue: string, env: Record<string, string>
     DATABASE_URL: databaseUrlValue,
     DATABASE_POOL_SIZE: "5",
     SIGNING_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    // In-process tests run no outbox relay; the setting is required all the same.
+    KAFKA_BROKERS: "127.0.0.1:9092",
     SHUTDOWN_GRACE_MS: "200",
     LOG_LEVEL: "debug",
     ...env,

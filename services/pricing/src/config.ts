@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 import { parseCircuityFactors } from "./domain/route-distance";
 
@@ -20,11 +20,15 @@ const circuityFactors = z
 
 const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh.
+  .extend(kafkaEnv.shape)
   .extend({
     /** The merchant service, for rate cards. */
     MERCHANT_SERVICE_URL: peerUrl,
     /** The dispatch service, for eligibility and the service level. */
     DISPATCH_SERVICE_URL: peerUrl,
+    /** Longest a cached rate card is trusted without an event (bounds an event lost in a broker outage). */
+    RATE_CARD_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
     /** Deadline of each call to a peer service. */
     PEER_TIMEOUT_MS: millis(2000),
     /** An OSRM-compatible routing server; unset: great-circle distance times the city's circuity factor. */

@@ -27,6 +27,8 @@ export interface PricingServiceParts {
   readonly closers: readonly Closer[];
   /** Holds the negative-margin counter next to the RPC metrics. */
   readonly metrics: Metrics;
+  /** Rate cards as this replica knows them; main.ts keeps it fresh from merchant events. */
+  readonly rateCardCache: MerchantRateCards["cache"];
 }
 
 /**
@@ -45,10 +47,13 @@ export async function composePricingService(config: Config, logger: Logger): Pro
 
   const metrics = createMetrics("pricing");
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS }), {
+    maxAgeMs: config.RATE_CARD_CACHE_MAX_AGE_MS,
+  });
   const quoteDelivery = new QuoteDelivery({
     cities,
     routeDistance,
-    rateCards: new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    rateCards,
     eligibility: new DispatchEligibility(createPeerClient(DispatchService, config.DISPATCH_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
     margins: new MarginCounter(metrics.registry),
     logger,
@@ -58,6 +63,7 @@ export async function composePricingService(config: Config, logger: Logger): Pro
     checks: [database.readiness],
     closers: [database],
     metrics,
+    rateCardCache: rateCards.cache,
   };
 }
 
@@ -66,5 +72,5 @@ export type RunningPricingService = InProcessService;
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startPricingService(config: Config, logger: Logger): Promise<RunningPricingService> {
   const parts = await composePricingService(config, logger);
-  return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, ...parts });
+  return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers, metrics: parts.metrics });
 }

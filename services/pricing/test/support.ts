@@ -30,6 +30,9 @@ export function testConfig(databaseUrlValue: string, peers: Peers, env: Record<s
     DATABASE_POOL_SIZE: "3",
     MERCHANT_SERVICE_URL: peers.merchantUrl,
     DISPATCH_SERVICE_URL: peers.dispatchUrl,
+    // In-process tests run no merchant-event listener: read the rate card afresh on every quote.
+    KAFKA_BROKERS: "127.0.0.1:9092",
+    RATE_CARD_CACHE_MAX_AGE_MS: "0",
     SHUTDOWN_GRACE_MS: "200",
     LOG_LEVEL: "debug",
     ...env,

@@ -16,6 +16,11 @@ const schema = commonEnv
     MERCHANT_SERVICE_URL: peerUrl,
     /** The pricing service: coverage, derived context, price and the terms to freeze. */
     PRICING_SERVICE_URL: peerUrl,
+    /**
+     * Longest a cached merchant (status, places, COD maximum) is trusted without an event. Merchant
+     * events drop entries within moments; this only bounds an event lost in a broker outage.
+     */
+    MERCHANT_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
     /** Deadline of each call to a peer service. */
     PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
     /** Where customers open tracking links: `${PUBLIC_BASE_URL}/t/<code>`. */

@@ -4,6 +4,7 @@ import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { createLogger, initTracing } from "@tawsil/logging";
 import { runService } from "@tawsil/rpc";
 import { readConfig } from "./config";
+import { listenToMerchantChanges } from "./consumers/merchant-changes";
 import { composeShipmentService, SERVICE_NAMES } from "./server";
 
 const config = readConfig(process.env);
@@ -19,6 +20,8 @@ try {
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
   });
+  const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
+  await merchantChanges.start();
   await runService({
     name: "shipment",
     config,
@@ -27,7 +30,7 @@ try {
     routes: parts.routes,
     serviceNames: SERVICE_NAMES,
     checks: [...parts.checks, broker.readiness],
-    closers: [relay, broker, ...parts.closers],
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
   });
 } catch (err) {
   logger.fatal({ err }, "shipment service failed to start");

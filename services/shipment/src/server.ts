@@ -12,7 +12,7 @@ import { ReadShipments } from "./app/read-shipments";
 import { ReserveForOffer } from "./app/reserve-for-offer";
 import type { Config } from "./config";
 import { startIdempotencyPurge } from "./infra/idempotency-purge";
-import { MerchantServiceDirectory } from "./infra/merchant-directory";
+import { CachedMerchantDirectory } from "./infra/merchant-directory";
 import { PricingServiceQuotes } from "./infra/pricing-quotes";
 import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
@@ -30,6 +30,8 @@ export interface ShipmentServiceParts {
   /** In shutdown order, after the server has drained. */
   readonly closers: readonly Closer[];
   readonly metrics: Metrics;
+  /** Merchants as this replica knows them; main.ts keeps it fresh from merchant events. */
+  readonly merchantCache: CachedMerchantDirectory["cache"];
   /** The database, for the composition root's outbox relay. */
   readonly database: ReturnType<typeof openDatabase<PrismaClient>>;
 }
@@ -48,9 +50,10 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
   const peer = { timeoutMs: config.PEER_TIMEOUT_MS };
   const links = { publicBaseUrl: config.PUBLIC_BASE_URL, secret: config.TRACKING_LINK_SECRET };
+  const merchants = new CachedMerchantDirectory(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer), { maxAgeMs: config.MERCHANT_CACHE_MAX_AGE_MS });
   const createShipment = new CreateShipment({
     store,
-    merchants: new MerchantServiceDirectory(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer)),
+    merchants,
     quotes: new PricingServiceQuotes(createPeerClient(PricingService, config.PRICING_SERVICE_URL, peer)),
     environment: config.TAWSIL_ENVIRONMENT,
     idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS,
@@ -71,6 +74,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     checks: [database.readiness],
     closers: [purge, database],
     metrics: createMetrics("shipment"),
+    merchantCache: merchants.cache,
     database,
   };
 }

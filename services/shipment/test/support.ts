@@ -40,6 +40,9 @@ export function testConfig(databaseUrl: string, peers: { merchantUrl: string; pr
     TRACKING_LINK_SECRET,
     CURSOR_SECRET: randomBytes(32).toString("base64"),
     PEER_TIMEOUT_MS: "10000",
+    // These stacks run no merchant-event listener: read the merchant afresh on every create. The
+    // cache and its invalidation are proven through the mesh (tests/e2e/merchant-changes).
+    MERCHANT_CACHE_MAX_AGE_MS: "0",
     SHUTDOWN_GRACE_MS: "200",
     LOG_LEVEL: "debug",
     ...env,

@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { withDomainErrors } from "@tawsil/rpc";
 import type { IssueAccessToken } from "../app/issue-access-token";
+import type { MerchantContexts } from "../app/merchant-context";
 import type { Merchants } from "../app/merchants";
 import type { Places } from "../app/places";
 import type { RateCards } from "../app/rate-cards";
@@ -14,6 +15,7 @@ export interface MerchantServiceDeps {
   readonly merchants: Merchants;
   readonly rateCards: RateCards;
   readonly places: Places;
+  readonly contexts: MerchantContexts;
 }
 
 /** What the gateway and other services call: tokens, the JWKS, profiles, rate cards in force, saved locations and branches. */
@@ -37,6 +39,15 @@ export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof M
     },
     async getBranch(req) {
       return { branch: branchToProto(await deps.places.branch(req.merchantId, req.code)) };
+    },
+    async getMerchantContext(req) {
+      const context = await deps.contexts.of(req.merchantId);
+      return {
+        merchant: merchantToProto(context.merchant),
+        ...(context.rateCard ? { rateCard: rateCardToProto(context.rateCard) } : {}),
+        savedLocations: context.savedLocations.map(savedLocationToProto),
+        branches: context.branches.map(branchToProto),
+      };
     },
   });
 }

@@ -2,7 +2,7 @@ import { FailedPreconditionError } from "@tawsil/errors";
 import { v7 as uuidv7 } from "uuid";
 import { fieldName, parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
 import { DuplicateReferenceError, PermissionDeniedError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
-import { approve, created, type Place, type Shipment } from "../domain/shipment";
+import { approve, created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
 import { newShipmentNumber } from "../domain/shipment-number";
 import { replay, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
 import { ShipmentNumberTakenError, type MerchantDirectory, type MerchantStatus, type Quote, type Quotes, type ShipmentStore } from "./ports";
@@ -30,11 +30,12 @@ const NUMBER_ATTEMPTS = 3;
  * Creates a shipment or replays the original result (decisions.md sections 2 and 3).
  *
  * A stored record answers first, without peers or validation (a replay must not fail because the
- * pickup window has passed since). Then the draft's own rules, then the peers, concurrently where
- * independent and judged in a fixed order. Only then one transaction: the idempotency scope's
- * advisory lock, the record again (a concurrent duplicate may have finished meanwhile), the
- * reference, the shipment, its events, the automatic approval and the record, committed together.
- * Failures before the commit store nothing, so the key is not consumed.
+ * pickup window has passed since). Then the draft's own rules, then the peers (merchant context
+ * from this replica's cache, the quote from pricing) judged in a fixed order. Only then one
+ * transaction: the idempotency scope's advisory lock, the record again (a concurrent duplicate may
+ * have finished meanwhile), the reference, the shipment in its final state, its events (creation
+ * and automatic approval) and the record, committed together. Failures before the commit store
+ * nothing, so the key is not consumed.
  */
 export class CreateShipment {
   private readonly clock: () => Date;
@@ -54,26 +55,20 @@ export class CreateShipment {
 
     for (let attempt = 1; ; attempt++) {
       const now = this.clock();
-      const shipment = this.build(request.merchantId, draft, pickup, quote, now);
+      const { final, events } = this.lifecycleOf(this.build(request.merchantId, draft, pickup, quote, now), status, now);
+      const snapshot = this.deps.store.snapshotOf(final);
       try {
-        return await this.deps.store.inTransaction(async (tx) => {
-          await tx.lockIdempotencyScope(scope, this.deps.idempotencyWaitMs);
-          const stored = await tx.findRecord(scope, now);
-          if (stored) return replay(request.idempotency, stored);
-          if (await tx.referenceExists(request.merchantId, draft.externalReference)) throw new DuplicateReferenceError();
-          await tx.insert(shipment);
-          await tx.record(created(shipment), { inserted: true });
-          let final = shipment;
-          if (status === "ACTIVE") {
-            const approval = approve(shipment, now);
-            await tx.record(approval);
-            final = approval.shipment;
-          }
-          const snapshot = this.deps.store.snapshotOf(final);
-          const expiresAt = new Date(now.getTime() + this.deps.retentionMs);
-          await tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome: { kind: "snapshot", snapshot }, shape, shipmentId: final.id }, now, expiresAt);
-          return { snapshot, replayed: false };
+        const outcome = await this.deps.store.createOnce({
+          scope,
+          waitMs: this.deps.idempotencyWaitMs,
+          now,
+          shipment: final,
+          events,
+          record: { fingerprint: request.idempotency.fingerprint, shape, snapshot, expiresAt: new Date(now.getTime() + this.deps.retentionMs) },
         });
+        if (outcome.kind === "replay") return replay(request.idempotency, outcome.record);
+        if (outcome.kind === "reference-taken") throw new DuplicateReferenceError();
+        return { snapshot, replayed: false };
       } catch (error) {
         if (error instanceof ShipmentNumberTakenError && attempt < NUMBER_ATTEMPTS) continue;
         throw error;
@@ -81,17 +76,29 @@ export class CreateShipment {
     }
   }
 
+  /**
+   * The shipment as it is stored and the events it emits: created, then (for an ACTIVE merchant)
+   * the automatic approval, each with its own time. The row is written once, in its final state.
+   */
+  private lifecycleOf(shipment: Shipment, status: MerchantStatus, now: Date): { final: Shipment; events: { change: ShipmentChange; at: Date }[] } {
+    const events = [{ change: created(shipment), at: shipment.createdAt }];
+    if (status !== "ACTIVE") return { final: shipment, events };
+    const approval = approve(shipment, now);
+    events.push({ change: approval, at: now });
+    return { final: approval.shipment, events };
+  }
+
   /** Merchant status, pickup and branch concurrently; the quote as soon as the pickup is known. */
   private async consultPeers(merchantId: string, draft: ValidDraft, signal: AbortSignal): Promise<{ status: MerchantStatus; pickup: Place; quote: Quote }> {
     const { merchants, quotes } = this.deps;
     const pickupPromise: Promise<Place | null> =
       draft.pickup.kind === "saved"
-        ? merchants.savedLocation(merchantId, draft.pickup.code, signal)
+        ? merchants.savedLocation(merchantId, draft.pickup.code)
         : Promise.resolve(draft.pickup.coordinate ? { coordinate: draft.pickup.coordinate, addressLine: "", cityCode: "" } : null);
     const quotePromise = pickupPromise.then((pickup) => (pickup ? quotes.quote(this.quoteRequest(merchantId, draft, pickup), signal) : null));
     const [status, branch, pickup, quote] = await Promise.allSettled([
-      merchants.status(merchantId, signal),
-      draft.branchCode === null ? Promise.resolve(true) : merchants.branchExists(merchantId, draft.branchCode, signal),
+      merchants.status(merchantId),
+      draft.branchCode === null ? Promise.resolve(true) : merchants.branchExists(merchantId, draft.branchCode),
       pickupPromise,
       quotePromise,
     ]);
@@ -103,7 +110,7 @@ export class CreateShipment {
     if (!place) violations.push({ field: fieldName(draft.fieldNames, "saved_location_code"), code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } });
     if (!settled(branch)) violations.push({ field: fieldName(draft.fieldNames, "branch_code"), code: "UNKNOWN_REFERENCE", params: { entity: "branch" } });
     if (violations.length > 0 || !place) throw new ShipmentValidationError(violations);
-    const priced = await this.priced(merchantId, draft, quote, signal);
+    const priced = await this.priced(merchantId, draft, quote);
     return { status: settled(status) ?? "TERMINATED", pickup: place, quote: priced };
   }
 
@@ -113,14 +120,14 @@ export class CreateShipment {
   }
 
   /** Pricing's refusals pass through, except a COD above the agreed maximum: a violation on the COD field. */
-  private async priced(merchantId: string, draft: ValidDraft, result: PromiseSettledResult<Quote | null>, signal: AbortSignal): Promise<Quote> {
+  private async priced(merchantId: string, draft: ValidDraft, result: PromiseSettledResult<Quote | null>): Promise<Quote> {
     if (result.status === "fulfilled") {
       if (!result.value) throw new Error("unreachable: a quote without a pickup");
       return result.value;
     }
     const error: unknown = result.reason;
     if (error instanceof FailedPreconditionError && error.reason === "COD_ABOVE_MAXIMUM") {
-      const max = await this.deps.merchants.maxCodAmount(merchantId, signal);
+      const max = await this.deps.merchants.maxCodAmount(merchantId);
       throw new ShipmentValidationError([{ field: fieldName(draft.fieldNames, "cod_amount"), code: "OUT_OF_RANGE", params: max === null ? {} : { max } }]);
     }
     throw error;

@@ -6,15 +6,16 @@ import type { Place, Shipment, ShipmentChange } from "../domain/shipment";
 export type MerchantStatus = "DRAFT" | "ACTIVE" | "SUSPENDED" | "TERMINATED";
 
 /**
- * The merchant service. Fails with DependencyUnavailableError when it cannot answer; an unknown
- * merchant is reported as status null, an unknown saved location or branch as null / false.
+ * The merchant service, as this replica caches it (one read per merchant until it changes).
+ * Fails with DependencyUnavailableError when it cannot answer; an unknown merchant is reported as
+ * status null, an unknown saved location or branch as null / false.
  */
 export interface MerchantDirectory {
-  status(merchantId: string, signal: AbortSignal): Promise<MerchantStatus | null>;
-  savedLocation(merchantId: string, code: string, signal: AbortSignal): Promise<Place | null>;
-  branchExists(merchantId: string, code: string, signal: AbortSignal): Promise<boolean>;
+  status(merchantId: string): Promise<MerchantStatus | null>;
+  savedLocation(merchantId: string, code: string): Promise<Place | null>;
+  branchExists(merchantId: string, code: string): Promise<boolean>;
   /** The agreed maximum COD amount of the rate card in force, "5000.00"; null without one. */
-  maxCodAmount(merchantId: string, signal: AbortSignal): Promise<string | null>;
+  maxCodAmount(merchantId: string): Promise<string | null>;
 }
 
 export interface QuoteRequest {
@@ -67,17 +68,36 @@ export interface ShipmentTx {
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void>;
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
   saveRecord(scope: IdempotencyScope, record: StoredRecord & { shape: RequestShape; shipmentId: string }, now: Date, expiresAt: Date): Promise<void>;
-  referenceExists(merchantId: string, externalReference: string): Promise<boolean>;
-  /** Throws ShipmentNumberTakenError or DuplicateReferenceError on the unique keys. */
-  insert(shipment: Shipment): Promise<void>;
   /** SELECT ... FOR UPDATE: cancel, reserve and dispatch steps serialise on it. */
   lockShipment(id: string): Promise<Shipment | null>;
   /** Writes the mutable part (state, version, approval, reason) and the change's outbox event. */
-  record(change: ShipmentChange, options?: { inserted: boolean }): Promise<void>;
+  record(change: ShipmentChange): Promise<void>;
 }
+
+/** A create ready to commit: the shipment in its final state, its changes and the record to keep. */
+export interface NewShipment {
+  readonly scope: IdempotencyScope;
+  /** How long to wait behind another request of the same scope before IDEMPOTENCY_KEY_IN_USE. */
+  readonly waitMs: number;
+  readonly now: Date;
+  readonly shipment: Shipment;
+  /** Each change becomes one outbox event, in order, stamped with its own time. */
+  readonly events: readonly { readonly change: ShipmentChange; readonly at: Date }[];
+  readonly record: { readonly fingerprint: string; readonly shape: RequestShape; readonly snapshot: Uint8Array; readonly expiresAt: Date };
+}
+
+/** What a create found under the idempotency lock, or that it committed. */
+export type CreateOutcome = { readonly kind: "created" } | { readonly kind: "replay"; readonly record: StoredRecord } | { readonly kind: "reference-taken" };
 
 export interface ShipmentStore {
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R>;
+  /**
+   * Under the scope's idempotency lock, in one transaction: answers the key's live record if there
+   * is one, refuses a reference already used, else commits the shipment, its events and the record.
+   * Throws ShipmentNumberTakenError, DuplicateReferenceError (a racing create under another key) or
+   * VersionConflictError IDEMPOTENCY_KEY_IN_USE after waitMs.
+   */
+  createOnce(input: NewShipment): Promise<CreateOutcome>;
   /** Outside any lock: the fast path of a replay. */
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
   findById(id: string): Promise<Shipment | null>;

@@ -1,52 +1,75 @@
 import type { Client } from "@connectrpc/connect";
 import Decimal from "decimal.js";
+import { ReadThroughCache } from "@tawsil/events";
 import { MerchantStatus as ProtoStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
-import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import type { GetMerchantContextResponse, MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { MerchantDirectory, MerchantStatus } from "../app/ports";
 import type { Place } from "../domain/shipment";
 import { isNotFound, peerFailure } from "./peer-errors";
 
 const DEPENDENCY = "the merchant service";
 
-/** The merchant service's profiles, saved locations, branches and rate cards. */
-export class MerchantServiceDirectory implements MerchantDirectory {
-  constructor(private readonly client: Client<typeof MerchantService>) {}
+/** What a create needs to know about its merchant, read in one call and kept until it changes. */
+export interface MerchantSnapshot {
+  readonly status: MerchantStatus;
+  readonly savedLocations: ReadonlyMap<string, Place>;
+  readonly branches: ReadonlySet<string>;
+  /** "5000.00"; null without a rate card in force. */
+  readonly maxCodAmount: string | null;
+}
 
-  async status(merchantId: string, signal: AbortSignal): Promise<MerchantStatus | null> {
-    const merchant = await this.call(() => this.client.getMerchant({ merchantId }, { signal }).then((res) => res.merchant));
-    if (!merchant) return null;
-    const status = ProtoStatus[merchant.status];
-    if (status === "DRAFT" || status === "ACTIVE" || status === "SUSPENDED" || status === "TERMINATED") return status;
-    throw new Error(`${DEPENDENCY} answered merchant status ${merchant.status}`);
+/**
+ * The merchant service's statuses, saved locations, branches and COD maximums, from a cache in
+ * this process: one GetMerchantContext call on a miss, dropped by the merchant's events (see
+ * consumers/merchant-changes.ts). An unknown merchant is not cached, so one created later is seen.
+ */
+export class CachedMerchantDirectory implements MerchantDirectory {
+  readonly cache: ReadThroughCache<MerchantSnapshot>;
+
+  constructor(client: Client<typeof MerchantService>, opts: { maxAgeMs: number }) {
+    this.cache = new ReadThroughCache({ maxAgeMs: opts.maxAgeMs, load: (merchantId) => loadSnapshot(client, merchantId) });
   }
 
-  async savedLocation(merchantId: string, code: string, signal: AbortSignal): Promise<Place | null> {
-    const location = await this.call(() => this.client.getSavedLocation({ merchantId, code }, { signal }).then((res) => res.location));
-    if (!location?.coordinate) return null;
-    return { coordinate: { ...location.coordinate }, addressLine: location.addressLine, cityCode: location.cityCode };
+  async status(merchantId: string): Promise<MerchantStatus | null> {
+    return (await this.cache.get(merchantId))?.status ?? null;
   }
 
-  async branchExists(merchantId: string, code: string, signal: AbortSignal): Promise<boolean> {
-    return (await this.call(() => this.client.getBranch({ merchantId, code }, { signal }).then((res) => res.branch))) !== undefined;
+  async savedLocation(merchantId: string, code: string): Promise<Place | null> {
+    return (await this.cache.get(merchantId))?.savedLocations.get(code) ?? null;
   }
 
-  async maxCodAmount(merchantId: string, signal: AbortSignal): Promise<string | null> {
-    try {
-      const card = (await this.client.getCurrentRateCard({ merchantId }, { signal })).rateCard;
-      return card ? new Decimal(card.maxCodAmount).toFixed(2) : null;
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw peerFailure(error, DEPENDENCY);
-    }
+  async branchExists(merchantId: string, code: string): Promise<boolean> {
+    return (await this.cache.get(merchantId))?.branches.has(code) ?? false;
   }
 
-  /** NotFound means "no such thing" (undefined); outages fail closed. */
-  private async call<T>(fn: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw peerFailure(error, DEPENDENCY);
-    }
+  async maxCodAmount(merchantId: string): Promise<string | null> {
+    return (await this.cache.get(merchantId))?.maxCodAmount ?? null;
   }
+}
+
+async function loadSnapshot(client: Client<typeof MerchantService>, merchantId: string): Promise<MerchantSnapshot | undefined> {
+  let context: GetMerchantContextResponse;
+  try {
+    context = await client.getMerchantContext({ merchantId });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw peerFailure(error, DEPENDENCY);
+  }
+  if (!context.merchant) return undefined;
+  return {
+    status: statusOf(context.merchant.status),
+    savedLocations: new Map(
+      context.savedLocations.flatMap((location) =>
+        location.coordinate ? [[location.code, { coordinate: { ...location.coordinate }, addressLine: location.addressLine, cityCode: location.cityCode }] as const] : [],
+      ),
+    ),
+    branches: new Set(context.branches.map((branch) => branch.code)),
+    maxCodAmount: context.rateCard ? new Decimal(context.rateCard.maxCodAmount).toFixed(2) : null,
+  };
+}
+
+function statusOf(status: ProtoStatus): MerchantStatus {
+  const name = ProtoStatus[status];
+  if (name === "DRAFT" || name === "ACTIVE" || name === "SUSPENDED" || name === "TERMINATED") return name;
+  throw new Error(`${DEPENDENCY} answered merchant status ${status}`);
 }

@@ -1,15 +1,16 @@
 import { withTransaction, type TransactionClient } from "@tawsil/db";
 import { VersionConflictError } from "@tawsil/errors";
 import { writeOutbox } from "@tawsil/events";
-import { ShipmentNumberTakenError, type IdempotencyScope, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
+import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
 import type { Position } from "../domain/cursor";
 import { DuplicateReferenceError } from "../domain/errors";
 import type { ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
-import { sqlStateOf, uniqueViolationTarget } from "./prisma-errors";
+import { createStatement, type CreateStatementRow } from "./create-statement";
+import { sqlStateOf } from "./prisma-errors";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "./shipment-message";
-import { shipmentFromRow, shipmentToRow } from "./shipment-rows";
+import { shipmentFromRow } from "./shipment-rows";
 
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
@@ -36,6 +37,27 @@ export class PrismaShipmentStore implements ShipmentStore {
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
     return findRecord(this.db, scope, now);
+  }
+
+  /** Four round trips: BEGIN, the lock, one statement that reads and writes everything, COMMIT. */
+  async createOnce(input: NewShipment): Promise<CreateOutcome> {
+    try {
+      return await withTransaction(
+        this.db,
+        async (tx) => {
+          await lockScope(tx, input.scope, input.waitMs);
+          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input));
+          if (!row) throw new Error("the create statement returned no row");
+          if (row.fingerprint !== null) return { kind: "replay", record: storedRecordOf({ id: input.scope.key, ...row, fingerprint: row.fingerprint }) };
+          if (row.referenceTaken) return { kind: "reference-taken" };
+          if (row.inserted !== 1) throw new Error(`the create statement inserted ${row.inserted} shipments`);
+          return { kind: "created" };
+        },
+        { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs },
+      );
+    } catch (error) {
+      throw createFailure(error);
+    }
   }
 
   async findById(id: string): Promise<Shipment | null> {
@@ -83,34 +105,46 @@ export class PrismaShipmentStore implements ShipmentStore {
 
 async function findRecord(db: Client, scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
   const row = await db.idempotencyRecord.findFirst({ where: { ...scope, expiresAt: { gt: now } } });
-  if (!row) return null;
+  return row ? storedRecordOf({ ...row, id: String(row.id) }) : null;
+}
+
+function storedRecordOf(row: { id: string; fingerprint: string; snapshot: Uint8Array | null; errorReason: string | null }): StoredRecord {
   if (row.snapshot) return { fingerprint: row.fingerprint, outcome: { kind: "snapshot", snapshot: new Uint8Array(row.snapshot) } };
   if (row.errorReason === "SHIPMENT_ALREADY_ASSIGNED") return { fingerprint: row.fingerprint, outcome: { kind: "refused", reason: row.errorReason } };
   throw new Error(`idempotency record ${row.id} holds neither a snapshot nor a known reason`);
 }
 
+/**
+ * A transaction-scoped advisory lock on a 64-bit hash of the scope, taken with the wait bound set
+ * in the same statement: a duplicate waits for the first request's commit (then finds its record),
+ * up to waitMs. A hash collision only serialises two unrelated keys, never mixes their records.
+ * The bound stays for the rest of the transaction, which waits on nothing else of that length.
+ */
+async function lockScope(tx: Tx, scope: IdempotencyScope, waitMs: number): Promise<void> {
+  const key = [scope.operation, scope.merchantId, scope.clientId, scope.key].join("|");
+  const timeout = `${Math.max(1, Math.round(waitMs))}ms`;
+  try {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))::text FROM (SELECT set_config('lock_timeout', ${timeout}, true)) AS bound`;
+  } catch (error) {
+    if (sqlStateOf(error) === "55P03") throw new VersionConflictError("IDEMPOTENCY_KEY_IN_USE", "a request with this idempotency key is still being processed");
+    throw error;
+  }
+}
+
+/** The unique keys a create can still hit: another number, or a racing create of the same reference. */
+function createFailure(error: unknown): unknown {
+  const text = `${JSON.stringify(error)} ${error instanceof Error ? error.message : ""}`;
+  if (sqlStateOf(error) === "55P03") return new VersionConflictError("IDEMPOTENCY_KEY_IN_USE", "a request with this idempotency key is still being processed");
+  if (text.includes("shipment_shipment_number_key")) return new ShipmentNumberTakenError("shipment number taken", { cause: error });
+  if (text.includes("shipment_merchant_id_external_reference_key")) return new DuplicateReferenceError();
+  return error;
+}
+
 class PrismaShipmentTx implements ShipmentTx {
   constructor(private readonly tx: Tx) {}
 
-  /**
-   * A transaction-scoped advisory lock on a 64-bit hash of the scope: a duplicate waits for the
-   * first request's commit (then finds its record), up to waitMs. A hash collision only
-   * serialises two unrelated keys, never mixes their records.
-   */
-  async lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
-    await this.tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(waitMs))}ms'`);
-    try {
-      await this.tx.$executeRawUnsafe(
-        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-        [scope.operation, scope.merchantId, scope.clientId, scope.key].join("|"),
-      );
-    } catch (error) {
-      if (sqlStateOf(error) === "55P03") {
-        throw new VersionConflictError("IDEMPOTENCY_KEY_IN_USE", "a request with this idempotency key is still being processed");
-      }
-      throw error;
-    }
-    await this.tx.$executeRawUnsafe("SET LOCAL lock_timeout TO DEFAULT");
+  lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
+    return lockScope(this.tx, scope, waitMs);
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -134,21 +168,6 @@ class PrismaShipmentTx implements ShipmentTx {
     });
   }
 
-  async referenceExists(merchantId: string, externalReference: string): Promise<boolean> {
-    return (await this.tx.shipment.count({ where: { merchantId, externalReference } })) > 0;
-  }
-
-  async insert(shipment: Shipment): Promise<void> {
-    try {
-      await this.tx.shipment.create({ data: shipmentToRow(shipment) });
-    } catch (error) {
-      const target = uniqueViolationTarget(error);
-      if (target?.includes("shipment_number") || target?.includes("shipmentNumber")) throw new ShipmentNumberTakenError("shipment number taken", { cause: error });
-      if (target !== null) throw new DuplicateReferenceError();
-      throw error;
-    }
-  }
-
   async lockShipment(id: string): Promise<Shipment | null> {
     const locked = await this.tx.$queryRawUnsafe<{ id: string }[]>("SELECT id::text FROM shipment WHERE id = $1::uuid FOR UPDATE", id);
     if (locked.length === 0) return null;
@@ -156,17 +175,15 @@ class PrismaShipmentTx implements ShipmentTx {
     return row ? shipmentFromRow(row) : null;
   }
 
-  async record(change: ShipmentChange, options: { inserted?: boolean } = {}): Promise<void> {
+  async record(change: ShipmentChange): Promise<void> {
     const { shipment } = change;
-    if (!options.inserted) {
-      // The version guard is belt and braces: callers hold the row lock or inserted the row.
-      const updated = await this.tx.shipment.updateMany({
-        where: { id: shipment.id, version: shipment.version - 1n },
-        data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode },
-      });
-      if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
-    }
-    const at = options.inserted ? shipment.createdAt : change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
+    // The version guard is belt and braces: callers hold the row lock.
+    const updated = await this.tx.shipment.updateMany({
+      where: { id: shipment.id, version: shipment.version - 1n },
+      data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode },
+    });
+    if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
+    const at = change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
     await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at) });
   }
 }

@@ -1,14 +1,15 @@
-import type { Db } from "@tawsil/db";
+import { withTransaction } from "@tawsil/db";
 import { AlreadyExistsError } from "@tawsil/errors";
 import type { MerchantStatus } from "../../domain/merchant-status";
 import type { Merchant, PrismaClient } from "../prisma/generated/client";
+import { announceMerchantChange } from "../merchant-events";
 import { isUniqueViolation } from "../unique-violation";
 import { isUuid } from "@tawsil/domain";
 
 export type MerchantRow = Merchant;
 
 export class MerchantRepository {
-  constructor(private readonly db: Db<PrismaClient>) {}
+  constructor(private readonly db: PrismaClient) {}
 
   async create(input: { code: string; displayName: string; legalName: string }): Promise<MerchantRow> {
     try {
@@ -29,9 +30,16 @@ export class MerchantRepository {
     return this.db.merchant.findUnique({ where: { id } });
   }
 
-  /** Moves the merchant from `from` to `to`; null when its status is no longer `from` (a concurrent change). */
-  async setStatus(id: string, from: MerchantStatus, to: MerchantStatus): Promise<MerchantRow | null> {
-    const { count } = await this.db.merchant.updateMany({ where: { id, status: from }, data: { status: to } });
-    return count === 0 ? null : this.db.merchant.findUnique({ where: { id } });
+  /**
+   * Moves the merchant from `from` to `to`; null when its status is no longer `from` (a concurrent
+   * change). The change is announced in the same transaction, so every cache hears of it.
+   */
+  setStatus(id: string, from: MerchantStatus, to: MerchantStatus): Promise<MerchantRow | null> {
+    return withTransaction(this.db, async (tx) => {
+      const { count } = await tx.merchant.updateMany({ where: { id, status: from }, data: { status: to } });
+      if (count === 0) return null;
+      await announceMerchantChange(tx, id, ["STATUS"]);
+      return tx.merchant.findUnique({ where: { id } });
+    });
   }
 }

@@ -1,7 +1,8 @@
-import type { Db } from "@tawsil/db";
+import { withTransaction } from "@tawsil/db";
 import type { Coordinate } from "@tawsil/domain";
 import { AlreadyExistsError } from "@tawsil/errors";
 import type { Branch, PrismaClient, SavedLocation } from "../prisma/generated/client";
+import { announceMerchantChange } from "../merchant-events";
 import { isUniqueViolation } from "../unique-violation";
 
 export type SavedLocationRow = SavedLocation;
@@ -9,7 +10,7 @@ export type BranchRow = Branch;
 
 /** A merchant's saved pickup locations and branches, each code unique per merchant. */
 export class PlaceRepository {
-  constructor(private readonly db: Db<PrismaClient>) {}
+  constructor(private readonly db: PrismaClient) {}
 
   async addSavedLocation(
     merchantId: string,
@@ -17,8 +18,12 @@ export class PlaceRepository {
   ): Promise<SavedLocationRow> {
     const { code, coordinate, addressLine, cityCode } = input;
     try {
-      return await this.db.savedLocation.create({
-        data: { merchantId, code, addressLine, cityCode, latitudeMicro: coordinate.latitudeMicro, longitudeMicro: coordinate.longitudeMicro },
+      return await withTransaction(this.db, async (tx) => {
+        const row = await tx.savedLocation.create({
+          data: { merchantId, code, addressLine, cityCode, latitudeMicro: coordinate.latitudeMicro, longitudeMicro: coordinate.longitudeMicro },
+        });
+        await announceMerchantChange(tx, merchantId, ["SAVED_LOCATIONS"]);
+        return row;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AlreadyExistsError("saved location", code);
@@ -30,13 +35,25 @@ export class PlaceRepository {
     return this.db.savedLocation.findUnique({ where: { merchantId_code: { merchantId, code } } });
   }
 
+  listSavedLocations(merchantId: string): Promise<SavedLocationRow[]> {
+    return this.db.savedLocation.findMany({ where: { merchantId }, orderBy: { code: "asc" } });
+  }
+
+  listBranches(merchantId: string): Promise<BranchRow[]> {
+    return this.db.branch.findMany({ where: { merchantId }, orderBy: { code: "asc" } });
+  }
+
   findBranch(merchantId: string, code: string): Promise<BranchRow | null> {
     return this.db.branch.findUnique({ where: { merchantId_code: { merchantId, code } } });
   }
 
   async addBranch(merchantId: string, input: { code: string; name: string }): Promise<BranchRow> {
     try {
-      return await this.db.branch.create({ data: { merchantId, ...input } });
+      return await withTransaction(this.db, async (tx) => {
+        const row = await tx.branch.create({ data: { merchantId, ...input } });
+        await announceMerchantChange(tx, merchantId, ["BRANCHES"]);
+        return row;
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AlreadyExistsError("branch", input.code);
       throw error;

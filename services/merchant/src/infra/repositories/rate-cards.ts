@@ -1,6 +1,7 @@
 import { withTransaction } from "@tawsil/db";
 import { VersionConflictError } from "@tawsil/errors";
 import type { RateCardTerms, RequirementSurcharge } from "../../domain/rate-card";
+import { announceMerchantChange } from "../merchant-events";
 import type { PrismaClient, RateCard } from "../prisma/generated/client";
 
 export interface RateCardRecord extends RateCardTerms {
@@ -38,6 +39,7 @@ export class RateCardRepository {
       const row = await tx.rateCard.create({
         data: { merchantId, version, effectiveAt: opts.effectiveAt, ...amounts, requirementSurcharges: requirementSurcharges.map((s) => ({ ...s })) },
       });
+      await announceMerchantChange(tx, merchantId, ["RATE_CARD"], opts.effectiveAt);
       return toRecord(row);
     });
   }

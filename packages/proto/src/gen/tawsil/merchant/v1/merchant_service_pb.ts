@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/merchant/v1/merchant_service.proto.
  */
 export const file_tawsil_merchant_v1_merchant_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIlMKF0lzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIVCg1jbGllbnRfc2VjcmV0GAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChhJc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgCIAEoBRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJHChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGF3c2lsLm1lcmNoYW50LnYxLkpzb25XZWJLZXkiKQoSR2V0TWVyY2hhbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiMAoZR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJNChpHZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZRIvCglyYXRlX2NhcmQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQiPAoXR2V0U2F2ZWRMb2NhdGlvblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDAoEY29kZRgCIAEoCSJPChhHZXRTYXZlZExvY2F0aW9uUmVzcG9uc2USMwoIbG9jYXRpb24YASABKAsyIS50YXdzaWwubWVyY2hhbnQudjEuU2F2ZWRMb2NhdGlvbiI1ChBHZXRCcmFuY2hSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgwKBGNvZGUYAiABKAkiPwoRR2V0QnJhbmNoUmVzcG9uc2USKgoGYnJhbmNoGAEgASgLMhoudGF3c2lsLm1lcmNoYW50LnYxLkJyYW5jaDKKBQoPTWVyY2hhbnRTZXJ2aWNlEm0KEElzc3VlQWNjZXNzVG9rZW4SKy50YXdzaWwubWVyY2hhbnQudjEuSXNzdWVBY2Nlc3NUb2tlblJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuSXNzdWVBY2Nlc3NUb2tlblJlc3BvbnNlEmoKD0xpc3RTaWduaW5nS2V5cxIqLnRhd3NpbC5tZXJjaGFudC52MS5MaXN0U2lnbmluZ0tleXNSZXF1ZXN0GisudGF3c2lsLm1lcmNoYW50LnYxLkxpc3RTaWduaW5nS2V5c1Jlc3BvbnNlEl4KC0dldE1lcmNoYW50EiYudGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50UmVxdWVzdBonLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudFJlc3BvbnNlEnMKEkdldEN1cnJlbnRSYXRlQ2FyZBItLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDdXJyZW50UmF0ZUNhcmRSZXF1ZXN0Gi4udGF3c2lsLm1lcmNoYW50LnYxLkdldEN1cnJlbnRSYXRlQ2FyZFJlc3BvbnNlEm0KEEdldFNhdmVkTG9jYXRpb24SKy50YXdzaWwubWVyY2hhbnQudjEuR2V0U2F2ZWRMb2NhdGlvblJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuR2V0U2F2ZWRMb2NhdGlvblJlc3BvbnNlElgKCUdldEJyYW5jaBIkLnRhd3NpbC5tZXJjaGFudC52MS5HZXRCcmFuY2hSZXF1ZXN0GiUudGF3c2lsLm1lcmNoYW50LnYxLkdldEJyYW5jaFJlc3BvbnNlYgZwcm90bzM", [file_tawsil_merchant_v1_merchant]);
+  fileDesc("Cil0YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIlMKF0lzc3VlQWNjZXNzVG9rZW5SZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIVCg1jbGllbnRfc2VjcmV0GAIgASgJEg4KBnNjb3BlcxgDIAMoCSJcChhJc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhoKEmV4cGlyZXNfaW5fc2Vjb25kcxgCIAEoBRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdFNpZ25pbmdLZXlzUmVxdWVzdCJHChdMaXN0U2lnbmluZ0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGF3c2lsLm1lcmNoYW50LnYxLkpzb25XZWJLZXkiKQoSR2V0TWVyY2hhbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiMAoZR2V0Q3VycmVudFJhdGVDYXJkUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCSJNChpHZXRDdXJyZW50UmF0ZUNhcmRSZXNwb25zZRIvCglyYXRlX2NhcmQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQiPAoXR2V0U2F2ZWRMb2NhdGlvblJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDAoEY29kZRgCIAEoCSJPChhHZXRTYXZlZExvY2F0aW9uUmVzcG9uc2USMwoIbG9jYXRpb24YASABKAsyIS50YXdzaWwubWVyY2hhbnQudjEuU2F2ZWRMb2NhdGlvbiI1ChBHZXRCcmFuY2hSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEgwKBGNvZGUYAiABKAkiPwoRR2V0QnJhbmNoUmVzcG9uc2USKgoGYnJhbmNoGAEgASgLMhoudGF3c2lsLm1lcmNoYW50LnYxLkJyYW5jaCIwChlHZXRNZXJjaGFudENvbnRleHRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJIucBChpHZXRNZXJjaGFudENvbnRleHRSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudBIvCglyYXRlX2NhcmQYAiABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQSOgoPc2F2ZWRfbG9jYXRpb25zGAMgAygLMiEudGF3c2lsLm1lcmNoYW50LnYxLlNhdmVkTG9jYXRpb24SLAoIYnJhbmNoZXMYBCADKAsyGi50YXdzaWwubWVyY2hhbnQudjEuQnJhbmNoMv8FCg9NZXJjaGFudFNlcnZpY2USbQoQSXNzdWVBY2Nlc3NUb2tlbhIrLnRhd3NpbC5tZXJjaGFudC52MS5Jc3N1ZUFjY2Vzc1Rva2VuUmVxdWVzdBosLnRhd3NpbC5tZXJjaGFudC52MS5Jc3N1ZUFjY2Vzc1Rva2VuUmVzcG9uc2USagoPTGlzdFNpZ25pbmdLZXlzEioudGF3c2lsLm1lcmNoYW50LnYxLkxpc3RTaWduaW5nS2V5c1JlcXVlc3QaKy50YXdzaWwubWVyY2hhbnQudjEuTGlzdFNpZ25pbmdLZXlzUmVzcG9uc2USXgoLR2V0TWVyY2hhbnQSJi50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRSZXF1ZXN0GicudGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50UmVzcG9uc2UScwoSR2V0Q3VycmVudFJhdGVDYXJkEi0udGF3c2lsLm1lcmNoYW50LnYxLkdldEN1cnJlbnRSYXRlQ2FyZFJlcXVlc3QaLi50YXdzaWwubWVyY2hhbnQudjEuR2V0Q3VycmVudFJhdGVDYXJkUmVzcG9uc2USbQoQR2V0U2F2ZWRMb2NhdGlvbhIrLnRhd3NpbC5tZXJjaGFudC52MS5HZXRTYXZlZExvY2F0aW9uUmVxdWVzdBosLnRhd3NpbC5tZXJjaGFudC52MS5HZXRTYXZlZExvY2F0aW9uUmVzcG9uc2USWAoJR2V0QnJhbmNoEiQudGF3c2lsLm1lcmNoYW50LnYxLkdldEJyYW5jaFJlcXVlc3QaJS50YXdzaWwubWVyY2hhbnQudjEuR2V0QnJhbmNoUmVzcG9uc2UScwoSR2V0TWVyY2hhbnRDb250ZXh0Ei0udGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50Q29udGV4dFJlcXVlc3QaLi50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRDb250ZXh0UmVzcG9uc2ViBnByb3RvMw", [file_tawsil_merchant_v1_merchant]);
 
 /**
  * IssueAccessTokenRequest carries the client's credentials and the scopes it asks for.
@@ -303,6 +303,69 @@ export const GetBranchResponseSchema: GenMessage<GetBranchResponse> = /*@__PURE_
   messageDesc(file_tawsil_merchant_v1_merchant_service, 11);
 
 /**
+ * GetMerchantContextRequest names the merchant.
+ *
+ * @generated from message tawsil.merchant.v1.GetMerchantContextRequest
+ */
+export type GetMerchantContextRequest = Message<"tawsil.merchant.v1.GetMerchantContextRequest"> & {
+  /**
+   * merchant_id is the merchant's uuid.
+   *
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetMerchantContextRequest.
+ * Use `create(GetMerchantContextRequestSchema)` to create a new message.
+ */
+export const GetMerchantContextRequestSchema: GenMessage<GetMerchantContextRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 12);
+
+/**
+ * GetMerchantContextResponse is everything other services keep about the merchant.
+ *
+ * @generated from message tawsil.merchant.v1.GetMerchantContextResponse
+ */
+export type GetMerchantContextResponse = Message<"tawsil.merchant.v1.GetMerchantContextResponse"> & {
+  /**
+   * merchant is the profile with its status.
+   *
+   * @generated from field: tawsil.merchant.v1.Merchant merchant = 1;
+   */
+  merchant?: Merchant | undefined;
+
+  /**
+   * rate_card is the card in force; absent when the merchant has none.
+   *
+   * @generated from field: tawsil.merchant.v1.RateCard rate_card = 2;
+   */
+  rateCard?: RateCard | undefined;
+
+  /**
+   * saved_locations are all of the merchant's saved pickup locations.
+   *
+   * @generated from field: repeated tawsil.merchant.v1.SavedLocation saved_locations = 3;
+   */
+  savedLocations: SavedLocation[];
+
+  /**
+   * branches are all of the merchant's branches.
+   *
+   * @generated from field: repeated tawsil.merchant.v1.Branch branches = 4;
+   */
+  branches: Branch[];
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.GetMerchantContextResponse.
+ * Use `create(GetMerchantContextResponseSchema)` to create a new message.
+ */
+export const GetMerchantContextResponseSchema: GenMessage<GetMerchantContextResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_service, 13);
+
+/**
  * MerchantService answers the gateway and other services: token issuance, the issuer's public keys
  * and merchant profiles.
  *
@@ -373,6 +436,17 @@ export const MerchantService: GenService<{
     methodKind: "unary";
     input: typeof GetBranchRequestSchema;
     output: typeof GetBranchResponseSchema;
+  },
+  /**
+   * GetMerchantContext returns in one call what shipment and pricing cache about a merchant:
+   * status, saved locations, branches and the rate card in force. NotFound for an unknown merchant.
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantService.GetMerchantContext
+   */
+  getMerchantContext: {
+    methodKind: "unary";
+    input: typeof GetMerchantContextRequestSchema;
+    output: typeof GetMerchantContextResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_merchant_v1_merchant_service, 0);

@@ -1,0 +1,88 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "@tawsil/logging";
+import type { Consumer, Kafka } from "kafkajs";
+
+export interface BroadcastEvent {
+  readonly key: string;
+  readonly payload: Uint8Array;
+  readonly topic: string;
+}
+
+export interface BroadcastConsumerOptions {
+  readonly kafka: Kafka;
+  /** `<service>.<purpose>`; each process joins its own group `<prefix>.<random>`. */
+  readonly groupPrefix: string;
+  readonly topics: readonly string[];
+  readonly logger: Logger;
+  /** Applies one event to this process's memory; throwing only logs (the entry ages out). */
+  readonly onEvent: (event: BroadcastEvent) => void;
+  /**
+   * Called each time the consumer (re)joins: events may have passed while it was away, so what
+   * was derived from them (a cache) must be dropped.
+   */
+  readonly onRejoin: () => void;
+}
+
+/**
+ * Delivers every event of the topics to every process, for state each replica keeps in memory
+ * (cache invalidation), as opposed to a consumer group where each event reaches one replica. Each
+ * process joins a group of its own, starts at the end of the log and commits nothing: the group
+ * leaves no offsets behind, and a restart never replays old events (the caller starts empty).
+ */
+export class BroadcastConsumer {
+  readonly #consumer: Consumer;
+  readonly #log: Logger;
+
+  constructor(private readonly opts: BroadcastConsumerOptions) {
+    const groupId = `${opts.groupPrefix}.${randomUUID()}`;
+    this.#consumer = opts.kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    this.#log = opts.logger.child({ consumerGroup: groupId });
+  }
+
+  async start(): Promise<void> {
+    this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => this.opts.onRejoin());
+    await this.#consumer.connect();
+    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: false });
+    await this.#consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, message }) => {
+        try {
+          this.opts.onEvent({ topic, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
+        } catch (err) {
+          this.#log.warn({ err, topic, offset: message.offset }, "a broadcast event could not be applied");
+        }
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.#consumer.disconnect();
+  }
+}
+
+/** What a per-process cache of another service's data exposes to that service's events. */
+export interface InvalidatedByEvents {
+  invalidate(key: string): void;
+  clear(): void;
+}
+
+/**
+ * Keeps a per-process cache fresh from the owner's events: each event drops the entry of its key
+ * (topic keys are aggregate ids), and a (re)join drops everything, since events may have passed.
+ */
+export function invalidateOnEvents(opts: {
+  kafka: Kafka;
+  groupPrefix: string;
+  topics: readonly string[];
+  logger: Logger;
+  cache: InvalidatedByEvents;
+}): BroadcastConsumer {
+  return new BroadcastConsumer({
+    kafka: opts.kafka,
+    groupPrefix: opts.groupPrefix,
+    topics: opts.topics,
+    logger: opts.logger,
+    onEvent: (event) => opts.cache.invalidate(event.key),
+    onRejoin: () => opts.cache.clear(),
+  });
+}

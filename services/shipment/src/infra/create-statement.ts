@@ -1,0 +1,80 @@
+import { outboxRowOf } from "@tawsil/events";
+import { Prisma } from "./prisma/generated/client";
+import type { NewShipment } from "../app/ports";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-message";
+
+/**
+ * The whole write of a create as ONE statement, run after the idempotency lock is held: it reads
+ * the key's record and the reference, and only when neither exists inserts the shipment, its
+ * items, its events and the record (data-modifying CTEs gated on `go`). One round trip instead of
+ * a dozen; what it read comes back so the caller can answer a replay or DUPLICATE_REFERENCE.
+ * An expired record still holding the key is overwritten in place (it no longer counts).
+ */
+export function createStatement(input: NewShipment): Prisma.Sql {
+  const { scope, shipment: s, record, now } = input;
+  const items = s.items.map(
+    (item, position) =>
+      Prisma.sql`(${position}::int, ${item.description}, ${item.quantity}::int, ${item.weightKilograms}::numeric, ${item.lengthCentimetres}::numeric, ${item.widthCentimetres}::numeric, ${item.heightCentimetres}::numeric)`,
+  );
+  const events = input.events.map(({ change, at }) => {
+    const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at) });
+    return Prisma.sql`(${row.eventId}::uuid, ${row.topic}, ${row.key}, ${row.type}, ${Buffer.from(row.payload)}::bytea, ${row.headers}::jsonb)`;
+  });
+  return Prisma.sql`
+WITH existing AS (
+  SELECT fingerprint, snapshot, error_reason FROM idempotency_record
+  WHERE operation = ${scope.operation} AND merchant_id = ${scope.merchantId}::uuid AND client_id = ${scope.clientId} AND key = ${scope.key}
+    AND expires_at > ${now}::timestamptz
+), taken AS (
+  SELECT 1 FROM shipment WHERE merchant_id = ${s.merchantId}::uuid AND external_reference = ${s.externalReference}
+), go AS (
+  SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
+), inserted AS (
+  INSERT INTO shipment (
+    id, shipment_number, merchant_id, external_reference, state, version, recipient_name, recipient_phone,
+    alternate_contact_name, alternate_contact_phone, total_weight_kilograms, declared_value, cod_amount, currency,
+    payment_method, pickup_window_start, pickup_window_end, created_at, approved_at,
+    pickup_latitude_micro, pickup_longitude_micro, pickup_address_line, pickup_city_code,
+    destination_latitude_micro, destination_longitude_micro, destination_address_line, destination_city_code,
+    requirements, branch_code, reason_code, rate_card_id, rate_card_version, service_level, price, distance_metres)
+  SELECT ${s.id}::uuid, ${s.shipmentNumber}, ${s.merchantId}::uuid, ${s.externalReference}, ${s.state}::shipment_state, ${s.version}::bigint,
+    ${s.recipientName}, ${s.recipientPhone}, ${s.alternateContactName}, ${s.alternateContactPhone}, ${s.totalWeightKilograms}::numeric,
+    ${s.declaredValue}::numeric, ${s.codAmount}::numeric, ${s.currency}, ${s.paymentMethod}::payment_method,
+    ${s.pickupWindow?.start ?? null}::timestamptz, ${s.pickupWindow?.end ?? null}::timestamptz, ${s.createdAt}::timestamptz, ${s.approvedAt}::timestamptz,
+    ${s.pickup.coordinate.latitudeMicro}::int, ${s.pickup.coordinate.longitudeMicro}::int, ${s.pickup.addressLine}, ${s.pickup.cityCode},
+    ${s.destination.coordinate.latitudeMicro}::int, ${s.destination.coordinate.longitudeMicro}::int, ${s.destination.addressLine}, ${s.destination.cityCode},
+    ${[...s.requirements]}::text[], ${s.branchCode}, ${s.reasonCode}, ${s.terms.rateCardId}::uuid, ${s.terms.rateCardVersion}::int,
+    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int
+  FROM go
+  RETURNING id
+), inserted_items AS (
+  INSERT INTO shipment_item (shipment_id, position, description, quantity, weight_kilograms, length_centimetres, width_centimetres, height_centimetres)
+  SELECT inserted.id, v.* FROM inserted, (VALUES ${Prisma.join(items)}) AS v
+), inserted_events AS (
+  INSERT INTO outbox_event (event_id, topic, key, type, payload, headers)
+  SELECT v.* FROM inserted, (VALUES ${Prisma.join(events)}) AS v
+), kept AS (
+  INSERT INTO idempotency_record (operation, merchant_id, client_id, key, fingerprint, shape, shipment_id, snapshot, error_reason, created_at, expires_at)
+  SELECT ${scope.operation}, ${scope.merchantId}::uuid, ${scope.clientId}, ${scope.key}, ${record.fingerprint}, ${record.shape}::request_shape,
+    inserted.id, ${Buffer.from(record.snapshot)}::bytea, NULL, ${now}::timestamptz, ${record.expiresAt}::timestamptz
+  FROM inserted
+  ON CONFLICT (operation, merchant_id, client_id, key) DO UPDATE SET
+    fingerprint = EXCLUDED.fingerprint, shape = EXCLUDED.shape, shipment_id = EXCLUDED.shipment_id, snapshot = EXCLUDED.snapshot,
+    error_reason = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+  WHERE idempotency_record.expires_at <= ${now}::timestamptz
+)
+SELECT (SELECT count(*) FROM inserted)::int AS inserted,
+  EXISTS (SELECT 1 FROM taken) AS "referenceTaken",
+  (SELECT fingerprint FROM existing) AS fingerprint,
+  (SELECT snapshot FROM existing) AS snapshot,
+  (SELECT error_reason FROM existing) AS "errorReason"`;
+}
+
+/** What the statement read and did. */
+export interface CreateStatementRow {
+  readonly inserted: number;
+  readonly referenceTaken: boolean;
+  readonly fingerprint: string | null;
+  readonly snapshot: Uint8Array | null;
+  readonly errorReason: string | null;
+}
