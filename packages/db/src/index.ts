@@ -14,3 +14,4 @@ export { generatedDataModelOf } from "./generated-data-model";
 export type { GeneratedDataModel, RuntimeDataModel } from "./generated-data-model";
 export { databaseReadinessCheck } from "./readiness";
 export { openDatabase, type ServiceDatabase } from "./service-database";
+export { listenForNotifications, type Listener } from "./notifications";

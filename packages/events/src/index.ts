@@ -1,5 +1,5 @@
 export type { SqlClient, RunInTransaction } from "./sql";
-export { outboxRowOf, writeOutbox, type OutboxMessage, type OutboxRow } from "./outbox-writer";
+export { OUTBOX_CHANNEL, outboxRowOf, writeOutbox, type OutboxMessage, type OutboxRow } from "./outbox-writer";
 export { OutboxRelay, type OutboxRelayOptions } from "./outbox-relay";
 export { startOutboxRelay } from "./start-relay";
 export type { EventPublisher, PublishedRecord } from "./publisher";

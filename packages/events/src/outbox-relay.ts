@@ -41,6 +41,8 @@ export class OutboxRelay<Tx extends SqlClient> {
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  /** A wake-up that arrived while a batch was in flight: poll again before pausing. */
+  #pending = false;
 
   constructor(opts: OutboxRelayOptions<Tx>) {
     this.#opts = { batchSize: 100, idleMs: 100, maxBackoffMs: 5_000, ...opts };
@@ -50,6 +52,12 @@ export class OutboxRelay<Tx extends SqlClient> {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#run();
+  }
+
+  /** Ends the current pause at once: committed rows are waiting (a notification). */
+  wake(): void {
+    if (this.#wake) this.#wake();
+    else this.#pending = true;
   }
 
   /** Finishes the batch in flight, then stops. */
@@ -100,12 +108,18 @@ export class OutboxRelay<Tx extends SqlClient> {
   }
 
   #pause(ms: number): Promise<void> {
+    if (this.#pending || !this.#running) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
+      const done = () => {
         clearTimeout(timer);
+        this.#wake = undefined;
         resolve();
       };
+      const timer = setTimeout(done, ms);
+      this.#wake = done;
     });
   }
 }

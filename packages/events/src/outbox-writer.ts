@@ -14,8 +14,13 @@ export interface OutboxMessage {
   readonly eventId?: string;
 }
 
-const INSERT = `INSERT INTO outbox_event (event_id, topic, key, type, payload, headers)
-  VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb)`;
+/** The channel a relay LISTENs on; a NOTIFY reaches it when the writing transaction commits. */
+export const OUTBOX_CHANNEL = "outbox_event";
+
+// The insert and the notification in one round trip (NOTIFY itself waits for the commit).
+const INSERT = `WITH written AS (
+    INSERT INTO outbox_event (event_id, topic, key, type, payload, headers) VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb) RETURNING 1
+  ) SELECT pg_notify('${OUTBOX_CHANNEL}', '')::text AS notified FROM written`;
 
 /**
  * Records an event in the caller's transaction, next to the business change it describes: both
@@ -27,7 +32,7 @@ const INSERT = `INSERT INTO outbox_event (event_id, topic, key, type, payload, h
  */
 export async function writeOutbox(tx: SqlClient, message: OutboxMessage): Promise<string> {
   const row = outboxRowOf(message);
-  await tx.$executeRawUnsafe(INSERT, row.eventId, row.topic, row.key, row.type, row.payload, row.headers);
+  await tx.$queryRawUnsafe(INSERT, row.eventId, row.topic, row.key, row.type, row.payload, row.headers);
   return row.eventId;
 }
 

@@ -1,18 +1,26 @@
+import { listenForNotifications } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import type { Kafka } from "kafkajs";
 import { KafkaEventPublisher } from "./kafka-publisher";
 import { OutboxRelay } from "./outbox-relay";
+import { OUTBOX_CHANNEL } from "./outbox-writer";
 import type { RunInTransaction, SqlClient } from "./sql";
 
+/** With notifications, polling is only the safety net: a constant-cost query this often. */
+const SAFETY_POLL_MS = 10_000;
+
 /**
- * Starts relaying a service's outbox to Kafka through an idempotent producer. The returned closer
- * finishes the batch in flight and disconnects the producer; register it for shutdown.
+ * Starts relaying a service's outbox to Kafka through an idempotent producer. It sleeps until a
+ * writer's transaction commits (LISTEN on the database at `databaseUrl`, NOTIFY from writeOutbox),
+ * so an idle service costs nothing. The returned closer finishes the batch in flight and
+ * disconnects the producer; register it for shutdown.
  */
-export function startOutboxRelay<Tx extends SqlClient>(opts: {
+export async function startOutboxRelay<Tx extends SqlClient>(opts: {
   kafka: Kafka;
   logger: Logger;
   runInTransaction: RunInTransaction<Tx>;
-}): { name: string; close(): Promise<void> } {
+  databaseUrl: string;
+}): Promise<{ name: string; close(): Promise<void> }> {
   // maxInFlightRequests 1 keeps the outbox order on the broker when a request is retried. Not
   // kafkajs's idempotent mode: it demands unlimited retries, which would hold the relay's
   // transaction open forever; a retried duplicate is absorbed by consumers' processed_event.
@@ -21,11 +29,14 @@ export function startOutboxRelay<Tx extends SqlClient>(opts: {
     runInTransaction: opts.runInTransaction,
     publisher: new KafkaEventPublisher(producer),
     logger: opts.logger.child({ component: "outbox-relay" }),
+    idleMs: SAFETY_POLL_MS,
   });
+  const listener = await listenForNotifications({ url: opts.databaseUrl, channel: OUTBOX_CHANNEL, onNotify: () => relay.wake(), logger: opts.logger });
   relay.start();
   return {
     name: "outbox-relay",
     async close() {
+      await listener.close();
       await relay.stop();
       await producer.disconnect();
     },

@@ -14,10 +14,11 @@ try {
   const parts = await composeDispatchService(config, logger);
   const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
   // The relay holds its transaction while the broker acknowledges a batch: allow for broker retries.
-  const relay = startOutboxRelay({
+  const relay = await startOutboxRelay({
     kafka: broker.kafka,
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
+    databaseUrl: config.DATABASE_URL,
   });
   // The shipment event consumer, the dispatcher and (sandbox) the simulated fleet.
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });

@@ -40,7 +40,7 @@ export async function startDispatchStack(adminUrl: string, brokers: readonly str
   const quiet = createLogger({ service: "dispatch-test-relay", level: "silent" });
   const kafka = createKafka({ clientId: `dispatch-test-${randomUUID().slice(0, 8)}`, brokers, logger: quiet });
   const shipmentDb = createPrismaClient(ShipmentPrisma, { url: shipments.databaseUrl, maxConnections: 2 });
-  const relay = startOutboxRelay({ kafka, logger: quiet, runInTransaction: (fn) => withTransaction(shipmentDb, fn, { timeoutMs: 30_000 }) });
+  const relay = await startOutboxRelay({ kafka, logger: quiet, runInTransaction: (fn) => withTransaction(shipmentDb, fn, { timeoutMs: 30_000 }), databaseUrl: shipments.databaseUrl });
   const { logger, lines } = capturedLogger("dispatch-workers");
   const config = testConfig(dispatchDb.url, { SHIPMENT_SERVICE_URL: shipments.shipment.url, DATABASE_POOL_SIZE: "10", LOG_LEVEL: "info", ...env });
   const dispatch = await startDispatchService(config, logger, { kafka, consumerGroupId: `dispatch.shipments.test-${randomUUID()}` });

@@ -14,10 +14,11 @@ try {
   const parts = await composeMerchantService(config, logger);
   const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
   // Merchant events (status, rate cards, places) keep other services' caches fresh.
-  const relay = startOutboxRelay({
+  const relay = await startOutboxRelay({
     kafka: broker.kafka,
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
+    databaseUrl: config.DATABASE_URL,
   });
   await runService({
     name: "merchant",

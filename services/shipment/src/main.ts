@@ -15,10 +15,11 @@ try {
   const parts = composeShipmentService(config, logger);
   const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
   // The relay holds its transaction while the broker acknowledges a batch: allow for broker retries.
-  const relay = startOutboxRelay({
+  const relay = await startOutboxRelay({
     kafka: broker.kafka,
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
+    databaseUrl: config.DATABASE_URL,
   });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
   await merchantChanges.start();

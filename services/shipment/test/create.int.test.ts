@@ -154,7 +154,7 @@ async function brokerCreations(shipmentId: string): Promise<number> {
   const logger = createLogger({ service: "shipment-test-relay", level: "silent" });
   const kafka = createKafka({ clientId: `shipment-test-${randomUUID().slice(0, 8)}`, brokers, logger });
   const db = createPrismaClient(PrismaClient, { url: stack.databaseUrl, maxConnections: 2 });
-  const relay = startOutboxRelay({ kafka, logger, runInTransaction: (fn) => withTransaction(db, fn, { timeoutMs: 30_000 }) });
+  const relay = await startOutboxRelay({ kafka, logger, runInTransaction: (fn) => withTransaction(db, fn, { timeoutMs: 30_000 }), databaseUrl: stack.databaseUrl });
   const consumer = kafka.consumer({ groupId: `shipment-test-${randomUUID()}` });
   let creations = 0;
   let seen = 0;

@@ -1,4 +1,4 @@
-import { outboxRowOf } from "@tawsil/events";
+import { OUTBOX_CHANNEL, outboxRowOf } from "@tawsil/events";
 import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-message";
@@ -8,7 +8,8 @@ import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from ".
  * the key's record and the reference, and only when neither exists inserts the shipment, its
  * items, its events and the record (data-modifying CTEs gated on `go`). One round trip instead of
  * a dozen; what it read comes back so the caller can answer a replay or DUPLICATE_REFERENCE.
- * An expired record still holding the key is overwritten in place (it no longer counts).
+ * An expired record still holding the key is overwritten in place (it no longer counts). The
+ * outbox relay is notified as writeOutbox would (delivered at commit).
  */
 export function createStatement(input: NewShipment): Prisma.Sql {
   const { scope, shipment: s, record, now } = input;
@@ -67,7 +68,8 @@ SELECT (SELECT count(*) FROM inserted)::int AS inserted,
   EXISTS (SELECT 1 FROM taken) AS "referenceTaken",
   (SELECT fingerprint FROM existing) AS fingerprint,
   (SELECT snapshot FROM existing) AS snapshot,
-  (SELECT error_reason FROM existing) AS "errorReason"`;
+  (SELECT error_reason FROM existing) AS "errorReason",
+  (SELECT pg_notify(${OUTBOX_CHANNEL}, '')::text FROM inserted) AS notified`;
 }
 
 /** What the statement read and did. */
