@@ -13,6 +13,7 @@ import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/pro
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, SERVICES } from "../../scripts/mesh";
+import { createAdminClient, MerchantStatus } from "../../services/merchant/src/cli/admin-client";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
@@ -312,6 +313,59 @@ describe("the mesh", () => {
       }
       expect(seen.get(created[0]!.id)!.filter((e) => e.state === ShipmentState.CANCELLED)).toHaveLength(1);
       expect(seen.get(created[1]!.id)!.slice(0, 2).map((e) => e.state)).toEqual([ShipmentState.PENDING_APPROVAL, ShipmentState.READY_FOR_DISPATCH]);
+    });
+  });
+
+  describe("merchant changes reach every cache", () => {
+    // A merchant of its own, so that suspending it disturbs no other test.
+    const code = `CACHE-${randomUUID().slice(0, 6).toUpperCase()}`;
+    const terms = (baseFee: string) => ({ baseFee, includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] });
+    const admin = () => createAdminClient(mesh.processes.find((p) => p.name === "merchant")!.url);
+    let token: string;
+    const post = (path: string, body: unknown) =>
+      fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const estimate = async () => {
+      const res = await post("/v2/external/shipment-price-estimates", { pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { price: number }).price;
+    };
+    const create = () =>
+      post("/v2/external/shipments", { reference: `CACHE-${randomUUID()}`, pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, recipient: { name: "Sara", mobile: "0512345678" } });
+    /** Polls until `done`, failing if that takes more than 5 s after the change. */
+    const within5s = async (done: () => Promise<boolean>) => {
+      const changedAt = Date.now();
+      while (!(await done())) {
+        if (Date.now() - changedAt > 5_000) throw new Error("the change was not in effect within 5 s");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+
+    beforeAll(async () => {
+      const client = admin();
+      await client.createMerchant({ code, displayName: "Cache Test Store", legalName: "Cache Test Trading" });
+      await client.addRateCard({ merchantCode: code, terms: terms("15.00"), expectedVersion: 1 });
+      await client.setMerchantStatus({ merchantCode: code, status: MerchantStatus.ACTIVE });
+      const { client: oauth, clientSecret } = await client.createClient({ merchantCode: code, name: "cache test", scopes: ["shipments:read", "shipments:write"] });
+      token = await tokenFor(oauth!.clientId, clientSecret);
+    });
+
+    it("prices with a new rate card within 5 s of its addition, though pricing had the old one cached", async () => {
+      const before = await estimate();
+      expect(await estimate()).toBe(before); // cached now
+      await admin().addRateCard({ merchantCode: code, terms: terms("25.00"), expectedVersion: 2 });
+      await within5s(async () => (await estimate()) > before);
+    });
+
+    it("refuses a suspended merchant's creates within 5 s, though shipment had it cached as ACTIVE", async () => {
+      expect((await create()).status).toBe(201);
+      await admin().setMerchantStatus({ merchantCode: code, status: MerchantStatus.SUSPENDED });
+      await within5s(async () => {
+        const res = await create();
+        if (res.status === 201) return false;
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ code: "MERCHANT_NOT_ACTIVE" });
+        return true;
+      });
     });
   });
 

@@ -16,6 +16,8 @@ type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
 
 const ITEMS = { items: { orderBy: { position: "asc" } } } as const;
+/** A shipment and its items in one statement (a LATERAL join), not one query per relation. */
+const JOINED = "join" as const;
 
 export interface StoreOptions {
   /** How long a transaction may wait for a pooled connection: concurrent duplicates queue for it. */
@@ -61,7 +63,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 
   async findById(id: string): Promise<Shipment | null> {
-    const row = await this.db.shipment.findUnique({ where: { id }, include: ITEMS });
+    const row = await this.db.shipment.findUnique({ where: { id }, include: ITEMS, relationLoadStrategy: JOINED });
     return row ? shipmentFromRow(row) : null;
   }
 
@@ -81,6 +83,7 @@ export class PrismaShipmentStore implements ShipmentStore {
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: limit,
       include: ITEMS,
+      relationLoadStrategy: JOINED,
     });
     return rows.map(shipmentFromRow);
   }
@@ -171,7 +174,7 @@ class PrismaShipmentTx implements ShipmentTx {
   async lockShipment(id: string): Promise<Shipment | null> {
     const locked = await this.tx.$queryRawUnsafe<{ id: string }[]>("SELECT id::text FROM shipment WHERE id = $1::uuid FOR UPDATE", id);
     if (locked.length === 0) return null;
-    const row = await this.tx.shipment.findUnique({ where: { id }, include: ITEMS });
+    const row = await this.tx.shipment.findUnique({ where: { id }, include: ITEMS, relationLoadStrategy: JOINED });
     return row ? shipmentFromRow(row) : null;
   }
 
