@@ -96,7 +96,19 @@ export class Dispatcher implements LeaderRole {
   #enqueue(work: Work): void {
     if (!this.leading) return;
     this.#pending.set(work.kind === "job" || work.kind === "driver" ? `${work.kind}:${work.id}` : work.kind, work);
-    this.#worker ??= this.#drain().finally(() => (this.#worker = undefined));
+    this.#kick();
+  }
+
+  /** One worker at a time; work queued as it finished starts the next one. */
+  #kick(): void {
+    if (this.#worker || !this.leading) return;
+    // Started on the next tick, so work queued by the first item finds this worker already set.
+    this.#worker = Promise.resolve()
+      .then(() => this.#drain())
+      .finally(() => {
+        this.#worker = undefined;
+        if (this.#pending.size > 0) this.#kick();
+      });
   }
 
   async #drain(): Promise<void> {
