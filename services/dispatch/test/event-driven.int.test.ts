@@ -64,7 +64,7 @@ describe("the event-driven dispatcher", () => {
       await cancel(shipmentId);
       await eventually(async () => ((await jobState(shipmentId)) === "CANCELLED" ? true : undefined), "cancelled", 30_000);
     }
-  });
+  }, 150_000);
 
   it("expires an offer at its due time and offers the next driver", async () => {
     const near = await newDriver("near", { latitudeMicro: AL_OLAYA.latitudeMicro + 1_000, longitudeMicro: AL_OLAYA.longitudeMicro });
@@ -78,5 +78,5 @@ describe("the event-driven dispatcher", () => {
       { id: second.offerId, state: "OPEN" },
     ]);
     expect(Number(second.expireTimeUnixMs)).toBeGreaterThan(Number(first.expireTimeUnixMs));
-  });
+  }, 120_000);
 });
