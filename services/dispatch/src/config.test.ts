@@ -28,7 +28,9 @@ describe("dispatch configuration", () => {
       CATALOGUE_REFRESH_MS: 60_000,
       OFFER_TIMEOUT_MS: 30_000,
       DISPATCH_TIMEOUT_MS: 300_000,
-      DISPATCHER_INTERVAL_MS: 500,
+      DISPATCHER_SAFETY_NET_MS: 60_000,
+      LEADER_RETRY_MS: 5_000,
+      UNRESOLVED_RETRY_BACKOFF_MS: 30_000,
       SANDBOX_FLEET_ENABLED: true,
       SANDBOX_SPEED_KMH: 600,
       SANDBOX_FAILURE_RATE: 0.05,
@@ -41,5 +43,8 @@ describe("dispatch configuration", () => {
     expect(problems({}).map((p) => p.split(":")[0]).sort()).toEqual(["DATABASE_URL", "KAFKA_BROKERS", "PORT", "SHIPMENT_SERVICE_URL"]);
     expect(problems({ ...base, CATALOGUE_REFRESH_MS: "10" })[0]).toMatch(/^CATALOGUE_REFRESH_MS:/);
     expect(problems({ ...base, SANDBOX_FAILURE_RATE: "1.5" })[0]).toMatch(/^SANDBOX_FAILURE_RATE:/);
+    // A safety net more often than every second would be a polling loop again.
+    expect(problems({ ...base, DISPATCHER_SAFETY_NET_MS: "500" })[0]).toMatch(/^DISPATCHER_SAFETY_NET_MS:/);
+    expect(problems({ ...base, LEADER_RETRY_MS: "0" })[0]).toMatch(/^LEADER_RETRY_MS:/);
   });
 });

@@ -15,8 +15,25 @@ const schema = commonEnv
     OFFER_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** After this long without an accepted offer a shipment becomes DISPATCH_UNRESOLVED. */
     DISPATCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(86_400_000).default(300_000),
-    /** Pause between two rounds of the dispatcher (offers, expiries, retries). */
-    DISPATCHER_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+    /**
+     * The dispatcher and the sandbox fleet have no polling round: they wake on notifications (new
+     * job, driver freed, offer made) and on a timer at the earliest offer expiry. This is the
+     * leader's safety net, for what no notification announces (a catalogue edit, an unresolved
+     * job's back-off ending, a wake-up lost with a leader): it checks due offers, offered jobs
+     * without an offer and free drivers, work bounded by the fleet rather than by the backlog.
+     */
+    DISPATCHER_SAFETY_NET_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+    /**
+     * One replica leads the dispatcher, and one the sandbox fleet (session advisory locks). A
+     * follower tries to take over this often (so a stopped leader is replaced within it), and a
+     * leader checks its session is alive; one constant query each.
+     */
+    LEADER_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    /**
+     * A job that went DISPATCH_UNRESOLVED is retried when a driver frees up: at once the first
+     * time, then only after this wait, doubling with each further unresolved outcome (up to 64x).
+     */
+    UNRESOLVED_RETRY_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     /** The simulated driver fleet; only ever runs when TAWSIL_ENVIRONMENT is sandbox. */
     SANDBOX_FLEET_ENABLED: z
       .enum(["true", "false"])

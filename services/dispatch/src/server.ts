@@ -79,7 +79,8 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
 
 /**
  * Starts the shipment event consumer (when given a broker), the dispatcher and, in the sandbox
- * with SANDBOX_FLEET_ENABLED, the simulated fleet. Returns their closers, to stop before the database.
+ * with SANDBOX_FLEET_ENABLED, the simulated fleet; the last two act only in the replica that
+ * leads them. Returns their closers, to stop before the database.
  */
 export async function startDispatchWorkers(
   parts: DispatchServiceParts,
@@ -104,19 +105,26 @@ export async function startDispatchWorkers(
       await consumer.start();
       closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
     }
-    const dispatcher = new Dispatcher(parts.context, config.DISPATCHER_INTERVAL_MS);
+    const dispatcher = new Dispatcher(parts.context, {
+      databaseUrl: config.DATABASE_URL,
+      safetyNetMs: config.DISPATCHER_SAFETY_NET_MS,
+      leaderRetryMs: config.LEADER_RETRY_MS,
+      unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS,
+    });
     dispatcher.start();
     closers.push(dispatcher);
     if (config.TAWSIL_ENVIRONMENT === "sandbox" && config.SANDBOX_FLEET_ENABLED) {
       const fleet = new SandboxFleet({
         db: parts.database.client,
+        databaseUrl: config.DATABASE_URL,
+        leaderRetryMs: config.LEADER_RETRY_MS,
         driverApi: parts.driverApi,
         catalogue: parts.catalogue,
         logger: logger.child({ component: "sandbox-fleet" }),
         speedKmh: config.SANDBOX_SPEED_KMH,
         failureRate: config.SANDBOX_FAILURE_RATE,
       });
-      await fleet.start();
+      fleet.start();
       closers.push(fleet);
     }
   } catch (error) {

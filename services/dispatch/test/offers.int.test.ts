@@ -11,7 +11,7 @@ let stack: DispatchStack;
 beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "offers", {
     OFFER_TIMEOUT_MS: "1500",
-    DISPATCHER_INTERVAL_MS: "100",
+    DISPATCHER_SAFETY_NET_MS: "600000",
     SANDBOX_FLEET_ENABLED: "false",
   });
 });

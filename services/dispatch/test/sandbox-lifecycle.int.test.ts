@@ -14,7 +14,7 @@ beforeAll(async () => {
     SANDBOX_FLEET_ENABLED: "true",
     SANDBOX_FAILURE_RATE: "0",
     SANDBOX_SPEED_KMH: "6000",
-    DISPATCHER_INTERVAL_MS: "200",
+    DISPATCHER_SAFETY_NET_MS: "600000",
   });
 });
 

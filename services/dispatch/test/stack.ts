@@ -16,6 +16,13 @@ export { AL_MALAZ, AL_OLAYA, draft, idempotency } from "../../shipment/test/supp
 /** Saqr Express's bike service, which serves Riyadh (seeded catalogue). */
 export const SAQR_BIKE = "41fc1f34-ce04-41ab-8e65-226796c7477b";
 
+/** Another dispatch replica on the same database and consumer group, with its own log. */
+export interface DispatchReplica {
+  readonly service: RunningDispatchService;
+  readonly drivers: ReturnType<typeof createPeerClient<typeof DriverService>>;
+  readonly logLines: string[];
+}
+
 export interface DispatchStack {
   readonly shipments: Stack;
   readonly dispatch: RunningDispatchService;
@@ -24,6 +31,7 @@ export interface DispatchStack {
   readonly merchantId: string;
   readonly logLines: string[];
   createShipment(reference: string): Promise<string>;
+  startReplica(): Promise<DispatchReplica>;
   close(): Promise<void>;
 }
 
@@ -43,7 +51,12 @@ export async function startDispatchStack(adminUrl: string, brokers: readonly str
   const relay = await startOutboxRelay({ kafka, logger: quiet, runInTransaction: (fn) => withTransaction(shipmentDb, fn, { timeoutMs: 30_000 }), databaseUrl: shipments.databaseUrl });
   const { logger, lines } = capturedLogger("dispatch-workers");
   const config = testConfig(dispatchDb.url, { SHIPMENT_SERVICE_URL: shipments.shipment.url, DATABASE_POOL_SIZE: "10", LOG_LEVEL: "info", ...env });
-  const dispatch = await startDispatchService(config, logger, { kafka, consumerGroupId: `dispatch.shipments.test-${randomUUID()}` });
+  const consumerGroupId = `dispatch.shipments.test-${randomUUID()}`;
+  const started = await startDispatchService(config, logger, { kafka, consumerGroupId });
+  // A test may stop this replica itself (a leader going away); close() then leaves it be.
+  let stopping: Promise<void> | undefined;
+  const dispatch: RunningDispatchService = { ...started, close: () => (stopping ??= started.close()) };
+  const replicas: RunningDispatchService[] = [];
   const merchantId = await shipments.newMerchant(`M${label.toUpperCase().replace(/[^A-Z]/g, "")}`.slice(0, 12));
   return {
     shipments,
@@ -57,7 +70,14 @@ export async function startDispatchStack(adminUrl: string, brokers: readonly str
       const { shipment } = await shipments.client.createShipment({ merchantId, idempotency: idempotency(reference, body), draft: body });
       return shipment?.shipmentId ?? "";
     },
+    async startReplica() {
+      const replica = capturedLogger("dispatch-replica");
+      const service = await startDispatchService(config, replica.logger, { kafka, consumerGroupId });
+      replicas.push(service);
+      return { service, drivers: createPeerClient(DriverService, service.url, { timeoutMs: 30_000 }), logLines: replica.lines };
+    },
     async close() {
+      for (const replica of replicas) await replica.close();
       await dispatch.close();
       await relay.close();
       await disconnect(shipmentDb);

@@ -1,180 +1,217 @@
-import { chooseDriver } from "../domain/driver-choice";
-import { writeAssignmentChanged } from "../infra/events";
-import type { DispatchJob } from "../infra/prisma/generated/client";
-import type { StepOutcome } from "../infra/shipment-client";
-import { eligibleServiceIds, inTransaction, lockJob, nowOf, refreshJob, type DispatchContext, type Tx } from "./context";
+import { dueOffers, freeDriver, freeDriverIds, nextOfferExpiry, offeredJobsWithoutOffer, oldestJobFor } from "../infra/dispatch-queries";
+import { LeaderSession, type LeaderRole } from "../infra/leader-session";
+import { DISPATCHER_CHANNEL, parseWakeUp, type WakeUp } from "../infra/wake-ups";
+import { nowOf, type DispatchContext } from "./context";
+import { JobStep } from "./job-step";
 
 /** Any constant unique within dispatch's database (the outbox relay uses 0x7a777301). */
 const DISPATCHER_LOCK = 0x7a_77_73_10;
-const ACTIVE_STATES = ["WAITING", "OFFERED", "UNRESOLVED"] as const;
+/** Expired offers handled per wake-up; more are picked up by the next one, queued at once. */
+const DUE_BATCH = 100;
+/** A wake-up that failed (shipment service down, say) is retried after this, doubling up to 64x. */
+const RETRY_BASE_MS = 1_000;
+/** Jobs a freed driver looks at before giving way to other work (it is queued again). */
+const JOBS_PER_DRIVER_WAKE_UP = 20;
+
+type Work = WakeUp | { readonly kind: "due" } | { readonly kind: "sweep" };
+
+export interface DispatcherOptions {
+  readonly databaseUrl: string;
+  /** How often the leader re-checks what a lost wake-up could have left behind (constant cost). */
+  readonly safetyNetMs: number;
+  readonly leaderRetryMs: number;
+  readonly unresolvedBackoffMs: number;
+}
 
 /**
- * Turns jobs into offers. Every `intervalMs`, the one replica holding the dispatcher's advisory
- * lock goes through the active jobs: it expires lapsed offers, offers waiting shipments to the
- * nearest eligible available driver (reserving the shipment through the shipment service first:
- * a shipment the service refuses, a cancelled one above all, is never offered), re-offers to the
- * next candidate, and gives up (DISPATCH_UNRESOLVED) when no candidate is left or the dispatch
- * timeout passed. Unresolved jobs are retried with drivers who became available since.
+ * Turns jobs into offers, woken by events rather than by scanning the backlog. One replica leads
+ * (a session advisory lock) and LISTENs for wake-ups that any replica sends on commit: a new or
+ * refreshed job is tried at once; a driver who becomes free is given the oldest job they can take
+ * (one indexed query, not one per job); lapsed offers are found by one timer armed at the earliest
+ * expiry. Unresolved jobs wait for a freed driver and their back-off. The dispatch deadline needs
+ * no timer of its own: it is checked when an offer ends, and an offer always ends by its expiry.
+ * Work runs one item at a time, so the leader never races itself; jobs are also row-locked,
+ * against the driver API and the consumer on any replica.
  */
-export class Dispatcher {
+export class Dispatcher implements LeaderRole {
   readonly name = "dispatcher";
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #closed = false;
+  readonly #step: JobStep;
+  readonly #session: LeaderSession;
+  readonly #pending = new Map<string, Work>();
+  readonly #failures = new Map<string, number>();
+  readonly #retryTimers = new Set<NodeJS.Timeout>();
+  #worker: Promise<void> | undefined;
+  #dueTimer: NodeJS.Timeout | undefined;
+  #dueAt: number | undefined;
+  #safetyNet: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ctx: DispatchContext,
-    private readonly intervalMs: number,
-  ) {}
+    private readonly opts: DispatcherOptions,
+  ) {
+    this.#step = new JobStep(ctx, opts.unresolvedBackoffMs);
+    const logger = ctx.logger.child({ component: "dispatcher" });
+    this.#session = new LeaderSession({ url: opts.databaseUrl, lockKey: DISPATCHER_LOCK, channels: [DISPATCHER_CHANNEL], retryMs: opts.leaderRetryMs, logger, role: this });
+  }
+
+  get leading(): boolean {
+    return this.#session.leading;
+  }
 
   start(): void {
-    this.#schedule();
+    this.#session.start();
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#session.close();
   }
 
-  /** One round; returns false when another replica leads. */
-  async tick(): Promise<boolean> {
-    return inTransaction(this.ctx, async (leader) => {
-      const [lock] = await leader.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${DISPATCHER_LOCK}) AS locked`);
-      if (!lock?.locked) return false;
-      const jobs = await this.ctx.db.dispatchJob.findMany({
-        where: { state: { in: [...ACTIVE_STATES] } },
-        select: { shipmentId: true },
-        orderBy: { createdAt: "asc" },
-        take: 500,
+  /** Resolves once no wake-up is pending or running (for tests and measurements). */
+  async drained(): Promise<void> {
+    while (this.#worker) await this.#worker;
+  }
+
+  async lead(): Promise<void> {
+    this.#safetyNet = setInterval(() => this.#enqueue({ kind: "sweep" }), this.opts.safetyNetMs);
+    // Whatever happened while no replica listened: expired offers, lost declines, free drivers.
+    this.#enqueue({ kind: "sweep" });
+  }
+
+  notified(_channel: string, payload: string): void {
+    const wakeUp = parseWakeUp(payload);
+    if (wakeUp) this.#enqueue(wakeUp);
+  }
+
+  async stepDown(): Promise<void> {
+    clearInterval(this.#safetyNet);
+    clearTimeout(this.#dueTimer);
+    this.#dueAt = undefined;
+    for (const timer of this.#retryTimers) clearTimeout(timer);
+    this.#retryTimers.clear();
+    this.#pending.clear();
+    this.#failures.clear();
+    await this.drained();
+  }
+
+  #enqueue(work: Work): void {
+    if (!this.leading) return;
+    this.#pending.set(work.kind === "job" || work.kind === "driver" ? `${work.kind}:${work.id}` : work.kind, work);
+    this.#kick();
+  }
+
+  /** One worker at a time; work queued as it finished starts the next one. */
+  #kick(): void {
+    if (this.#worker || !this.leading) return;
+    // Started on the next tick, so work queued by the first item finds this worker already set.
+    this.#worker = Promise.resolve()
+      .then(() => this.#drain())
+      .finally(() => {
+        this.#worker = undefined;
+        if (this.#pending.size > 0) this.#kick();
       });
-      for (const { shipmentId } of jobs) {
-        if (this.#closed) break;
-        await this.processJob(shipmentId).catch((err: unknown) => this.ctx.logger.warn({ err, shipmentId }, "dispatching a shipment failed; retrying next round"));
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      const next = this.#pending.entries().next();
+      if (next.done || !this.leading) return;
+      const [key, work] = next.value;
+      this.#pending.delete(key);
+      try {
+        const again = await this.#handle(work);
+        this.#failures.delete(key);
+        if (again) this.#retryLater(key, work);
+      } catch (err) {
+        this.ctx.logger.warn({ err, work }, "dispatching failed; retrying with back-off");
+        this.#retryLater(key, work);
       }
-      return true;
-    }).catch((err: unknown) => {
-      this.ctx.logger.warn({ err }, "dispatcher round failed");
-      return false;
-    });
-  }
-
-  /** Moves one job on, under its row lock. */
-  async processJob(shipmentId: string): Promise<void> {
-    await inTransaction(this.ctx, async (tx) => {
-      const job = await lockJob(tx, shipmentId);
-      if (!job) return;
-      const now = nowOf(this.ctx);
-      if (job.state === "OFFERED") {
-        const open = await tx.offer.findFirst({ where: { shipmentId, state: "OPEN" } });
-        if (open) {
-          if (open.expiresAt > now) return;
-          await tx.offer.update({ where: { id: open.id }, data: { state: "EXPIRED" } });
-          await writeAssignmentChanged(tx, { shipmentId, offerId: open.id, driverId: open.driverId, change: "EXPIRED", at: now });
-        }
-        await this.#offerNext(tx, job, now);
-      } else if (job.state === "WAITING" || job.state === "UNRESOLVED") {
-        await this.#reserve(tx, job, now);
-      }
-    });
-  }
-
-  /** The best available driver not tried yet (or, for an unresolved job, available again since). */
-  async #candidate(tx: Tx, job: DispatchJob): Promise<string | undefined> {
-    const services = eligibleServiceIds(this.ctx, job);
-    if (services.size === 0) return undefined;
-    const drivers = await tx.driver.findMany({
-      where: {
-        cityCode: job.cityCode,
-        available: true,
-        currentShipmentId: null,
-        carrierServiceId: { in: [...services] },
-        offers: { none: { state: "OPEN" } },
-      },
-    });
-    const tried = new Set(job.triedDriverIds);
-    const fresh = drivers.filter((driver) =>
-      job.state === "UNRESOLVED"
-        ? !tried.has(driver.id) || (driver.availableSince !== null && job.deadline !== null && driver.availableSince > job.deadline)
-        : !tried.has(driver.id),
-    );
-    const pickup = { latitudeMicro: job.pickupLatitudeMicro, longitudeMicro: job.pickupLongitudeMicro };
-    const chosen = chooseDriver(
-      fresh.map((driver) => ({
-        id: driver.id,
-        serviceId: driver.carrierServiceId,
-        position: driver.latitudeMicro === null || driver.longitudeMicro === null ? undefined : { latitudeMicro: driver.latitudeMicro, longitudeMicro: driver.longitudeMicro },
-      })),
-      services,
-      pickup,
-    );
-    return chosen?.id;
-  }
-
-  /** A waiting or unresolved job: reserve the shipment for the first offer. */
-  async #reserve(tx: Tx, job: DispatchJob, now: Date): Promise<void> {
-    const driverId = await this.#candidate(tx, job);
-    if (!driverId) return;
-    const reserved = await this.ctx.shipments.reserveForOffer(job.shipmentId, job.shipmentVersion);
-    if (!reserved.ok) {
-      this.ctx.logger.info({ shipmentId: job.shipmentId, reason: reserved.reason }, "reservation refused; refreshing the job");
-      await refreshJob(this.ctx, tx, job);
-      return;
     }
-    const retry = job.state === "UNRESOLVED";
-    await this.#createOffer(tx, job, driverId, reserved, now, {
-      triedDriverIds: retry ? [driverId] : [...job.triedDriverIds, driverId],
-      deadline: retry || job.deadline === null ? new Date(now.getTime() + this.ctx.dispatchTimeoutMs) : job.deadline,
-    });
   }
 
-  /** An offered job without an open offer: the next candidate, or unresolved. */
-  async #offerNext(tx: Tx, job: DispatchJob, now: Date): Promise<void> {
-    const timedOut = job.deadline !== null && job.deadline <= now;
-    const driverId = timedOut ? undefined : await this.#candidate(tx, job);
-    if (!driverId) {
-      const step = await this.ctx.shipments.applyStep(job.shipmentId, "UNRESOLVED", job.shipmentVersion);
-      if (!step.ok) {
-        await refreshJob(this.ctx, tx, job);
-        return;
-      }
-      await tx.dispatchJob.update({ where: { shipmentId: job.shipmentId }, data: { state: "UNRESOLVED", shipmentVersion: step.version, deadline: now } });
-      await writeAssignmentChanged(tx, { shipmentId: job.shipmentId, offerId: "", driverId: "", change: "UNRESOLVED", at: now });
-      this.ctx.logger.info({ shipmentId: job.shipmentId, attempts: job.attempts, timedOut }, "no driver took the shipment: dispatch unresolved");
-      return;
+  /** Returns true when the work should be tried again later (with back-off). */
+  async #handle(work: Work): Promise<boolean> {
+    switch (work.kind) {
+      case "job":
+        return this.#runJob(work.id);
+      case "driver":
+        await this.#matchDriver(work.id);
+        return false;
+      case "due":
+        await this.#expireDue();
+        return false;
+      case "sweep":
+        await this.#sweep();
+        return false;
     }
-    const step = await this.ctx.shipments.applyStep(job.shipmentId, "REOFFER", job.shipmentVersion);
-    if (!step.ok) {
-      await refreshJob(this.ctx, tx, job);
-      return;
+  }
+
+  async #runJob(shipmentId: string): Promise<boolean> {
+    const outcome = await this.#step.run(shipmentId);
+    if (outcome.offerExpiresAt) this.#armDueTimer(outcome.offerExpiresAt);
+    return outcome.refreshed === true;
+  }
+
+  /** A freed driver: the oldest jobs they could take, until one of them is offered to this driver. */
+  async #matchDriver(driverId: string): Promise<void> {
+    const seen: string[] = [];
+    for (let i = 0; i < JOBS_PER_DRIVER_WAKE_UP; i++) {
+      const driver = await freeDriver(this.ctx.db, driverId);
+      if (!driver) return;
+      const service = this.#serviceOf(driver.carrierServiceId, driver.cityCode);
+      if (!service) return;
+      const shipmentId = await oldestJobFor(this.ctx.db, driver, service, nowOf(this.ctx), seen);
+      if (!shipmentId) return;
+      seen.push(shipmentId);
+      // The job goes to its best candidate, perhaps another free driver; this one then looks further.
+      await this.#runJob(shipmentId);
     }
-    await this.#createOffer(tx, job, driverId, step, now, { triedDriverIds: [...job.triedDriverIds, driverId], deadline: job.deadline });
+    this.#enqueue({ kind: "driver", id: driverId });
   }
 
-  async #createOffer(
-    tx: Tx,
-    job: DispatchJob,
-    driverId: string,
-    step: StepOutcome & { ok: true },
-    now: Date,
-    data: { triedDriverIds: string[]; deadline: Date | null },
-  ): Promise<void> {
-    const offer = await tx.offer.create({
-      data: { shipmentId: job.shipmentId, driverId, state: "OPEN", expiresAt: new Date(now.getTime() + this.ctx.offerTimeoutMs) },
-    });
-    await tx.dispatchJob.update({
-      where: { shipmentId: job.shipmentId },
-      data: { state: "OFFERED", shipmentVersion: step.version, attempts: { increment: 1 }, ...data },
-    });
-    await writeAssignmentChanged(tx, { shipmentId: job.shipmentId, offerId: offer.id, driverId, change: "OFFERED", at: now });
+  #serviceOf(serviceId: string, cityCode: string) {
+    for (const carrier of this.ctx.catalogue.current().carriers) {
+      if (!carrier.active) continue;
+      const service = carrier.services.find((s) => s.id === serviceId);
+      if (service) return service.active && service.cities.has(cityCode) ? service : undefined;
+    }
+    return undefined;
   }
 
-  #schedule(): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.tick()
-        .then(() => undefined)
-        .finally(() => this.#schedule());
-    }, this.intervalMs);
+  async #expireDue(): Promise<void> {
+    const due = await dueOffers(this.ctx.db, nowOf(this.ctx), DUE_BATCH);
+    for (const shipmentId of due) await this.#runJob(shipmentId);
+    if (due.length === DUE_BATCH) this.#enqueue({ kind: "due" });
+    const next = await nextOfferExpiry(this.ctx.db);
+    if (next) this.#armDueTimer(next);
+  }
+
+  /** The timer fires at the earliest known expiry; an offer accepted meanwhile makes it fire for nothing, once. */
+  #armDueTimer(at: Date): void {
+    if (!this.leading) return;
+    const atMs = at.getTime();
+    if (this.#dueAt !== undefined && this.#dueAt <= atMs) return;
+    clearTimeout(this.#dueTimer);
+    this.#dueAt = atMs;
+    this.#dueTimer = setTimeout(() => {
+      this.#dueAt = undefined;
+      this.#enqueue({ kind: "due" });
+    }, Math.max(0, atMs - nowOf(this.ctx).getTime()));
+  }
+
+  /** What a lost wake-up could leave behind; each query is bounded by drivers, not by jobs. */
+  async #sweep(): Promise<void> {
+    this.#enqueue({ kind: "due" });
+    for (const shipmentId of await offeredJobsWithoutOffer(this.ctx.db)) this.#enqueue({ kind: "job", id: shipmentId });
+    for (const driverId of await freeDriverIds(this.ctx.db)) this.#enqueue({ kind: "driver", id: driverId });
+  }
+
+  #retryLater(key: string, work: Work): void {
+    const failures = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, failures);
+    const timer = setTimeout(() => {
+      this.#retryTimers.delete(timer);
+      this.#enqueue(work);
+    }, Math.min(RETRY_BASE_MS * 2 ** (failures - 1), RETRY_BASE_MS * 64));
+    this.#retryTimers.add(timer);
   }
 }

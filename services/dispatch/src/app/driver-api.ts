@@ -2,6 +2,7 @@ import { parseCoordinate, type Coordinate } from "@tawsil/domain";
 import { ValidationError } from "@tawsil/errors";
 import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowed } from "../domain/errors";
 import { writeAssignmentChanged, writeDriverLocation } from "../infra/events";
+import { wakeForDriver, wakeForJob } from "../infra/wake-ups";
 import type { Step } from "../infra/shipment-client";
 import { inTransaction, lockJob, nowOf, type DispatchContext, type Tx } from "./context";
 import { isUuid } from "@tawsil/domain";
@@ -43,6 +44,8 @@ export class DriverApi {
           ...(position ? { latitudeMicro: position.latitudeMicro, longitudeMicro: position.longitudeMicro, positionAt: now } : {}),
         },
       });
+      // On duty and carrying nothing: the dispatcher's leader looks for a job for them.
+      if (input.available && !driver.currentShipmentId) await wakeForDriver(tx, driverId);
     });
   }
 
@@ -82,11 +85,13 @@ export class DriverApi {
     });
   }
 
-  /** An open offer is declined; the dispatcher offers the next candidate on its next round. */
+  /** An open offer is declined; on commit the dispatcher offers the next candidate, and may give the driver another job. */
   async declineOffer(input: { driverId: string; offerId: string }): Promise<void> {
     await this.#withOffer(input, async (tx, offer, now) => {
       await tx.offer.update({ where: { id: offer.id }, data: { state: "DECLINED" } });
       await writeAssignmentChanged(tx, { shipmentId: offer.shipmentId, offerId: offer.id, driverId: offer.driverId, change: "DECLINED", at: now });
+      await wakeForJob(tx, offer.shipmentId);
+      await wakeForDriver(tx, offer.driverId);
     });
   }
 
@@ -107,7 +112,10 @@ export class DriverApi {
         data: { shipmentVersion: step.version > job.shipmentVersion ? step.version : job.shipmentVersion, ...(finished ? { state: "DONE" } : {}) },
       });
       // A driver who finishes is free again: unresolved jobs may now be retried with them.
-      if (finished) await tx.driver.update({ where: { id: driverId }, data: { currentShipmentId: null, availableSince: nowOf(this.ctx) } });
+      if (finished) {
+        await tx.driver.update({ where: { id: driverId }, data: { currentShipmentId: null, availableSince: nowOf(this.ctx) } });
+        await wakeForDriver(tx, driverId);
+      }
     });
   }
 

@@ -1,32 +1,31 @@
 import { createHash } from "node:crypto";
-import type { Coordinate } from "@tawsil/domain";
-import { DomainError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
 import type { Catalogue } from "../domain/catalogue";
-import { CITY_CENTRES, moveToward } from "../domain/geo";
+import { CITY_CENTRES } from "../domain/geo";
+import { LeaderSession, type LeaderRole } from "../infra/leader-session";
 import type { PrismaClient } from "../infra/prisma/generated/client";
-import type { DriverApi, Progress } from "./driver-api";
+import { OFFERS_CHANNEL } from "../infra/wake-ups";
+import type { DriverApi } from "./driver-api";
+import { SandboxDriver, type Task } from "./sandbox-driver";
+
+/** Any constant unique within dispatch's database (the dispatcher uses 0x7a777310). */
+const FLEET_LOCK = 0x7a_77_73_11;
 
 export interface SandboxFleetOptions {
   readonly db: PrismaClient;
+  readonly databaseUrl: string;
   readonly driverApi: DriverApi;
   readonly catalogue: { current(): Catalogue };
   readonly logger: Logger;
   readonly speedKmh: number;
   readonly failureRate: number;
+  readonly leaderRetryMs: number;
   readonly driversPerService?: number;
+  /** Movement timer of a driver carrying a shipment. */
   readonly tickMs?: number;
+  /** How long a simulated driver takes to accept an offer. */
+  readonly acceptDelayMs?: number;
   readonly random?: () => number;
-}
-
-type Phase = "TO_PICKUP" | "AT_PICKUP" | "TO_DESTINATION";
-
-interface SimDriver {
-  readonly id: string;
-  position: Coordinate;
-  task?: { shipmentId: string; pickup: Coordinate; destination: Coordinate; phase: Phase };
-  /** Offers seen on an earlier tick: accepted on the next one (a driver takes a moment). */
-  seenOffers: Set<string>;
 }
 
 /** A stable uuid per simulated driver, so restarts find the same drivers. */
@@ -36,36 +35,62 @@ function simulatedDriverId(serviceId: string, city: string, index: number): stri
 }
 
 /**
- * The sandbox's simulated drivers: a few per city and eligible service, near the city centre. They
- * act only through the driver API, as a real driver's app would: accept offers after a moment,
- * drive in a straight line to the pickup and on to the destination at a compressed speed,
- * reporting their position every tick, and deliver (or fail a configurable share, with a reason).
+ * The sandbox's simulated drivers: a few per city and eligible service, near the city centre,
+ * driven by exactly one replica (a session advisory lock; another takes over when it stops).
+ * Offers reach them as notifications sent on commit by whichever replica made the offer; a driver
+ * accepts after a moment, drives in a straight line to the pickup and on to the destination at a
+ * compressed speed, reporting its position, and delivers (or fails a configurable share, with a
+ * reason). Taking the lead resumes tasks from the database, so a restart or a takeover carries on.
  */
-export class SandboxFleet {
+export class SandboxFleet implements LeaderRole {
   readonly name = "sandbox-fleet";
-  readonly #drivers = new Map<string, SimDriver>();
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #closed = false;
-  #lastTick = Date.now();
+  readonly #drivers = new Map<string, SandboxDriver>();
+  readonly #session: LeaderSession;
 
-  constructor(private readonly opts: SandboxFleetOptions) {}
+  constructor(private readonly opts: SandboxFleetOptions) {
+    this.#session = new LeaderSession({ url: opts.databaseUrl, lockKey: FLEET_LOCK, channels: [OFFERS_CHANNEL], retryMs: opts.leaderRetryMs, logger: opts.logger, role: this });
+  }
 
-  async start(): Promise<void> {
-    await this.#provision();
-    this.#lastTick = Date.now();
-    this.#schedule();
+  get leading(): boolean {
+    return this.#session.leading;
+  }
+
+  start(): void {
+    this.#session.start();
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+    await this.#session.close();
+  }
+
+  async lead(): Promise<void> {
+    await this.#provision();
+    // Offers made while no replica drove the fleet.
+    for (const driver of this.#drivers.values()) if (!driver.task) driver.offered();
+  }
+
+  notified(_channel: string, driverId: string): void {
+    this.#drivers.get(driverId)?.offered();
+  }
+
+  async stepDown(): Promise<void> {
+    const drivers = [...this.#drivers.values()];
+    this.#drivers.clear();
+    await Promise.all(drivers.map((driver) => driver.stop()));
   }
 
   /** Provisioning is fleet management, not driving: it writes the driver rows; all else goes through the API. */
   async #provision(): Promise<void> {
     const perService = this.opts.driversPerService ?? 2;
+    const settings = {
+      driverApi: this.opts.driverApi,
+      logger: this.opts.logger,
+      speedKmh: this.opts.speedKmh,
+      failureRate: this.opts.failureRate,
+      tickMs: this.opts.tickMs ?? 250,
+      acceptDelayMs: this.opts.acceptDelayMs ?? 300,
+      random: this.opts.random ?? Math.random,
+    };
     for (const carrier of this.opts.catalogue.current().carriers.filter((c) => c.active)) {
       for (const service of carrier.services.filter((s) => s.active)) {
         for (const city of service.cities) {
@@ -75,27 +100,17 @@ export class SandboxFleet {
             const id = simulatedDriverId(service.id, city, index);
             const h = createHash("sha256").update(id).digest();
             // Within about 2 km of the centre.
-            const position = { latitudeMicro: centre.latitudeMicro + (h.readInt16BE(0) % 18_000), longitudeMicro: centre.longitudeMicro + (h.readInt16BE(2) % 18_000) };
+            let position = { latitudeMicro: centre.latitudeMicro + (h.readInt16BE(0) % 18_000), longitudeMicro: centre.longitudeMicro + (h.readInt16BE(2) % 18_000) };
             const row = await this.opts.db.driver.upsert({
               where: { id },
               create: { id, carrierServiceId: service.id, cityCode: city, name: `Sandbox ${carrier.code} ${service.level} ${city} ${index + 1}`, simulated: true },
               update: {},
             });
-            const driver: SimDriver = { id, position, seenOffers: new Set() };
-            if (row.latitudeMicro !== null && row.longitudeMicro !== null) driver.position = { latitudeMicro: row.latitudeMicro, longitudeMicro: row.longitudeMicro };
-            if (row.currentShipmentId) {
-              const job = await this.opts.db.dispatchJob.findUnique({ where: { shipmentId: row.currentShipmentId } });
-              if (job) {
-                driver.task = {
-                  shipmentId: job.shipmentId,
-                  pickup: { latitudeMicro: job.pickupLatitudeMicro, longitudeMicro: job.pickupLongitudeMicro },
-                  destination: { latitudeMicro: job.destinationLatitudeMicro, longitudeMicro: job.destinationLongitudeMicro },
-                  phase: "TO_PICKUP",
-                };
-              }
-            }
+            if (row.latitudeMicro !== null && row.longitudeMicro !== null) position = { latitudeMicro: row.latitudeMicro, longitudeMicro: row.longitudeMicro };
+            const driver = new SandboxDriver(id, position, settings, await this.#resumedTask(row.currentShipmentId));
             this.#drivers.set(id, driver);
-            await this.opts.driverApi.setAvailability({ driverId: id, available: true, position: driver.position });
+            await this.opts.driverApi.setAvailability({ driverId: id, available: true, position });
+            driver.start();
           }
         }
       }
@@ -103,76 +118,16 @@ export class SandboxFleet {
     this.opts.logger.info({ drivers: this.#drivers.size }, "sandbox fleet on duty");
   }
 
-  async tick(): Promise<void> {
-    const now = Date.now();
-    const metres = (this.opts.speedKmh / 3.6) * ((now - this.#lastTick) / 1000);
-    this.#lastTick = now;
-    for (const driver of this.#drivers.values()) {
-      if (this.#closed) return;
-      try {
-        if (driver.task) await this.#drive(driver, metres);
-        else await this.#lookForOffers(driver);
-      } catch (err) {
-        this.opts.logger.warn({ err, driverId: driver.id }, "sandbox driver step failed; trying again next tick");
-      }
-    }
-  }
-
-  async #lookForOffers(driver: SimDriver): Promise<void> {
-    const offers = await this.opts.driverApi.listOffers({ driverId: driver.id });
-    const ready = offers.find((offer) => driver.seenOffers.has(offer.offerId));
-    driver.seenOffers = new Set(offers.map((offer) => offer.offerId));
-    if (!ready) return;
-    try {
-      await this.opts.driverApi.acceptOffer({ driverId: driver.id, offerId: ready.offerId });
-    } catch (err) {
-      if (err instanceof DomainError && err.kind !== "unavailable") return; // lapsed or taken meanwhile
-      throw err;
-    }
-    driver.task = { shipmentId: ready.shipmentId, pickup: ready.pickup, destination: ready.destination, phase: "TO_PICKUP" };
-    driver.seenOffers.clear();
-  }
-
-  async #drive(driver: SimDriver, metres: number): Promise<void> {
-    const task = driver.task;
-    if (!task) return;
-    if (task.phase === "AT_PICKUP") {
-      await this.#report(driver, "OUT_FOR_DELIVERY");
-      task.phase = "TO_DESTINATION";
-      return;
-    }
-    const target = task.phase === "TO_PICKUP" ? task.pickup : task.destination;
-    const moved = moveToward(driver.position, target, metres);
-    driver.position = moved.position;
-    await this.opts.driverApi.reportLocation({ driverId: driver.id, position: moved.position, accuracyMetres: 10, recordTimeMs: BigInt(Date.now()) });
-    if (!moved.arrived) return;
-    if (task.phase === "TO_PICKUP") {
-      await this.#report(driver, "PICKED_UP");
-      task.phase = "AT_PICKUP";
-      return;
-    }
-    const failed = (this.opts.random ?? Math.random)() < this.opts.failureRate;
-    await this.#report(driver, failed ? "FAILED" : "DELIVERED", failed ? "RECIPIENT_UNAVAILABLE" : "");
-    driver.task = undefined;
-  }
-
-  /** A step the shipment no longer allows (reported before a restart, or the shipment moved on) is skipped. */
-  async #report(driver: SimDriver, progress: Progress, reasonCode = ""): Promise<void> {
-    const task = driver.task;
-    if (!task) return;
-    try {
-      await this.opts.driverApi.reportProgress({ driverId: driver.id, shipmentId: task.shipmentId, progress, reasonCode });
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
-      this.opts.logger.warn({ err, shipmentId: task.shipmentId, progress }, "sandbox driver step refused; moving on");
-      if (err.reason === "NOT_ASSIGNED") driver.task = undefined;
-    }
-  }
-
-  #schedule(): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.tick().finally(() => this.#schedule());
-    }, this.opts.tickMs ?? 250);
+  /** A shipment the driver carried before a restart; its progress steps already done are skipped by the API. */
+  async #resumedTask(shipmentId: string | null): Promise<Task | undefined> {
+    if (!shipmentId) return undefined;
+    const job = await this.opts.db.dispatchJob.findUnique({ where: { shipmentId } });
+    if (!job) return undefined;
+    return {
+      shipmentId: job.shipmentId,
+      pickup: { latitudeMicro: job.pickupLatitudeMicro, longitudeMicro: job.pickupLongitudeMicro },
+      destination: { latitudeMicro: job.destinationLatitudeMicro, longitudeMicro: job.destinationLongitudeMicro },
+      phase: "TO_PICKUP",
+    };
   }
 }

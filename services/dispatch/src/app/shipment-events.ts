@@ -7,6 +7,7 @@ import { gramsOf, longestSideMmOf } from "../domain/parcel-facts";
 import { isRequirement, type Requirement } from "@tawsil/domain";
 import { applySnapshot, lockJob, type DispatchContext, type Tx } from "./context";
 import type { ShipmentStateName } from "../infra/shipment-client";
+import { wakeForJob } from "../infra/wake-ups";
 
 export const SHIPMENT_EVENTS_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_EVENTS_GROUP = "dispatch.shipments";
@@ -16,7 +17,8 @@ const SHIPMENT_CHANGED = ShipmentChangedSchema.typeName;
  * Applies one ShipmentChanged (in the consumer's transaction): a shipment ready for dispatch (or
  * unresolved) becomes a job; a terminal one closes its job; any other change only advances the
  * version dispatch last saw. Versions already applied are ignored, so redeliveries and the echo
- * of dispatch's own steps change nothing.
+ * of dispatch's own steps change nothing. A job that may be offered now wakes the dispatcher's
+ * leader on commit (this consumer may run on any replica).
  */
 export function shipmentEventHandler(ctx: DispatchContext) {
   return async (tx: Tx, event: ConsumedEvent): Promise<void> => {
@@ -29,9 +31,13 @@ export function shipmentEventHandler(ctx: DispatchContext) {
       if (shipment.version <= job.shipmentVersion) return;
       if (job.state === "DONE" || job.state === "CANCELLED") return;
       await applySnapshot(ctx, tx, job, { state, version: shipment.version });
+      await wakeForJob(tx, job.shipmentId);
       return;
     }
-    if (state === "READY_FOR_DISPATCH" || state === "DISPATCH_UNRESOLVED") await createJob(ctx, tx, shipment, state);
+    if (state === "READY_FOR_DISPATCH" || state === "DISPATCH_UNRESOLVED") {
+      await createJob(ctx, tx, shipment, state);
+      await wakeForJob(tx, shipment.shipmentId);
+    }
   };
 }
 

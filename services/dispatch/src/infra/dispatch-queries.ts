@@ -1,0 +1,69 @@
+import type { CarrierService } from "../domain/catalogue";
+import { levelCanHonour } from "../domain/requirements";
+import type { Driver, PrismaClient } from "./prisma/generated/client";
+
+/**
+ * The dispatcher's reads that are not about one job: each is an index lookup whose cost does not
+ * grow with the number of jobs waiting (see the indexes in schema.prisma).
+ */
+
+/** A driver who could take an offer now: on duty, carrying nothing, holding no open offer. */
+export async function freeDriver(db: PrismaClient, driverId: string): Promise<Driver | undefined> {
+  const driver = await db.driver.findFirst({ where: { id: driverId, available: true, currentShipmentId: null, offers: { none: { state: "OPEN" } } } });
+  return driver ?? undefined;
+}
+
+/** Every free driver: bounded by the fleet, not by the backlog. */
+export async function freeDriverIds(db: PrismaClient): Promise<string[]> {
+  const rows = await db.driver.findMany({ where: { available: true, currentShipmentId: null, offers: { none: { state: "OPEN" } } }, select: { id: true } });
+  return rows.map((row) => row.id);
+}
+
+/** Offered jobs left without an open offer (a decline whose wake-up was lost): at most one per driver offered. */
+export async function offeredJobsWithoutOffer(db: PrismaClient): Promise<string[]> {
+  const rows = await db.dispatchJob.findMany({ where: { state: "OFFERED", offers: { none: { state: "OPEN" } } }, select: { shipmentId: true } });
+  return rows.map((row) => row.shipmentId);
+}
+
+/** Open offers whose time is up, earliest first. */
+export async function dueOffers(db: PrismaClient, now: Date, limit: number): Promise<string[]> {
+  const rows = await db.offer.findMany({ where: { state: "OPEN", expiresAt: { lte: now } }, orderBy: { expiresAt: "asc" }, take: limit, select: { shipmentId: true } });
+  return rows.map((row) => row.shipmentId);
+}
+
+/** When the next open offer expires, if any. */
+export async function nextOfferExpiry(db: PrismaClient): Promise<Date | undefined> {
+  const row = await db.offer.findFirst({ where: { state: "OPEN" }, orderBy: { expiresAt: "asc" }, select: { expiresAt: true } });
+  return row?.expiresAt;
+}
+
+/**
+ * The oldest job of the driver's city that the driver's service can carry (the same rules as
+ * eligibility's canCarry) and that may be offered to this driver: a waiting job the driver has not
+ * been tried for, or an unresolved one past its back-off that the driver has not been tried for
+ * or that gave up before the driver became free again. `skip` excludes jobs already looked at.
+ */
+export async function oldestJobFor(db: PrismaClient, driver: Driver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined> {
+  const honoured = [...service.requirements].filter((requirement) => levelCanHonour(service.level, requirement));
+  const rows = await db.$queryRawUnsafe<{ shipment_id: string }[]>(
+    `SELECT shipment_id::text AS shipment_id FROM dispatch_job
+      WHERE city_code = $1 AND state IN ('WAITING', 'UNRESOLVED')
+        AND weight_grams <= $2 AND longest_side_mm <= $3 AND ($4 OR NOT cash_on_delivery)
+        AND requirements <@ $5::text[]
+        AND shipment_id <> ALL($6::uuid[])
+        AND CASE WHEN state = 'WAITING' THEN NOT ($7::uuid = ANY(coalesce(tried_driver_ids, '{}')))
+            ELSE (retry_at IS NULL OR retry_at <= $8)
+              AND (NOT ($7::uuid = ANY(coalesce(tried_driver_ids, '{}'))) OR deadline < $9::timestamptz) END
+      ORDER BY created_at LIMIT 1`,
+    driver.cityCode,
+    service.maxWeightGrams,
+    service.maxLongestSideMm,
+    service.supportsCod,
+    honoured,
+    [...skip],
+    driver.id,
+    now,
+    driver.availableSince,
+  );
+  return rows[0]?.shipment_id;
+}

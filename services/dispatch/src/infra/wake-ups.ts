@@ -1,0 +1,32 @@
+import type { SqlClient } from "@tawsil/events";
+
+/** What the dispatcher's leader listens to: `job:<shipment id>` or `driver:<driver id>`. */
+export const DISPATCHER_CHANNEL = "dispatch_wakeup";
+/** What the sandbox fleet's leader listens to: the id of a driver who has a new offer. */
+export const OFFERS_CHANNEL = "dispatch_offer";
+
+export type WakeUp = { readonly kind: "job"; readonly id: string } | { readonly kind: "driver"; readonly id: string };
+
+/**
+ * pg_notify inside the caller's transaction: PostgreSQL delivers it on commit (never for a rollback),
+ * to whichever replica listens, this one included. So a change made by any replica wakes the leader
+ * exactly when the change becomes visible to it.
+ */
+async function notify(tx: SqlClient, channel: string, payload: string): Promise<void> {
+  await tx.$executeRawUnsafe(`SELECT pg_notify($1, $2)`, channel, payload);
+}
+
+/** The job may be offerable now (new, back to waiting, or its offer was declined). */
+export const wakeForJob = (tx: SqlClient, shipmentId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, `job:${shipmentId}`);
+
+/** The driver may take a job now (came on duty, finished, declined, or their offer lapsed). */
+export const wakeForDriver = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, `driver:${driverId}`);
+
+/** The driver has a new open offer (the sandbox fleet's simulated drivers act on it). */
+export const announceOffer = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, OFFERS_CHANNEL, driverId);
+
+export function parseWakeUp(payload: string): WakeUp | undefined {
+  const [kind, id] = payload.split(":", 2);
+  if (!id || (kind !== "job" && kind !== "driver")) return undefined;
+  return { kind, id };
+}
