@@ -14,7 +14,7 @@ import { databaseUrl, dropDatabase, ensureDatabase } from "../../packages/db/src
 import { freePort } from "../../packages/testing/src/free-port";
 import { buildTargets, staleTargets } from "../../scripts/build";
 import { BUNDLE, NODE_FLAGS } from "../../scripts/mesh";
-import { PROCESSES, sourceDir } from "./facts";
+import { FAKE_SECRET_VALUES, PROCESSES, type ProcessName, sourceDir } from "./facts";
 import { ROOT } from "./kustomize";
 
 /** The Dockerfile's command that copies the runtime files into /runtime, with its continuation lines joined. */
@@ -79,51 +79,85 @@ describe("the image's runtime tree", () => {
   });
 });
 
+/** Starts a process from the runtime tree as its pod does; resolves once its /readyz answers 200. */
+async function serve(name: ProcessName, env: Record<string, string>): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
+    cwd: path.join(runtime, sourceDir(name)),
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  let status = 0;
+  // Up to a minute: these machines are shared, and a start can wait long for a core.
+  for (let attempt = 0; attempt < 240 && status !== 200 && child.exitCode === null; attempt++) {
+    status = await fetch(`${url}/readyz`).then((res) => res.status, () => 0);
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const stop = async () => {
+    child.kill("SIGTERM");
+    return exited;
+  };
+  if (status !== 200) {
+    await stop();
+    throw new Error(`${name} not ready from the runtime tree:\n${output}`);
+  }
+  return { url, stop };
+}
+
 describe("processes served from the runtime tree", () => {
   const adminUrl = inject("databaseAdminUrl");
-  const name = `tawsil_runtime_pricing_${process.pid}`;
-  const url = databaseUrl(adminUrl, name);
-
-  beforeAll(() => ensureDatabase(adminUrl, name));
-  afterAll(() => dropDatabase(adminUrl, name));
-
-  it("migrates a database with the runner's bundle, then pricing serves from it and drains", async () => {
+  const names = { merchant: `tawsil_runtime_merchant_${process.pid}`, pricing: `tawsil_runtime_pricing_${process.pid}` };
+  const migrate = (service: keyof typeof names) =>
     // As the migration Job does: workingDir /app, the migrations by their path in the image.
-    const migrate = buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "";
-    const migrated = runNode(runtime, [migrate, url, "services/pricing/prisma/migrations"], {});
-    expect(migrated.stderr).toBe("");
-    expect(migrated.status).toBe(0);
-    expect(migrated.stdout).toMatch(/Applied \d+ migration/);
+    runNode(runtime, [buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "", databaseUrl(adminUrl, names[service]), `services/${service}/prisma/migrations`], {});
 
-    // Pricing reads its data files at start-up and its database through Prisma on every /readyz.
-    const port = await freePort();
-    const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
-      cwd: path.join(runtime, "services", "pricing"),
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        DATABASE_URL: url,
-        MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
-        DISPATCH_SERVICE_URL: "http://127.0.0.1:9",
-        LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  beforeAll(async () => {
+    for (const name of Object.values(names)) await ensureDatabase(adminUrl, name);
+  });
+  afterAll(async () => {
+    for (const name of Object.values(names)) await dropDatabase(adminUrl, name);
+  });
+
+  it("the migration runner's bundle applies a service's migrations, then finds nothing to do", () => {
+    const first = migrate("merchant");
+    expect(first.stderr).toBe("");
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/Applied [1-9]\d* migration/);
+    const again = migrate("merchant");
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain("No pending migrations.");
+  });
+
+  it("merchant answers an RPC through its bundled Prisma client (query compiler included) and drains", async () => {
+    const merchant = await serve("merchant", {
+      DATABASE_URL: databaseUrl(adminUrl, names.merchant),
+      SIGNING_KEY_ENCRYPTION_KEY: FAKE_SECRET_VALUES.SIGNING_KEY_ENCRYPTION_KEY ?? "",
     });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
-      let status = 0;
-      for (let attempt = 0; attempt < 240 && status !== 200 && child.exitCode === null; attempt++) {
-        status = await fetch(`http://127.0.0.1:${port}/readyz`).then((res) => res.status, () => 0);
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(status, output).toBe(200);
+      // A lookup by code: a query on a model, planned by the WebAssembly query compiler.
+      const res = await fetch(`${merchant.url}/tawsil.merchant.v1.MerchantAdminService/GetMerchantByCode`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code: "NO-SUCH-MERCHANT" }),
+      });
+      expect(await res.json()).toMatchObject({ code: "not_found" });
     } finally {
-      child.kill("SIGTERM");
+      expect(await merchant.stop()).toBe(0);
     }
-    expect(await exited, output).toBe(0);
+  });
+
+  it("pricing finds the data files it reads at start-up beside its bundle", async () => {
+    expect(migrate("pricing").status).toBe(0);
+    const pricing = await serve("pricing", {
+      DATABASE_URL: databaseUrl(adminUrl, names.pricing),
+      MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
+      DISPATCH_SERVICE_URL: "http://127.0.0.1:9",
+    });
+    expect(await pricing.stop()).toBe(0);
   });
 });
