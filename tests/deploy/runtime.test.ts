@@ -31,9 +31,13 @@ function filesUnder(dir: string, prefix = ""): string[] {
   );
 }
 
-/** Runs a bundle from the runtime tree with only the given settings (no NODE_OPTIONS, no tsx). */
+/**
+ * Runs a bundle from the runtime tree with only the given settings (no NODE_OPTIONS, no tsx). The
+ * limit is generous: on these shared 2-core machines a start can wait a long time for a core.
+ */
+const START_LIMIT_MS = 180_000;
 function runNode(cwd: string, args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, [...NODE_FLAGS, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", timeout: 60_000 });
+  return spawnSync(process.execPath, [...NODE_FLAGS, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", timeout: START_LIMIT_MS });
 }
 
 let runtime = "";
@@ -76,7 +80,7 @@ describe("the image's runtime tree", () => {
     expect(result.status).not.toBe(0);
     expect(output).toMatch(/ConfigError/);
     expect(output).toMatch(/packages\/config\/src\/[\w-]+\.ts:\d+:\d+/);
-  });
+  }, START_LIMIT_MS + 10_000);
 });
 
 /** Starts a process from the runtime tree as its pod does; resolves once its /readyz answers 200. */
@@ -93,8 +97,7 @@ async function serve(name: ProcessName, env: Record<string, string>): Promise<{ 
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   let status = 0;
-  // Up to a minute: these machines are shared, and a start can wait long for a core.
-  for (let attempt = 0; attempt < 240 && status !== 200 && child.exitCode === null; attempt++) {
+  for (let attempt = 0; attempt < START_LIMIT_MS / 250 && status !== 200 && child.exitCode === null; attempt++) {
     status = await fetch(`${url}/readyz`).then((res) => res.status, () => 0);
     if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -123,7 +126,7 @@ describe("processes served from the runtime tree", () => {
     for (const name of Object.values(names)) await dropDatabase(adminUrl, name);
   });
 
-  it("the migration runner's bundle applies a service's migrations, then finds nothing to do", () => {
+  it("the migration runner's bundle applies a service's migrations, then finds nothing to do", { timeout: 2 * START_LIMIT_MS }, () => {
     const first = migrate("merchant");
     expect(first.stderr).toBe("");
     expect(first.status).toBe(0);
@@ -133,7 +136,7 @@ describe("processes served from the runtime tree", () => {
     expect(again.stdout).toContain("No pending migrations.");
   });
 
-  it("merchant answers an RPC through its bundled Prisma client (query compiler included) and drains", async () => {
+  it("merchant answers an RPC through its bundled Prisma client (query compiler included) and drains", { timeout: 2 * START_LIMIT_MS }, async () => {
     const merchant = await serve("merchant", {
       DATABASE_URL: databaseUrl(adminUrl, names.merchant),
       SIGNING_KEY_ENCRYPTION_KEY: FAKE_SECRET_VALUES.SIGNING_KEY_ENCRYPTION_KEY ?? "",
@@ -151,7 +154,7 @@ describe("processes served from the runtime tree", () => {
     }
   });
 
-  it("pricing finds the data files it reads at start-up beside its bundle", async () => {
+  it("pricing finds the data files it reads at start-up beside its bundle", { timeout: 2 * START_LIMIT_MS }, async () => {
     expect(migrate("pricing").status).toBe(0);
     const pricing = await serve("pricing", {
       DATABASE_URL: databaseUrl(adminUrl, names.pricing),
