@@ -13,7 +13,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 # cannot download it. Never set this for `prisma migrate`: it would silently do nothing.
 GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1
 
-.PHONY: help install generate check-generated buf-lint buf-breaking typecheck lint check test dev down clean
+.PHONY: help install generate check-generated buf-lint buf-breaking typecheck lint check build test dev down clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -34,6 +34,18 @@ node_modules/.prisma-generated: node_modules/.modules.yaml $(PRISMA_SCHEMAS)
 	@touch $@
 
 install: node_modules/.prisma-generated ## install dependencies and generate the Prisma clients
+
+# One bundle per process (scripts/build.ts), discovered like the script does: the gateway, every
+# services/<name>/src/main.ts, and the migration runner. Each build writes <bundle>.d, listing the
+# sources it was made of, so a warm `make dev` rebuilds nothing, and only stale bundles otherwise.
+BUNDLES := gateway/dist/main.mjs $(patsubst %/src/main.ts,%/dist/main.mjs,$(wildcard services/*/src/main.ts)) \
+  packages/db/dist/migrate-cli.mjs
+-include $(BUNDLES:=.d)
+
+$(BUNDLES) &: node_modules/.prisma-generated
+	@$(BIN)/tsx scripts/build.ts
+
+build: $(BUNDLES) ## compile each process to dist/ (JavaScript bundles with source maps)
 
 generate: install ## regenerate the protobuf TypeScript (commit the result)
 	$(BIN)/buf generate
@@ -61,14 +73,15 @@ lint: install ## eslint, the whole workspace
 
 check: buf-lint buf-breaking check-generated typecheck lint ## every static check
 
-test: check ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
+# The end-to-end tests start the mesh from its bundles.
+test: check build ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
 	$(BIN)/vitest run
 
-dev: install ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
+dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
 	@$(BIN)/tsx scripts/dev.ts
 
 down: ## stop what `make dev` started
 	@$(BIN)/tsx scripts/down.ts
 
 clean: ## remove installed dependencies and local state (not the Kafka jar cache)
-	rm -rf node_modules */node_modules */*/node_modules .tools .dev
+	rm -rf node_modules */node_modules */*/node_modules .tools .dev gateway/dist services/*/dist packages/*/dist

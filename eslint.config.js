@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/generated/**", "packages/proto/src/gen/**", ".tools/**", ".dev/**"] },
+  { ignores: ["**/node_modules/**", "**/dist/**", "**/generated/**", "packages/proto/src/gen/**", ".tools/**", ".dev/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { staleTargets } from "./build";
 
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -20,6 +21,14 @@ export const TOPICS = [
 ];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * How every process runs, here as in the image: source maps point stack traces at the TypeScript.
+ * Settings from NODE_OPTIONS (a profiler hook, say) still apply, as Node reads them itself.
+ */
+export const NODE_FLAGS = ["--enable-source-maps"] as const;
+/** Each process's bundle, relative to its directory (scripts/build.ts writes it). */
+export const BUNDLE = "dist/main.mjs";
 
 export interface MeshOptions {
   /** Database url per service (already migrated). */
@@ -53,6 +62,9 @@ export interface Mesh {
 
 export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const log = opts.log ?? (() => {});
+  // Running stale bundles would test and serve old code without a word: refuse instead.
+  const stale = staleTargets().map((target) => target.name);
+  if (stale.length > 0) throw new Error(`stale or missing bundles (${stale.join(", ")}): run make build`);
   mkdirSync(opts.logDir, { recursive: true });
   // PUBLIC_BASE_URL: the gateway's address, which public links (tracking URLs) are built on.
   const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`, ...opts.env };
@@ -95,7 +107,9 @@ function port(ports: readonly number[], i: number): number {
 
 function launch(name: string, cwd: string, port: number, logDir: string, env: Record<string, string>): RunningProcess {
   const out = createWriteStream(path.join(logDir, `${name}.log`), { flags: "a" });
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  // The compiled bundle (`make build`, scripts/build.ts), never the TypeScript through tsx: what
+  // runs here is what the image runs. Source maps point stack traces at the TypeScript.
+  const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
     cwd,
     env: { ...process.env, ...env, HOST: "127.0.0.1", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,7 +1,8 @@
 /**
  * The Dockerfile and .dockerignore agree with the repository and with the pod specs: the Node and
- * pnpm versions the project pins, a frozen install, generated Prisma clients, the uid the pods
- * run as, and a build context without local state.
+ * pnpm versions the project pins, a frozen install, generated Prisma clients, compiled bundles, a
+ * runtime stage with nothing but them (no install, no tool), the uid the pods run as, and a build
+ * context without local state. runtime.test.ts runs what that stage holds.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -20,7 +21,12 @@ const ignored = readFileSync(path.join(ROOT, ".dockerignore"), "utf8")
   .split("\n")
   .map((line) => line.trim())
   .filter((line) => line !== "" && !line.startsWith("#"));
-const packageJson = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { packageManager: string };
+const packageJson = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+  packageManager: string;
+  devDependencies: Record<string, string>;
+};
+const buildStage = instructions.slice(0, instructions.findLastIndex((line) => line.startsWith("FROM ")));
+const runtimeStage = instructions.slice(instructions.findLastIndex((line) => line.startsWith("FROM ")));
 
 // Docker's matching, for the patterns used here: "**/" spans directories, "*" stays within one,
 // and a pattern that matches a directory excludes everything below it.
@@ -55,10 +61,36 @@ describe("Dockerfile", () => {
     expect(instructions.some((line) => generate.test(line))).toBe(true);
   });
 
-  it("puts the workspace at /app, where the pod specs' working directories point", () => {
-    const runtime = instructions.slice(instructions.findLastIndex((line) => line.startsWith("FROM ")));
-    expect(runtime).toContain("WORKDIR /app");
-    expect(runtime).toContain("COPY --from=build /app /app");
+  it("compiles every process in the build stage, after the Prisma clients it bundles are generated", () => {
+    const build = buildStage.findIndex((line) => /^RUN node_modules\/\.bin\/tsx scripts\/build\.ts --all\b/.test(line));
+    expect(build).toBeGreaterThan(buildStage.findIndex((line) => line.includes("scripts/prisma-generate.ts")));
+    expect(buildStage[build]).toContain("mkdir /runtime");
+  });
+
+  it("puts the compiled tree at /app, where the pod specs' working directories point, and nothing else", () => {
+    expect(runtimeStage).toContain("WORKDIR /app");
+    // The runtime stage takes only the tree the build stage assembled (bundles, source maps,
+    // migrations, data files: runtime.test.ts checks it): never the workspace or its node_modules.
+    expect(runtimeStage.filter((line) => /^(COPY|ADD) /.test(line))).toEqual(["COPY --from=build /runtime /app"]);
+  });
+
+  it("installs nothing in the runtime stage: no package manager, no devDependency, no TypeScript", () => {
+    const runs = runtimeStage.filter((line) => line.startsWith("RUN "));
+    for (const run of runs) expect(run).not.toMatch(/\b(npm|pnpm|yarn|npx|corepack)\b/);
+    for (const dev of Object.keys(packageJson.devDependencies)) {
+      for (const line of runtimeStage) expect(line, dev).not.toContain(dev === "tsx" ? "tsx" : `${dev}@`);
+    }
+    expect(runtimeStage.join("\n")).not.toMatch(/\.ts\b|--import|node_modules/);
+  });
+
+  it("runs compiled JavaScript with source maps, never TypeScript through tsx", () => {
+    const cmd = runtimeStage.filter((line) => line.startsWith("CMD ") || line.startsWith("ENTRYPOINT "));
+    expect(cmd.length).toBeGreaterThan(0);
+    for (const line of cmd) {
+      expect(line).toMatch(/^CMD \["node",/);
+      expect(line).not.toMatch(/tsx|\.ts\b/);
+    }
+    expect(runtimeStage).toContain("ENV NODE_ENV=production");
   });
 
   it("runs as the uid the pod specs name, never root", () => {
@@ -71,7 +103,7 @@ describe("Dockerfile", () => {
 
 describe(".dockerignore", () => {
   it("keeps installed, generated and local state out of the build context", () => {
-    for (const entry of [".git", "**/node_modules", ".tools", ".dev", "**/.env", "services/*/src/infra/prisma/generated"]) {
+    for (const entry of [".git", "**/node_modules", "**/dist", ".tools", ".dev", "**/.env", "services/*/src/infra/prisma/generated"]) {
       expect(ignored).toContain(entry);
     }
   });

@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TOPICS } from "../../scripts/mesh";
+import { buildTargets } from "../../scripts/build";
+import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
 import {
   APP_UID, DRAIN_ALLOWANCE_MS, FAKE_SECRET_VALUES, PROCESSES, SERVICES_WITH_MIGRATIONS, configKeys, find, ofKind,
   peerUrlKeys, podSpec, readConfigOf, secretKeysOf, sourceDir, usesKafka, workload,
@@ -60,10 +61,12 @@ describe.each(PROCESSES)("process %s", (name) => {
     expect(workload(deployment).replicas).toBeUndefined();
   });
 
-  it("runs its own entry point from its own directory, like scripts/mesh.ts", () => {
-    expect(container.command).toEqual(["node", "--import", "tsx", "src/main.ts"]);
+  it("runs its own compiled entry point from its own directory, like scripts/mesh.ts", () => {
+    expect(container.command).toEqual(["node", ...NODE_FLAGS, BUNDLE]);
     expect(container.workingDir).toBe(`/app/${sourceDir(name)}`);
     expect(existsSync(path.join(ROOT, sourceDir(name), "src", "main.ts"))).toBe(true);
+    // `make build` (and so the image) compiles exactly that entry point to exactly that bundle.
+    expect(buildTargets()).toContainEqual({ name, entry: path.join(sourceDir(name), "src", "main.ts"), outfile: path.join(sourceDir(name), BUNDLE) });
   });
 
   it("probes /healthz for startup and liveness and /readyz for readiness, on its serving port", () => {
@@ -146,9 +149,10 @@ describe.each([...ofKind(base, "Deployment"), ...ofKind(base, "Job")].map((m) =>
 });
 
 describe.each(SERVICES_WITH_MIGRATIONS)("migrations of %s", (name) => {
+  const migrateCli = buildTargets().find((target) => target.name === "migrate-cli");
   const expected = {
     workingDir: "/app",
-    command: ["node", "--import", "tsx", "packages/db/src/migrate-cli.ts"],
+    command: ["node", ...NODE_FLAGS, migrateCli?.outfile],
     args: ["$(DATABASE_URL)", `services/${name}/prisma/migrations`],
     env: [{ name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: `${name}-secrets`, key: "DATABASE_URL" } } }],
   };
@@ -158,6 +162,7 @@ describe.each(SERVICES_WITH_MIGRATIONS)("migrations of %s", (name) => {
     expect(podSpec(job).containers).toEqual([expect.objectContaining(expected)]);
     expect(podSpec(job).restartPolicy).toBe("Never");
     expect(workload(job).template.metadata.labels).toMatchObject({ "app.kubernetes.io/name": name, "app.kubernetes.io/component": "migration" });
+    expect(migrateCli?.entry).toBe("packages/db/src/migrate-cli.ts");
     for (const file of ["packages/db/src/migrate-cli.ts", `services/${name}/prisma/migrations`]) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
   });
 
