@@ -9,7 +9,7 @@ import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
 import type { Config } from "./config";
-import { startProjectionConsumer, type TOPICS } from "./consumers/projection-consumer";
+import { startProjectionConsumer, type Topics } from "./consumers/projection-consumer";
 import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
@@ -44,7 +44,7 @@ export function composeTrackingService(config: Config, logger: Logger, clock: Cl
 export interface TrackingWorkers {
   readonly kafka: Kafka;
   readonly groupId?: string;
-  readonly topics?: typeof TOPICS;
+  readonly topics?: Topics;
   readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
 }
 

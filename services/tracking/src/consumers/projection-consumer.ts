@@ -8,17 +8,23 @@ import { SqlProjectionWriter } from "../infra/projection-writer";
 import type { PrismaClient } from "../infra/prisma/generated/client";
 import { assignmentFactOf, fixFactOf, shipmentFactOf } from "./decode";
 
-export const TOPICS = {
+export interface Topics {
+  readonly shipments: string;
+  readonly assignments: string;
+  readonly locations: string;
+}
+
+export const TOPICS: Topics = {
   shipments: "shipment.shipment.events.v1",
   assignments: "dispatch.assignment.events.v1",
   locations: "dispatch.driver-location.v1",
-} as const;
+};
 export const PROJECTION_GROUP = "tracking.projections";
 
 type Tx = TransactionClient<PrismaClient>;
 
 /** Applies one event of any of the three topics to the projection tables, in the consumer's transaction. */
-export function projectionHandler(logger: Logger, topics: typeof TOPICS = TOPICS) {
+export function projectionHandler(logger: Logger, topics: Topics = TOPICS) {
   return async (tx: Tx, event: ConsumedEvent): Promise<void> => {
     const writer = new SqlProjectionWriter(tx);
     if (event.topic === topics.shipments) {
@@ -45,7 +51,7 @@ export async function startProjectionConsumer(opts: {
   db: PrismaClient;
   logger: Logger;
   groupId?: string;
-  topics?: typeof TOPICS;
+  topics?: Topics;
   onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
 }): Promise<Closer> {
   const topics = opts.topics ?? TOPICS;

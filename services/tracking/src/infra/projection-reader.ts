@@ -21,8 +21,9 @@ interface Row {
 }
 
 /**
- * One statement per read: the row, the assigned driver's fix (a fix of any other driver is not
- * this shipment's) and the history in lifecycle order.
+ * One statement per read: the row, the accepted driver's latest fix (a fix of any other driver is
+ * not this shipment's; before the acceptance is known, the latest of any) and the history in
+ * lifecycle order.
  */
 const SELECT = `
   SELECT t.shipment_id::text, t.merchant_id::text, t.state, t.pickup_latitude_micro, t.pickup_longitude_micro,
@@ -34,7 +35,9 @@ const SELECT = `
               FROM status_change s WHERE s.shipment_id = t.shipment_id), '[]'::json)::text AS history
   FROM tracked_shipment t
   LEFT JOIN shipment_assignment a ON a.shipment_id = t.shipment_id
-  LEFT JOIN driver_fix f ON f.shipment_id = t.shipment_id AND (a.driver_ref IS NULL OR a.driver_ref = f.driver_ref)`;
+  LEFT JOIN LATERAL (
+    SELECT * FROM driver_fix d WHERE d.shipment_id = t.shipment_id AND (a.driver_ref IS NULL OR d.driver_ref = a.driver_ref)
+    ORDER BY d.recorded_at DESC LIMIT 1) f ON true`;
 
 export class SqlProjectionReader implements ProjectionReader {
   constructor(private readonly db: SqlClient) {}

@@ -56,7 +56,7 @@ export class SqlProjectionWriter implements ProjectionWriter {
     await this.tx.$executeRawUnsafe(
       `INSERT INTO driver_fix (shipment_id, driver_ref, latitude_micro, longitude_micro, accuracy_metres, recorded_at)
        VALUES ($1::uuid, $2, $3, $4, $5, $6)
-       ON CONFLICT (shipment_id) DO UPDATE SET driver_ref = EXCLUDED.driver_ref, latitude_micro = EXCLUDED.latitude_micro,
+       ON CONFLICT (shipment_id, driver_ref) DO UPDATE SET latitude_micro = EXCLUDED.latitude_micro,
          longitude_micro = EXCLUDED.longitude_micro, accuracy_metres = EXCLUDED.accuracy_metres, recorded_at = EXCLUDED.recorded_at
        WHERE driver_fix.recorded_at < EXCLUDED.recorded_at`,
       fact.shipmentId,

@@ -43,7 +43,7 @@ CREATE TABLE "driver_fix" (
     "accuracy_metres" INTEGER NOT NULL,
     "recorded_at" TIMESTAMPTZ(3) NOT NULL,
 
-    CONSTRAINT "driver_fix_pkey" PRIMARY KEY ("shipment_id")
+    CONSTRAINT "driver_fix_pkey" PRIMARY KEY ("shipment_id","driver_ref")
 );
 
 -- CreateIndex
