@@ -13,7 +13,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 # cannot download it. Never set this for `prisma migrate`: it would silently do nothing.
 GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1
 
-.PHONY: help install generate check-generated buf-lint buf-breaking typecheck lint check test dev down clean
+.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint check test dev down clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -34,6 +34,14 @@ node_modules/.prisma-generated: node_modules/.modules.yaml $(PRISMA_SCHEMAS)
 	@touch $@
 
 install: node_modules/.prisma-generated ## install dependencies and generate the Prisma clients
+
+# The customer tracking page is tested in Debian's headless Chromium, driven by playwright-core
+# (which downloads no browser of its own).
+browser: ## install Debian's chromium for the page tests when it is missing
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing chromium (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	fi
 
 generate: install ## regenerate the protobuf TypeScript (commit the result)
 	$(BIN)/buf generate
@@ -61,7 +69,7 @@ lint: install ## eslint, the whole workspace
 
 check: buf-lint buf-breaking check-generated typecheck lint ## every static check
 
-test: check ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
+test: check browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
 	$(BIN)/vitest run
 
 dev: install ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
