@@ -13,7 +13,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 # cannot download it. Never set this for `prisma migrate`: it would silently do nothing.
 GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1
 
-.PHONY: help install generate check-generated buf-lint buf-breaking typecheck lint check build test dev down clean
+.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint check build test dev down clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -47,6 +47,14 @@ $(BUNDLES) &: node_modules/.prisma-generated
 
 build: $(BUNDLES) ## compile each process to dist/ (JavaScript bundles with source maps)
 
+# The customer tracking page is tested in Debian's headless Chromium, driven by playwright-core
+# (which downloads no browser of its own).
+browser: ## install Debian's chromium for the page tests when it is missing
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing chromium (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	fi
+
 generate: install ## regenerate the protobuf TypeScript (commit the result)
 	$(BIN)/buf generate
 
@@ -74,7 +82,7 @@ lint: install ## eslint, the whole workspace
 check: buf-lint buf-breaking check-generated typecheck lint ## every static check
 
 # The end-to-end tests start the mesh from its bundles.
-test: check build ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
+test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
 	$(BIN)/vitest run
 
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C

@@ -21,6 +21,7 @@ import { registerJwks } from "./routes/jwks";
 import { registerMe } from "./routes/me";
 import { registerPriceEstimates } from "./routes/price-estimates";
 import { registerShipments } from "./routes/shipments";
+import { registerTracking } from "./routes/tracking";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
 
@@ -82,5 +83,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerMe(app, peers.merchant);
   registerPriceEstimates(app, peers.pricing);
   registerShipments(app, peers.shipment);
+  registerTracking(app, peers.tracking, new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60));
   return app;
 }

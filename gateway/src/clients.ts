@@ -2,6 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
 
@@ -10,6 +11,7 @@ export interface Peers {
   readonly merchant: Client<typeof MerchantService>;
   readonly pricing: Client<typeof PricingService>;
   readonly shipment: Client<typeof ShipmentService>;
+  readonly tracking: Client<typeof TrackingService>;
 }
 
 export function createPeers(config: GatewayConfig): Peers {
@@ -19,5 +21,6 @@ export function createPeers(config: GatewayConfig): Peers {
     pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts),
     // A create may wait up to 5 s for a concurrent duplicate before the service answers.
     shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: Math.max(config.PEER_TIMEOUT_MS, 10_000) }),
+    tracking: createPeerClient(TrackingService, config.TRACKING_SERVICE_URL, opts),
   };
 }

@@ -31,6 +31,8 @@ const schema = commonEnv.extend({
   /** Failed client authentications per minute that lock a client id, and for how long. */
   AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
   AUTH_LOCKOUT_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Public tracking (JSON and the customer page together): requests per minute per tracking code. */
+  PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
 });
 
 /** Issuers by environment; the merchant service of each environment uses the same defaults. */

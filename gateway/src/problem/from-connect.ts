@@ -29,6 +29,11 @@ const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
   VALIDATION_FAILED: fieldViolations,
   SHIPMENT_NOT_FOUND: simple("SHIPMENT_NOT_FOUND", { en: "No shipment has this id.", ar: "لا توجد شحنة بهذا المعرّف." }),
   ACCESS_DENIED: simple("ACCESS_DENIED", { en: "This resource belongs to another merchant.", ar: "هذا المورد يخص تاجرًا آخر." }),
+  TRACKING_LINK_NOT_FOUND: simple("TRACKING_LINK_NOT_FOUND", { en: "No shipment is tracked by this link.", ar: "لا توجد شحنة تُتتبّع بهذا الرابط." }),
+  TRACKING_LINK_EXPIRED: simple("TRACKING_LINK_EXPIRED", {
+    en: "This tracking link expired 7 days after the delivery ended.",
+    ar: "انتهت صلاحية رابط التتبع هذا بعد 7 أيام من انتهاء التوصيل.",
+  }),
   MERCHANT_NOT_ACTIVE: simple("MERCHANT_NOT_ACTIVE", { en: "The merchant account is not active.", ar: "حساب التاجر غير نشط." }),
   INVALID_CURSOR: simple("INVALID_CURSOR", { en: "The cursor does not belong to this query.", ar: "المؤشر لا ينتمي إلى هذا الاستعلام." }),
   UNSUPPORTED_CURRENCY: simple("UNSUPPORTED_CURRENCY", { en: "Only SAR is supported.", ar: "العملة المدعومة هي الريال السعودي فقط." }),

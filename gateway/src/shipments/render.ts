@@ -16,7 +16,7 @@ export const STATE_NAMES: Record<ShipmentState, string | null> = {
   [ShipmentState.CANCELLED]: "CANCELLED",
 };
 
-const PUBLIC_NAMES: Record<PublicStatus, string | null> = {
+export const PUBLIC_NAMES: Record<PublicStatus, string | null> = {
   [PublicStatus.UNSPECIFIED]: null,
   [PublicStatus.CREATED]: "CREATED",
   [PublicStatus.ASSIGNED]: "ASSIGNED",

@@ -55,6 +55,8 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     PORT: "0",
     DATABASE_URL: url,
     TAWSIL_ENVIRONMENT: opts.environment,
+    // Required by its configuration; the in-process service publishes nothing here (no relay).
+    KAFKA_BROKERS: "127.0.0.1:9092",
     SIGNING_KEY_ENCRYPTION_KEY: encryptionKey,
     SHUTDOWN_GRACE_MS: "100",
   });

@@ -14,6 +14,8 @@ import type { Config } from "./config";
 import { startIdempotencyPurge } from "./infra/idempotency-purge";
 import { CachedMerchantDirectory } from "./infra/merchant-directory";
 import { PricingServiceQuotes } from "./infra/pricing-quotes";
+import { FindTrackedShipment } from "./app/find-tracked-shipment";
+import { trackingCodeHashOf } from "./domain/tracking-link";
 import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentService } from "./rpc/shipment-service";
@@ -46,6 +48,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   const store = new PrismaShipmentStore(database.client, {
     maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
     timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
+    trackingCodeSha256: (shipmentId) => trackingCodeHashOf(config.TRACKING_LINK_SECRET, shipmentId),
   });
   const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
   const peer = { timeoutMs: config.PEER_TIMEOUT_MS };
@@ -65,6 +68,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     reserveForOffer: new ReserveForOffer({ store }),
     applyDispatchStep: new ApplyDispatchStep({ store }),
     readShipments: new ReadShipments({ store, cursorSecret: config.CURSOR_SECRET }),
+    findTrackedShipment: new FindTrackedShipment({ store }),
     links,
     logger,
   });

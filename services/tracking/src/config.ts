@@ -1,7 +1,15 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
-import type { z } from "zod";
+import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { z } from "zod";
 
-const schema = commonEnv.extend(databaseEnv.shape).extend(kafkaEnv.shape);
+const schema = commonEnv
+  .extend(databaseEnv.shape)
+  .extend(kafkaEnv.shape)
+  .extend({
+    /** The shipment service: the fallback read for a shipment the projection has not seen yet. */
+    SHIPMENT_SERVICE_URL: peerUrl,
+    /** Deadline of each call to the shipment service. */
+    PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -101,6 +101,10 @@ export interface ShipmentStore {
   /** Outside any lock: the fast path of a replay. */
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
   findById(id: string): Promise<Shipment | null>;
+  /** The shipment whose public tracking code hashes to `hash` (SHA-256), if any. */
+  findByTrackingCodeSha256(hash: Uint8Array): Promise<Shipment | null>;
+  /** The SHA-256 of a shipment's public tracking code. */
+  trackingCodeSha256(shipmentId: string): Uint8Array;
   /** Up to `limit` shipments of the query strictly after `after`, created_at DESC then id DESC. */
   listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]>;
   /** The stored form of a response: a serialized Shipment without its derived tracking URL. */

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 
 /**
  * The customer's tracking URL, derived rather than stored: the 43-character code is the base64url
@@ -11,4 +11,14 @@ export function trackingUrl(publicBaseUrl: string, secret: Uint8Array, shipmentI
 
 export function trackingCode(secret: Uint8Array, shipmentId: string): string {
   return createHmac("sha256", secret).update(shipmentId).digest("base64url");
+}
+
+/** What the tracking service stores and looks links up by: SHA-256 of the code's ASCII characters. */
+export function trackingCodeSha256(code: string): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(code, "ascii").digest());
+}
+
+/** The hash of a shipment's code, from its id: the code itself is never stored anywhere. */
+export function trackingCodeHashOf(secret: Uint8Array, shipmentId: string): Uint8Array {
+  return trackingCodeSha256(trackingCode(secret, shipmentId));
 }

@@ -11,14 +11,14 @@ import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from ".
  * An expired record still holding the key is overwritten in place (it no longer counts). The
  * outbox relay is notified as writeOutbox would (delivered at commit).
  */
-export function createStatement(input: NewShipment): Prisma.Sql {
+export function createStatement(input: NewShipment, trackingCodeSha256: Uint8Array): Prisma.Sql {
   const { scope, shipment: s, record, now } = input;
   const items = s.items.map(
     (item, position) =>
       Prisma.sql`(${position}::int, ${item.description}, ${item.quantity}::int, ${item.weightKilograms}::numeric, ${item.lengthCentimetres}::numeric, ${item.widthCentimetres}::numeric, ${item.heightCentimetres}::numeric)`,
   );
   const events = input.events.map(({ change, at }) => {
-    const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at) });
+    const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, trackingCodeSha256) });
     return Prisma.sql`(${row.eventId}::uuid, ${row.topic}, ${row.key}, ${row.type}, ${Buffer.from(row.payload)}::bytea, ${row.headers}::jsonb)`;
   });
   return Prisma.sql`
@@ -37,7 +37,7 @@ WITH existing AS (
     payment_method, pickup_window_start, pickup_window_end, created_at, approved_at,
     pickup_latitude_micro, pickup_longitude_micro, pickup_address_line, pickup_city_code,
     destination_latitude_micro, destination_longitude_micro, destination_address_line, destination_city_code,
-    requirements, branch_code, reason_code, rate_card_id, rate_card_version, service_level, price, distance_metres)
+    requirements, branch_code, reason_code, rate_card_id, rate_card_version, service_level, price, distance_metres, tracking_code_sha256)
   SELECT ${s.id}::uuid, ${s.shipmentNumber}, ${s.merchantId}::uuid, ${s.externalReference}, ${s.state}::shipment_state, ${s.version}::bigint,
     ${s.recipientName}, ${s.recipientPhone}, ${s.alternateContactName}, ${s.alternateContactPhone}, ${s.totalWeightKilograms}::numeric,
     ${s.declaredValue}::numeric, ${s.codAmount}::numeric, ${s.currency}, ${s.paymentMethod}::payment_method,
@@ -45,7 +45,7 @@ WITH existing AS (
     ${s.pickup.coordinate.latitudeMicro}::int, ${s.pickup.coordinate.longitudeMicro}::int, ${s.pickup.addressLine}, ${s.pickup.cityCode},
     ${s.destination.coordinate.latitudeMicro}::int, ${s.destination.coordinate.longitudeMicro}::int, ${s.destination.addressLine}, ${s.destination.cityCode},
     ${[...s.requirements]}::text[], ${s.branchCode}, ${s.reasonCode}, ${s.terms.rateCardId}::uuid, ${s.terms.rateCardVersion}::int,
-    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int
+    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int, ${Buffer.from(trackingCodeSha256)}::bytea
   FROM go
   RETURNING id
 ), inserted_items AS (

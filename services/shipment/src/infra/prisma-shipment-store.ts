@@ -24,6 +24,8 @@ export interface StoreOptions {
   readonly maxWaitMs: number;
   /** How long one transaction may run, waiting on the idempotency lock included. */
   readonly timeoutMs: number;
+  /** The SHA-256 of a shipment's tracking code, stored with the row and sent in every event. */
+  readonly trackingCodeSha256: (shipmentId: string) => Uint8Array;
 }
 
 /** Shipments, their items, idempotency records and the outbox, in the service's own database. */
@@ -34,7 +36,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingCodeSha256)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -48,7 +50,7 @@ export class PrismaShipmentStore implements ShipmentStore {
         this.db,
         async (tx) => {
           await lockScope(tx, input.scope, input.waitMs);
-          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input));
+          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input, this.options.trackingCodeSha256(input.shipment.id)));
           if (!row) throw new Error("the create statement returned no row");
           if (row.fingerprint !== null) return { kind: "replay", record: storedRecordOf({ id: input.scope.key, ...row, fingerprint: row.fingerprint }) };
           if (row.referenceTaken) return { kind: "reference-taken" };
@@ -65,6 +67,15 @@ export class PrismaShipmentStore implements ShipmentStore {
   async findById(id: string): Promise<Shipment | null> {
     const row = await this.db.shipment.findUnique({ where: { id }, include: ITEMS, relationLoadStrategy: JOINED });
     return row ? shipmentFromRow(row) : null;
+  }
+
+  async findByTrackingCodeSha256(hash: Uint8Array): Promise<Shipment | null> {
+    const row = await this.db.shipment.findUnique({ where: { trackingCodeSha256: Buffer.from(hash) }, include: ITEMS });
+    return row ? shipmentFromRow(row) : null;
+  }
+
+  trackingCodeSha256(shipmentId: string): Uint8Array {
+    return this.options.trackingCodeSha256(shipmentId);
   }
 
   /**
@@ -144,7 +155,10 @@ function createFailure(error: unknown): unknown {
 }
 
 class PrismaShipmentTx implements ShipmentTx {
-  constructor(private readonly tx: Tx) {}
+  constructor(
+    private readonly tx: Tx,
+    private readonly codeHash: (shipmentId: string) => Uint8Array,
+  ) {}
 
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
     return lockScope(this.tx, scope, waitMs);
@@ -187,6 +201,6 @@ class PrismaShipmentTx implements ShipmentTx {
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
     const at = change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
-    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at) });
+    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.codeHash(shipment.id)) });
   }
 }

@@ -70,8 +70,11 @@ export function snapshotOf(shipment: Shipment): Uint8Array {
 export const SHIPMENT_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_CHANGED_TYPE = "tawsil.shipment.v1.ShipmentChanged";
 
-/** The outbox payload of a change; occur_time is the change's own time (creation, approval or now). */
-export function shipmentChangedPayload(change: ShipmentChange, at: Date): Uint8Array {
+/**
+ * The outbox payload of a change; occur_time is the change's own time (creation, approval or now).
+ * Every event carries the tracking code's hash, so a projection may start from any of them.
+ */
+export function shipmentChangedPayload(change: ShipmentChange, at: Date, trackingCodeSha256: Uint8Array): Uint8Array {
   return toBinary(
     ShipmentChangedSchema,
     create(ShipmentChangedSchema, {
@@ -79,6 +82,7 @@ export function shipmentChangedPayload(change: ShipmentChange, at: Date): Uint8A
       previousState: change.previousState === null ? ProtoState.UNSPECIFIED : stateToProto(change.previousState),
       publicStatusChanged: change.publicStatusChanged,
       occurTime: timestampFromDate(at),
+      trackingCodeSha256,
     }),
   );
 }

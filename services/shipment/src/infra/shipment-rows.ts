@@ -58,10 +58,11 @@ export function shipmentFromRow(row: ShipmentRow & { items: ItemRow[] }): Shipme
   };
 }
 
-/** The insert of a new shipment and its items. */
-export function shipmentToRow(shipment: Shipment): Prisma.ShipmentCreateInput {
+/** The insert of a new shipment and its items, with the hash of its tracking code. */
+export function shipmentToRow(shipment: Shipment, trackingCodeSha256: Uint8Array): Prisma.ShipmentCreateInput {
   return {
     id: shipment.id,
+    trackingCodeSha256: Buffer.from(trackingCodeSha256),
     shipmentNumber: shipment.shipmentNumber,
     merchantId: shipment.merchantId,
     externalReference: shipment.externalReference,

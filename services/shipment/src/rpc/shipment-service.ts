@@ -4,9 +4,10 @@ import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_
 import type { ApplyDispatchStep } from "../app/apply-dispatch-step";
 import type { CancelShipment } from "../app/cancel-shipment";
 import type { CreateShipment } from "../app/create-shipment";
+import type { FindTrackedShipment } from "../app/find-tracked-shipment";
 import type { ReadShipments } from "../app/read-shipments";
 import type { ReserveForOffer } from "../app/reserve-for-offer";
-import { stateFromProto } from "../infra/shipment-message";
+import { shipmentToProto, stateFromProto } from "../infra/shipment-message";
 import { withDomainErrors } from "@tawsil/rpc";
 import { shipmentErrorDetails } from "./domain-errors";
 import { dispatchStepFromProto, draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";
@@ -17,6 +18,7 @@ export interface ShipmentServiceDeps {
   readonly reserveForOffer: ReserveForOffer;
   readonly applyDispatchStep: ApplyDispatchStep;
   readonly readShipments: ReadShipments;
+  readonly findTrackedShipment: FindTrackedShipment;
   readonly links: TrackingLinks;
   readonly logger: Logger;
 }
@@ -60,6 +62,11 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
         reasonCode: req.reasonCode,
       });
       return { shipment: shipmentMessage(shipment, links) };
+    },
+    async findTrackedShipment(req) {
+      const key = req.key.case === "trackingCodeSha256" ? { trackingCodeSha256: req.key.value } : { shipmentId: req.key.value ?? "" };
+      const found = await deps.findTrackedShipment.execute(key);
+      return { shipment: shipmentToProto(found.shipment), trackingCodeSha256: found.trackingCodeSha256 };
     },
   }, { logger: deps.logger, details: shipmentErrorDetails });
 }

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/events.proto.
  */
 export const file_tawsil_shipment_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch90YXdzaWwvc2hpcG1lbnQvdjEvZXZlbnRzLnByb3RvEhJ0YXdzaWwuc2hpcG1lbnQudjEiywEKD1NoaXBtZW50Q2hhbmdlZBIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBI5Cg5wcmV2aW91c19zdGF0ZRgCIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEh0KFXB1YmxpY19zdGF0dXNfY2hhbmdlZBgDIAEoCBIuCgpvY2N1cl90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcGIGcHJvdG8z", [file_google_protobuf_timestamp, file_tawsil_shipment_v1_shipment]);
+  fileDesc("Ch90YXdzaWwvc2hpcG1lbnQvdjEvZXZlbnRzLnByb3RvEhJ0YXdzaWwuc2hpcG1lbnQudjEi6QEKD1NoaXBtZW50Q2hhbmdlZBIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBI5Cg5wcmV2aW91c19zdGF0ZRgCIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEh0KFXB1YmxpY19zdGF0dXNfY2hhbmdlZBgDIAEoCBIuCgpvY2N1cl90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChR0cmFja2luZ19jb2RlX3NoYTI1NhgFIAEoDGIGcHJvdG8z", [file_google_protobuf_timestamp, file_tawsil_shipment_v1_shipment]);
 
 /**
  * ShipmentChanged is published on shipment.shipment.events.v1 (key: shipment id) for every state
@@ -50,6 +50,15 @@ export type ShipmentChanged = Message<"tawsil.shipment.v1.ShipmentChanged"> & {
    * @generated from field: google.protobuf.Timestamp occur_time = 4;
    */
   occurTime?: Timestamp | undefined;
+
+  /**
+   * tracking_code_sha256 is the SHA-256 of the shipment's public tracking code (the 43 base64url
+   * characters as ASCII): the tracking service recognises links by it and never sees the code's
+   * secret. The same in every event of a shipment.
+   *
+   * @generated from field: bytes tracking_code_sha256 = 5;
+   */
+  trackingCodeSha256: Uint8Array;
 };
 
 /**

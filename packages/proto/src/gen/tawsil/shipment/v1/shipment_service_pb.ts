@@ -16,7 +16,72 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/shipment_service.proto.
  */
 export const file_tawsil_shipment_v1_shipment_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIo4BChhBcHBseURpc3BhdGNoU3RlcFJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkSLgoEc3RlcBgCIAEoDjIgLnRhd3NpbC5zaGlwbWVudC52MS5EaXNwYXRjaFN0ZXASGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoAxITCgtyZWFzb25fY29kZRgEIAEoCSJLChlBcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50InMKC0lkZW1wb3RlbmN5EgsKA2tleRgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZmluZ2VycHJpbnQYAyABKAkSLwoFc2hhcGUYBCABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUmVxdWVzdFNoYXBlIs0GCg1TaGlwbWVudERyYWZ0EhoKEmV4dGVybmFsX3JlZmVyZW5jZRgBIAEoCRIdChNzYXZlZF9sb2NhdGlvbl9jb2RlGAIgASgJSAASOQoRcGlja3VwX2Nvb3JkaW5hdGUYAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGVIABITCgticmFuY2hfY29kZRgEIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgFIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBiABKAkSHgoWYWx0ZXJuYXRlX2NvbnRhY3RfbmFtZRgHIAEoCRIfChdhbHRlcm5hdGVfY29udGFjdF9waG9uZRgIIAEoCRIxCgtkZXN0aW5hdGlvbhgJIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIgChhkZXN0aW5hdGlvbl9hZGRyZXNzX2xpbmUYCiABKAkSHQoVZGVzdGluYXRpb25fY2l0eV9jb2RlGAsgASgJEicKBWl0ZW1zGAwgAygLMhgudGF3c2lsLnNoaXBtZW50LnYxLkl0ZW0SFgoOZGVjbGFyZWRfdmFsdWUYDSABKAkSEgoKY29kX2Ftb3VudBgOIAEoCRIQCghjdXJyZW5jeRgPIAEoCRI5Cg5wYXltZW50X21ldGhvZBgQIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5QYXltZW50TWV0aG9kEjcKE3BpY2t1cF93aW5kb3dfc3RhcnQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXBpY2t1cF93aW5kb3dfZW5kGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXF1aXJlbWVudHMYEyADKAkSRgoLZmllbGRfbmFtZXMYFCADKAsyMS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnREcmFmdC5GaWVsZE5hbWVzRW50cnkSHgoWdG90YWxfd2VpZ2h0X2tpbG9ncmFtcxgVIAEoCRoxCg9GaWVsZE5hbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZwaWNrdXAilAEKFUNyZWF0ZVNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRI0CgtpZGVtcG90ZW5jeRgCIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeRIwCgVkcmFmdBgDIAEoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0IloKFkNyZWF0ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEAoIcmVwbGF5ZWQYAiABKAgiPgoSR2V0U2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJIkUKE0dldFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQimAEKFExpc3RTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCRIwCgVzdGF0ZRgEIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEhoKEmV4dGVybmFsX3JlZmVyZW5jZRgFIAEoCSJdChVMaXN0U2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhMKC25leHRfY3Vyc29yGAIgASgJIowBChVDYW5jZWxTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSEwoLcmVhc29uX2NvZGUYAyABKAkSNAoLaWRlbXBvdGVuY3kYBCABKAsyHy50YXdzaWwuc2hpcG1lbnQudjEuSWRlbXBvdGVuY3kiWgoWQ2FuY2VsU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCJHChZSZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiSQoXUmVzZXJ2ZUZvck9mZmVyUmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQq8AEKDERpc3BhdGNoU3RlcBIdChlESVNQQVRDSF9TVEVQX1VOU1BFQ0lGSUVEEAASGQoVRElTUEFUQ0hfU1RFUF9SRU9GRkVSEAESHAoYRElTUEFUQ0hfU1RFUF9VTlJFU09MVkVEEAISGAoURElTUEFUQ0hfU1RFUF9BQ0NFUFQQAxIZChVESVNQQVRDSF9TVEVQX1BJQ0tfVVAQBBIgChxESVNQQVRDSF9TVEVQX1NUQVJUX0xBU1RfTEVHEAUSGQoVRElTUEFUQ0hfU1RFUF9ERUxJVkVSEAYSFgoSRElTUEFUQ0hfU1RFUF9GQUlMEAcqVwoMUmVxdWVzdFNoYXBlEh0KGVJFUVVFU1RfU0hBUEVfVU5TUEVDSUZJRUQQABITCg9SRVFVRVNUX1NIQVBFX0EQARITCg9SRVFVRVNUX1NIQVBFX0IQAjKHBQoPU2hpcG1lbnRTZXJ2aWNlEmcKDkNyZWF0ZVNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlc3BvbnNlEl4KC0dldFNoaXBtZW50EiYudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVxdWVzdBonLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlc3BvbnNlEmQKDUxpc3RTaGlwbWVudHMSKC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1JlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1Jlc3BvbnNlEmcKDkNhbmNlbFNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlc3BvbnNlEmoKD1Jlc2VydmVGb3JPZmZlchIqLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0GisudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlc3BvbnNlEnAKEUFwcGx5RGlzcGF0Y2hTdGVwEiwudGF3c2lsLnNoaXBtZW50LnYxLkFwcGx5RGlzcGF0Y2hTdGVwUmVxdWVzdBotLnRhd3NpbC5zaGlwbWVudC52MS5BcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_shipment]);
+  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIloKGkZpbmRUcmFja2VkU2hpcG1lbnRSZXF1ZXN0EhUKC3NoaXBtZW50X2lkGAEgASgJSAASHgoUdHJhY2tpbmdfY29kZV9zaGEyNTYYAiABKAxIAEIFCgNrZXkiawobRmluZFRyYWNrZWRTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhwKFHRyYWNraW5nX2NvZGVfc2hhMjU2GAIgASgMIo4BChhBcHBseURpc3BhdGNoU3RlcFJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkSLgoEc3RlcBgCIAEoDjIgLnRhd3NpbC5zaGlwbWVudC52MS5EaXNwYXRjaFN0ZXASGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoAxITCgtyZWFzb25fY29kZRgEIAEoCSJLChlBcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50InMKC0lkZW1wb3RlbmN5EgsKA2tleRgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZmluZ2VycHJpbnQYAyABKAkSLwoFc2hhcGUYBCABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUmVxdWVzdFNoYXBlIs0GCg1TaGlwbWVudERyYWZ0EhoKEmV4dGVybmFsX3JlZmVyZW5jZRgBIAEoCRIdChNzYXZlZF9sb2NhdGlvbl9jb2RlGAIgASgJSAASOQoRcGlja3VwX2Nvb3JkaW5hdGUYAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGVIABITCgticmFuY2hfY29kZRgEIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgFIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBiABKAkSHgoWYWx0ZXJuYXRlX2NvbnRhY3RfbmFtZRgHIAEoCRIfChdhbHRlcm5hdGVfY29udGFjdF9waG9uZRgIIAEoCRIxCgtkZXN0aW5hdGlvbhgJIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIgChhkZXN0aW5hdGlvbl9hZGRyZXNzX2xpbmUYCiABKAkSHQoVZGVzdGluYXRpb25fY2l0eV9jb2RlGAsgASgJEicKBWl0ZW1zGAwgAygLMhgudGF3c2lsLnNoaXBtZW50LnYxLkl0ZW0SFgoOZGVjbGFyZWRfdmFsdWUYDSABKAkSEgoKY29kX2Ftb3VudBgOIAEoCRIQCghjdXJyZW5jeRgPIAEoCRI5Cg5wYXltZW50X21ldGhvZBgQIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5QYXltZW50TWV0aG9kEjcKE3BpY2t1cF93aW5kb3dfc3RhcnQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXBpY2t1cF93aW5kb3dfZW5kGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXF1aXJlbWVudHMYEyADKAkSRgoLZmllbGRfbmFtZXMYFCADKAsyMS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnREcmFmdC5GaWVsZE5hbWVzRW50cnkSHgoWdG90YWxfd2VpZ2h0X2tpbG9ncmFtcxgVIAEoCRoxCg9GaWVsZE5hbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZwaWNrdXAilAEKFUNyZWF0ZVNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRI0CgtpZGVtcG90ZW5jeRgCIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeRIwCgVkcmFmdBgDIAEoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0IloKFkNyZWF0ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEAoIcmVwbGF5ZWQYAiABKAgiPgoSR2V0U2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJIkUKE0dldFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQimAEKFExpc3RTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCRIwCgVzdGF0ZRgEIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEhoKEmV4dGVybmFsX3JlZmVyZW5jZRgFIAEoCSJdChVMaXN0U2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhMKC25leHRfY3Vyc29yGAIgASgJIowBChVDYW5jZWxTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSEwoLcmVhc29uX2NvZGUYAyABKAkSNAoLaWRlbXBvdGVuY3kYBCABKAsyHy50YXdzaWwuc2hpcG1lbnQudjEuSWRlbXBvdGVuY3kiWgoWQ2FuY2VsU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCJHChZSZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiSQoXUmVzZXJ2ZUZvck9mZmVyUmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQq8AEKDERpc3BhdGNoU3RlcBIdChlESVNQQVRDSF9TVEVQX1VOU1BFQ0lGSUVEEAASGQoVRElTUEFUQ0hfU1RFUF9SRU9GRkVSEAESHAoYRElTUEFUQ0hfU1RFUF9VTlJFU09MVkVEEAISGAoURElTUEFUQ0hfU1RFUF9BQ0NFUFQQAxIZChVESVNQQVRDSF9TVEVQX1BJQ0tfVVAQBBIgChxESVNQQVRDSF9TVEVQX1NUQVJUX0xBU1RfTEVHEAUSGQoVRElTUEFUQ0hfU1RFUF9ERUxJVkVSEAYSFgoSRElTUEFUQ0hfU1RFUF9GQUlMEAcqVwoMUmVxdWVzdFNoYXBlEh0KGVJFUVVFU1RfU0hBUEVfVU5TUEVDSUZJRUQQABITCg9SRVFVRVNUX1NIQVBFX0EQARITCg9SRVFVRVNUX1NIQVBFX0IQAjL/BQoPU2hpcG1lbnRTZXJ2aWNlEmcKDkNyZWF0ZVNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlc3BvbnNlEl4KC0dldFNoaXBtZW50EiYudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVxdWVzdBonLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlc3BvbnNlEmQKDUxpc3RTaGlwbWVudHMSKC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1JlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1Jlc3BvbnNlEmcKDkNhbmNlbFNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlc3BvbnNlEmoKD1Jlc2VydmVGb3JPZmZlchIqLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0GisudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlc3BvbnNlEnAKEUFwcGx5RGlzcGF0Y2hTdGVwEiwudGF3c2lsLnNoaXBtZW50LnYxLkFwcGx5RGlzcGF0Y2hTdGVwUmVxdWVzdBotLnRhd3NpbC5zaGlwbWVudC52MS5BcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlEnYKE0ZpbmRUcmFja2VkU2hpcG1lbnQSLi50YXdzaWwuc2hpcG1lbnQudjEuRmluZFRyYWNrZWRTaGlwbWVudFJlcXVlc3QaLy50YXdzaWwuc2hpcG1lbnQudjEuRmluZFRyYWNrZWRTaGlwbWVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_shipment]);
+
+/**
+ * FindTrackedShipmentRequest names a shipment by one of its two keys.
+ *
+ * @generated from message tawsil.shipment.v1.FindTrackedShipmentRequest
+ */
+export type FindTrackedShipmentRequest = Message<"tawsil.shipment.v1.FindTrackedShipmentRequest"> & {
+  /**
+   * key is the shipment's id or its tracking code's hash.
+   *
+   * @generated from oneof tawsil.shipment.v1.FindTrackedShipmentRequest.key
+   */
+  key: {
+    /**
+     * shipment_id is the shipment's uuid.
+     *
+     * @generated from field: string shipment_id = 1;
+     */
+    value: string;
+    case: "shipmentId";
+  } | {
+    /**
+     * tracking_code_sha256 is the SHA-256 of the public tracking code.
+     *
+     * @generated from field: bytes tracking_code_sha256 = 2;
+     */
+    value: Uint8Array;
+    case: "trackingCodeSha256";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.FindTrackedShipmentRequest.
+ * Use `create(FindTrackedShipmentRequestSchema)` to create a new message.
+ */
+export const FindTrackedShipmentRequestSchema: GenMessage<FindTrackedShipmentRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
+
+/**
+ * FindTrackedShipmentResponse is the shipment now.
+ *
+ * @generated from message tawsil.shipment.v1.FindTrackedShipmentResponse
+ */
+export type FindTrackedShipmentResponse = Message<"tawsil.shipment.v1.FindTrackedShipmentResponse"> & {
+  /**
+   * shipment is the current state (tracking_url left empty).
+   *
+   * @generated from field: tawsil.shipment.v1.Shipment shipment = 1;
+   */
+  shipment?: Shipment | undefined;
+
+  /**
+   * tracking_code_sha256 is the SHA-256 of its public tracking code.
+   *
+   * @generated from field: bytes tracking_code_sha256 = 2;
+   */
+  trackingCodeSha256: Uint8Array;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.FindTrackedShipmentResponse.
+ * Use `create(FindTrackedShipmentResponseSchema)` to create a new message.
+ */
+export const FindTrackedShipmentResponseSchema: GenMessage<FindTrackedShipmentResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
 
 /**
  * ApplyDispatchStepRequest names the shipment and the step.
@@ -58,7 +123,7 @@ export type ApplyDispatchStepRequest = Message<"tawsil.shipment.v1.ApplyDispatch
  * Use `create(ApplyDispatchStepRequestSchema)` to create a new message.
  */
 export const ApplyDispatchStepRequestSchema: GenMessage<ApplyDispatchStepRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
 
 /**
  * ApplyDispatchStepResponse is the shipment after the step.
@@ -79,7 +144,7 @@ export type ApplyDispatchStepResponse = Message<"tawsil.shipment.v1.ApplyDispatc
  * Use `create(ApplyDispatchStepResponseSchema)` to create a new message.
  */
 export const ApplyDispatchStepResponseSchema: GenMessage<ApplyDispatchStepResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
 
 /**
  * Idempotency identifies a request for replay (decisions.md section 3).
@@ -122,7 +187,7 @@ export type Idempotency = Message<"tawsil.shipment.v1.Idempotency"> & {
  * Use `create(IdempotencySchema)` to create a new message.
  */
 export const IdempotencySchema: GenMessage<Idempotency> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
 
 /**
  * ShipmentDraft is a validated create request, shape-independent.
@@ -294,7 +359,7 @@ export type ShipmentDraft = Message<"tawsil.shipment.v1.ShipmentDraft"> & {
  * Use `create(ShipmentDraftSchema)` to create a new message.
  */
 export const ShipmentDraftSchema: GenMessage<ShipmentDraft> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
 
 /**
  * CreateShipmentRequest is a create or its replay.
@@ -329,7 +394,7 @@ export type CreateShipmentRequest = Message<"tawsil.shipment.v1.CreateShipmentRe
  * Use `create(CreateShipmentRequestSchema)` to create a new message.
  */
 export const CreateShipmentRequestSchema: GenMessage<CreateShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
 
 /**
  * CreateShipmentResponse is the created shipment, or the original result of a replay.
@@ -357,7 +422,7 @@ export type CreateShipmentResponse = Message<"tawsil.shipment.v1.CreateShipmentR
  * Use `create(CreateShipmentResponseSchema)` to create a new message.
  */
 export const CreateShipmentResponseSchema: GenMessage<CreateShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
 
 /**
  * GetShipmentRequest names a shipment.
@@ -385,7 +450,7 @@ export type GetShipmentRequest = Message<"tawsil.shipment.v1.GetShipmentRequest"
  * Use `create(GetShipmentRequestSchema)` to create a new message.
  */
 export const GetShipmentRequestSchema: GenMessage<GetShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
 
 /**
  * GetShipmentResponse is the shipment now.
@@ -406,7 +471,7 @@ export type GetShipmentResponse = Message<"tawsil.shipment.v1.GetShipmentRespons
  * Use `create(GetShipmentResponseSchema)` to create a new message.
  */
 export const GetShipmentResponseSchema: GenMessage<GetShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
 
 /**
  * ListShipmentsRequest is one page of a query.
@@ -455,7 +520,7 @@ export type ListShipmentsRequest = Message<"tawsil.shipment.v1.ListShipmentsRequ
  * Use `create(ListShipmentsRequestSchema)` to create a new message.
  */
 export const ListShipmentsRequestSchema: GenMessage<ListShipmentsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
 
 /**
  * ListShipmentsResponse is one page, createdAt descending then shipmentId descending.
@@ -483,7 +548,7 @@ export type ListShipmentsResponse = Message<"tawsil.shipment.v1.ListShipmentsRes
  * Use `create(ListShipmentsResponseSchema)` to create a new message.
  */
 export const ListShipmentsResponseSchema: GenMessage<ListShipmentsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
 
 /**
  * CancelShipmentRequest cancels a shipment.
@@ -525,7 +590,7 @@ export type CancelShipmentRequest = Message<"tawsil.shipment.v1.CancelShipmentRe
  * Use `create(CancelShipmentRequestSchema)` to create a new message.
  */
 export const CancelShipmentRequestSchema: GenMessage<CancelShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
 
 /**
  * CancelShipmentResponse is the cancelled shipment, or the original result of a replay.
@@ -553,7 +618,7 @@ export type CancelShipmentResponse = Message<"tawsil.shipment.v1.CancelShipmentR
  * Use `create(CancelShipmentResponseSchema)` to create a new message.
  */
 export const CancelShipmentResponseSchema: GenMessage<CancelShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
 
 /**
  * ReserveForOfferRequest reserves a shipment for a driver offer.
@@ -581,7 +646,7 @@ export type ReserveForOfferRequest = Message<"tawsil.shipment.v1.ReserveForOffer
  * Use `create(ReserveForOfferRequestSchema)` to create a new message.
  */
 export const ReserveForOfferRequestSchema: GenMessage<ReserveForOfferRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 14);
 
 /**
  * ReserveForOfferResponse is the shipment, now OFFERED.
@@ -602,7 +667,7 @@ export type ReserveForOfferResponse = Message<"tawsil.shipment.v1.ReserveForOffe
  * Use `create(ReserveForOfferResponseSchema)` to create a new message.
  */
 export const ReserveForOfferResponseSchema: GenMessage<ReserveForOfferResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 15);
 
 /**
  * DispatchStep is a dispatch-driven transition.
@@ -785,6 +850,18 @@ export const ShipmentService: GenService<{
     methodKind: "unary";
     input: typeof ApplyDispatchStepRequestSchema;
     output: typeof ApplyDispatchStepResponseSchema;
+  },
+  /**
+   * FindTrackedShipment is the tracking service's fallback for a shipment its projection has not
+   * seen yet: one shipment by id, or by the SHA-256 of its public tracking code, whatever its
+   * merchant. Fails with NotFound SHIPMENT_NOT_FOUND.
+   *
+   * @generated from rpc tawsil.shipment.v1.ShipmentService.FindTrackedShipment
+   */
+  findTrackedShipment: {
+    methodKind: "unary";
+    input: typeof FindTrackedShipmentRequestSchema;
+    output: typeof FindTrackedShipmentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_shipment_v1_shipment_service, 0);

@@ -1,0 +1,67 @@
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { reasonOf } from "../problem/from-connect";
+import type { SlidingWindow } from "../rate-limit/sliding-window";
+import { negotiateLanguage, type Language } from "../request/language";
+import { errorPage, STYLESHEET, STYLESHEET_PATH, trackingPage, type ErrorPage } from "./page";
+
+const CODE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Nothing from elsewhere, nothing inline that runs: one same-origin stylesheet, no scripts, no frames. */
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** `?lang=` (the page's switch) wins over Accept-Language. */
+function pageLanguage(request: FastifyRequest): Language {
+  const chosen = (request.query as { lang?: unknown }).lang;
+  if (chosen === "ar" || chosen === "en") return chosen;
+  const header = request.headers["accept-language"];
+  return negotiateLanguage(typeof header === "string" ? header : undefined);
+}
+
+function sendHtml(reply: FastifyReply, status: number, lang: Language, html: string, headers: Record<string, string> = {}): FastifyReply {
+  return reply
+    .code(status)
+    .headers({
+      "content-type": "text/html; charset=utf-8",
+      "content-language": lang,
+      "content-security-policy": CSP,
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+      vary: "Accept-Language",
+      ...headers,
+    })
+    .send(html);
+}
+
+const PAGE_STATUS: Record<ErrorPage, number> = { notFound: 404, expired: 410, busy: 429, unavailable: 503 };
+
+/**
+ * GET /t/{code}: the customer page the trackingUrl opens, server-rendered from the public
+ * projection in English or Arabic (right to left). It shares the per-code rate limit with the
+ * JSON endpoint, and answers its failures as pages, not problem documents.
+ */
+export function registerTrackingPage(app: FastifyInstance, tracking: Client<typeof TrackingService>, perCode: SlidingWindow): void {
+  app.get(STYLESHEET_PATH, async (_request, reply) =>
+    reply.headers({ "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }).send(STYLESHEET),
+  );
+  app.get("/t/:code", async (request, reply) => {
+    const lang = pageLanguage(request);
+    const fail = (kind: ErrorPage, headers: Record<string, string> = {}) => sendHtml(reply, PAGE_STATUS[kind], lang, errorPage(kind, lang), headers);
+    const code = (request.params as { code?: string }).code ?? "";
+    if (!CODE.test(code)) return fail("notFound");
+    const decision = perCode.take(code);
+    if (!decision.allowed) return fail("busy", { "retry-after": String(Math.max(1, decision.retryAfterSeconds)) });
+    try {
+      return sendHtml(reply, 200, lang, trackingPage(await tracking.getPublicTracking({ code }), lang));
+    } catch (error) {
+      if (!(error instanceof ConnectError)) throw error;
+      const reason = reasonOf(error);
+      if (reason === "TRACKING_LINK_NOT_FOUND" || reason === "INVALID_ARGUMENT") return fail("notFound");
+      if (reason === "TRACKING_LINK_EXPIRED") return fail("expired");
+      if ([Code.Unavailable, Code.DeadlineExceeded, Code.ResourceExhausted].includes(error.code)) return fail("unavailable");
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,28 @@
+import { NotFoundError, ValidationError } from "@tawsil/errors";
+import { isUuid } from "@tawsil/domain";
+import type { Shipment } from "../domain/shipment";
+import type { ShipmentStore } from "./ports";
+
+/** How the tracking service names the shipment it has not seen yet. */
+export type TrackedShipmentKey = { readonly shipmentId: string } | { readonly trackingCodeSha256: Uint8Array };
+
+/**
+ * The tracking service's fallback read (no window of 404s after a create): one shipment by id or
+ * by its tracking code's hash, whatever its merchant; the tracking service applies the merchant
+ * check of its own projection to the answer.
+ */
+export class FindTrackedShipment {
+  constructor(private readonly deps: { store: ShipmentStore }) {}
+
+  async execute(key: TrackedShipmentKey): Promise<{ shipment: Shipment; trackingCodeSha256: Uint8Array }> {
+    const shipment = await this.#find(key);
+    if (!shipment) throw new NotFoundError("shipment");
+    return { shipment, trackingCodeSha256: this.deps.store.trackingCodeSha256(shipment.id) };
+  }
+
+  #find(key: TrackedShipmentKey): Promise<Shipment | null> {
+    if ("shipmentId" in key) return isUuid(key.shipmentId) ? this.deps.store.findById(key.shipmentId.toLowerCase()) : Promise.resolve(null);
+    if (key.trackingCodeSha256.length !== 32) throw new ValidationError("tracking_code_sha256", "must be 32 bytes");
+    return this.deps.store.findByTrackingCodeSha256(key.trackingCodeSha256);
+  }
+}

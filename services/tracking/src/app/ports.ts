@@ -1,0 +1,62 @@
+import type { Coordinate } from "@tawsil/domain";
+import type { ShipmentState } from "../domain/lifecycle";
+import type { TrackedShipment } from "../domain/projection";
+
+/** What a shipment event tells tracking (shipment.shipment.events.v1). */
+export interface ShipmentFact {
+  readonly shipmentId: string;
+  readonly merchantId: string;
+  readonly state: ShipmentState;
+  readonly version: bigint;
+  readonly pickup: Coordinate;
+  readonly destination: Coordinate;
+  readonly cityCode: string;
+  /** Empty for events published before the field existed. */
+  readonly trackingCodeSha256: Uint8Array;
+  readonly occurredAt: Date;
+}
+
+/** A driver accepted a shipment (dispatch.assignment.events.v1, change ACCEPTED). */
+export interface AssignmentFact {
+  readonly shipmentId: string;
+  readonly driverRef: string;
+  readonly occurredAt: Date;
+}
+
+/** A fix of a driver carrying a shipment (dispatch.driver-location.v1). */
+export interface FixFact {
+  readonly shipmentId: string;
+  readonly driverRef: string;
+  readonly position: Coordinate;
+  readonly accuracyMetres: number;
+  readonly recordedAt: Date;
+}
+
+/**
+ * The projection tables as the consumers write them, inside the consumer's transaction. Every
+ * write is order-proof: an older version, assignment or fix than the one stored changes nothing.
+ */
+export interface ProjectionWriter {
+  saveShipment(fact: ShipmentFact, terminalAt: Date | null): Promise<void>;
+  recordStatus(shipmentId: string, status: string, at: Date): Promise<void>;
+  saveAssignment(fact: AssignmentFact): Promise<void>;
+  saveFix(fact: FixFact): Promise<void>;
+}
+
+/** The projections as the reads see them; the fix is the assigned driver's only. */
+export interface ProjectionReader {
+  findById(shipmentId: string): Promise<TrackedShipment | null>;
+  findByCodeHash(hash: Uint8Array): Promise<TrackedShipment | null>;
+}
+
+/**
+ * The shipment service's authoritative state, for a shipment the projection has not seen yet
+ * (the window between a 201 and the event's arrival). Null when the shipment does not exist;
+ * DependencyUnavailableError when the service cannot answer.
+ */
+export interface ShipmentFallback {
+  byId(shipmentId: string): Promise<TrackedShipment | null>;
+  byCodeHash(hash: Uint8Array): Promise<TrackedShipment | null>;
+}
+
+export type Clock = () => Date;

@@ -1,0 +1,33 @@
+import { isUuid } from "@tawsil/domain";
+import { FailedPreconditionError, NotFoundError, ValidationError } from "@tawsil/errors";
+import { AccessDeniedError } from "../domain/errors";
+import { merchantTracking, publicTracking, type MerchantTracking, type PublicTracking } from "../domain/projection";
+import { isLinkExpired, TRACKING_CODE, trackingCodeSha256 } from "../domain/tracking-link";
+import type { Clock, ProjectionReader, ShipmentFallback } from "./ports";
+
+/**
+ * The two tracking reads. A shipment the projection has not seen yet (just created, its event
+ * still on the way) is read from the shipment service instead, so a 201 is never followed by a 404.
+ */
+export class ReadTracking {
+  constructor(private readonly deps: { projections: ProjectionReader; fallback: ShipmentFallback; clock: Clock }) {}
+
+  async forMerchant(merchantId: string, shipmentId: string): Promise<MerchantTracking> {
+    if (!isUuid(shipmentId)) throw new ValidationError("shipment_id", "must be a uuid");
+    const id = shipmentId.toLowerCase();
+    const tracked = (await this.deps.projections.findById(id)) ?? (await this.deps.fallback.byId(id));
+    if (!tracked) throw new NotFoundError("shipment");
+    if (tracked.merchantId !== merchantId) throw new AccessDeniedError();
+    return merchantTracking(tracked, this.deps.clock());
+  }
+
+  async forCustomer(code: string): Promise<PublicTracking> {
+    if (!TRACKING_CODE.test(code)) throw new ValidationError("code", "must be 43 base64url characters");
+    const hash = trackingCodeSha256(code);
+    const tracked = (await this.deps.projections.findByCodeHash(hash)) ?? (await this.deps.fallback.byCodeHash(hash));
+    if (!tracked) throw new NotFoundError("tracking link");
+    const now = this.deps.clock();
+    if (isLinkExpired(tracked.terminalAt, now)) throw new FailedPreconditionError("TRACKING_LINK_EXPIRED", "the tracking link has expired");
+    return publicTracking(tracked, now);
+  }
+}

@@ -1,0 +1,69 @@
+import { withTransaction, type TransactionClient } from "@tawsil/db";
+import { IdempotentConsumer, type ConsumedEvent } from "@tawsil/events";
+import type { Logger } from "@tawsil/logging";
+import type { Closer } from "@tawsil/rpc";
+import type { Kafka } from "kafkajs";
+import { applyAssignmentFact, applyFixFact, applyShipmentFact } from "../app/apply-facts";
+import { SqlProjectionWriter } from "../infra/projection-writer";
+import type { PrismaClient } from "../infra/prisma/generated/client";
+import { assignmentFactOf, fixFactOf, shipmentFactOf } from "./decode";
+
+export interface Topics {
+  readonly shipments: string;
+  readonly assignments: string;
+  readonly locations: string;
+}
+
+export const TOPICS: Topics = {
+  shipments: "shipment.shipment.events.v1",
+  assignments: "dispatch.assignment.events.v1",
+  locations: "dispatch.driver-location.v1",
+};
+export const PROJECTION_GROUP = "tracking.projections";
+
+type Tx = TransactionClient<PrismaClient>;
+
+/** Applies one event of any of the three topics to the projection tables, in the consumer's transaction. */
+export function projectionHandler(logger: Logger, topics: Topics = TOPICS) {
+  return async (tx: Tx, event: ConsumedEvent): Promise<void> => {
+    const writer = new SqlProjectionWriter(tx);
+    if (event.topic === topics.shipments) {
+      const fact = shipmentFactOf(event.payload);
+      if (fact) return applyShipmentFact(writer, fact);
+    } else if (event.topic === topics.assignments) {
+      const decoded = assignmentFactOf(event.payload);
+      if (decoded) return applyAssignmentFact(writer, decoded.change, decoded.fact);
+    } else if (event.topic === topics.locations) {
+      const fact = fixFactOf(event.payload);
+      if (fact) return applyFixFact(writer, fact);
+    }
+    // Retrying could never make sense of it, and it must not block its partition.
+    logger.error({ topic: event.topic, eventId: event.eventId, type: event.type }, "skipping an event tracking cannot read");
+  };
+}
+
+/**
+ * One consumer group over the three topics: each event is applied exactly once (its id is
+ * claimed in the same transaction as the projection writes) and its offset committed after.
+ */
+export async function startProjectionConsumer(opts: {
+  kafka: Kafka;
+  db: PrismaClient;
+  logger: Logger;
+  groupId?: string;
+  topics?: Topics;
+  onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
+}): Promise<Closer> {
+  const topics = opts.topics ?? TOPICS;
+  const consumer = new IdempotentConsumer<Tx>({
+    kafka: opts.kafka,
+    groupId: opts.groupId ?? PROJECTION_GROUP,
+    topics: Object.values(topics),
+    runInTransaction: (fn) => withTransaction(opts.db, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
+    handler: projectionHandler(opts.logger, topics),
+    logger: opts.logger,
+    ...(opts.onDelivery ? { onDelivery: opts.onDelivery } : {}),
+  });
+  await consumer.start();
+  return { name: "projection-consumer", close: () => consumer.stop() };
+}

@@ -1,0 +1,68 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { openDatabase, type ServiceDatabase } from "@tawsil/db";
+import type { ConsumedEvent } from "@tawsil/events";
+import type { Logger } from "@tawsil/logging";
+import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
+import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import type { Kafka } from "kafkajs";
+import type { Clock } from "./app/ports";
+import { ReadTracking } from "./app/read-tracking";
+import type { Config } from "./config";
+import { startProjectionConsumer, type Topics } from "./consumers/projection-consumer";
+import { SqlProjectionReader } from "./infra/projection-reader";
+import { PrismaClient } from "./infra/prisma/generated/client";
+import { ShipmentServiceFallback } from "./infra/shipment-fallback";
+import { trackingService } from "./rpc/tracking-service";
+
+/** Fully-qualified names the gRPC health protocol answers for. */
+export const SERVICE_NAMES = [TrackingService.typeName] as const;
+
+export interface TrackingServiceParts {
+  readonly routes: (router: ConnectRouter) => void;
+  readonly checks: readonly ReadinessCheck[];
+  readonly closers: readonly Closer[];
+  readonly database: ServiceDatabase<PrismaClient>;
+}
+
+/** Database, the shipment service's client for the fallback, the reads and their RPC handlers. */
+export function composeTrackingService(config: Config, logger: Logger, clock: Clock = () => new Date()): TrackingServiceParts {
+  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const readTracking = new ReadTracking({
+    projections: new SqlProjectionReader(database.client),
+    fallback: new ShipmentServiceFallback(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    clock,
+  });
+  return {
+    routes: (router) => router.service(TrackingService, trackingService({ readTracking, logger })),
+    checks: [database.readiness],
+    closers: [database],
+    database,
+  };
+}
+
+export interface TrackingWorkers {
+  readonly kafka: Kafka;
+  readonly groupId?: string;
+  readonly topics?: Topics;
+  readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
+}
+
+/**
+ * The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for
+ * tests, with a clock of their own. Without `workers` it answers from what its tables hold and
+ * the fallback; with them it also runs the projection consumer on the given broker.
+ */
+export async function startTrackingService(config: Config, logger: Logger, opts: { clock?: Clock; workers?: TrackingWorkers } = {}): Promise<InProcessService> {
+  const parts = composeTrackingService(config, logger, opts.clock);
+  const closers: Closer[] = [];
+  if (opts.workers) {
+    try {
+      closers.push(await startProjectionConsumer({ db: parts.database.client, logger, ...opts.workers }));
+    } catch (error) {
+      await parts.database.close();
+      throw error;
+    }
+  }
+  return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: [...closers, ...parts.closers] });
+}
