@@ -1,5 +1,5 @@
 import { trace } from "@opentelemetry/api";
-import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { AlwaysOffSampler, NodeTracerProvider, ParentBasedSampler } from "@opentelemetry/sdk-trace-node";
 
 let provider: NodeTracerProvider | undefined;
 
@@ -7,10 +7,15 @@ let provider: NodeTracerProvider | undefined;
  * Registers the OpenTelemetry SDK once per process: AsyncLocalStorage context, the W3C
  * traceparent/baggage propagators and real span ids. No exporter is configured here; one can be
  * added where a collector exists without touching any call site.
+ *
+ * Spans are recorded only when the caller's traceparent asks for it (parent-based sampling, new
+ * roots not sampled): with nothing to export, recording every span is work on every call for
+ * nothing. Unsampled spans still carry real trace and span ids, so propagation, log lines and
+ * problem traceIds are unchanged.
  */
 export function initTracing(): void {
   if (provider) return;
-  provider = new NodeTracerProvider();
+  provider = new NodeTracerProvider({ sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) });
   provider.register();
 }
 
