@@ -190,7 +190,10 @@ async function main(): Promise<void> {
   }
   const [mesh, postgres, kafka] = [stack.mesh!, stack.postgres!, stack.kafka!];
   for (const p of mesh.processes) p.child.once("exit", (code) => !stopping && (say(`${p.name} exited (${code}); stopping`), void shutdown(1)));
-  const ready = await (await fetch(`${mesh.gatewayUrl}/readyz`)).text();
+  const ready = await fetch(`${mesh.gatewayUrl}/readyz`).then(
+    (res) => res.text(),
+    (err: unknown) => `unanswered (${err instanceof Error ? err.message : String(err)})`,
+  );
   console.log(`
 Tawsil is running (sandbox) — ready in ${((Date.now() - t0) / 1000).toFixed(1)} s
   gateway      ${stack.gatewayBaseUrl}      (/readyz, /healthz, /metrics)

@@ -23,15 +23,26 @@ import { SCENARIOS } from "./scenarios/index";
 import type { ScenarioResult } from "./scenarios/scenario";
 import { deepCursor } from "./seed/deep-cursor";
 import { query, RIYADH, seedShipments } from "./seed/seed";
-import { parseSettings } from "./settings";
+import { parseSettings, type BenchSettings } from "./settings";
 import { benchStackOptions, benchToken, ROOT, sampleOf, startChild, type Child } from "./setup";
 import { measureWarmStart } from "./warm-start";
 
 const t0 = Date.now();
+/** Seconds since the start at which each part of the run ended, for the time budget. */
+const timeline: Record<string, number> = {};
+const mark = (name: string) => (timeline[name] = Math.round((Date.now() - t0) / 100) / 10);
 const log = (line: string) => console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${line}`);
 const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
 
-const settings = parseSettings(process.argv.slice(2).filter(Boolean));
+let settings: BenchSettings;
+try {
+  settings = parseSettings(process.argv.slice(2).filter(Boolean));
+  const unknown = (settings.scenarios ?? []).filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.map((s) => s.name).join(", ")}`);
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(2);
+}
 const outDir = path.join(ROOT, ".bench");
 const stackOpts = await benchStackOptions(settings);
 const stack = new DevStack({ ...stackOpts, log: (line) => log(`stack: ${line}`) });
@@ -41,12 +52,14 @@ const cleanup = async () => {
   await Promise.all(children.map((c) => c.stop()));
   await stack.stop();
 };
-process.on("SIGINT", () => {
+const interrupted = () => {
   if (stopping) process.exit(130);
   stopping = true;
   log("interrupted: stopping everything the bench started...");
   void cleanup().finally(() => process.exit(130));
-});
+};
+process.on("SIGINT", interrupted);
+process.on("SIGTERM", interrupted);
 
 const machine = {
   date: new Date().toISOString(),
@@ -65,6 +78,7 @@ try {
   await stack.start();
   const startup: { -readonly [K in keyof StartupResults]: StartupResults[K] } = { firstStartSeconds: (Date.now() - t0) / 1000 };
   log(`mesh ready in ${startup.firstStartSeconds.toFixed(1)} s at ${stack.mesh!.gatewayUrl}`);
+  mark("mesh started");
   const adminUrl = stack.postgres!.adminUrl;
   const gateway = stack.mesh!.gatewayUrl;
   const auth = await benchToken(gateway, stack.credentialsFile);
@@ -104,6 +118,7 @@ try {
   const meshDeep = await deepCursor({ shipmentDbUrl: shipmentDb, merchantId: auth.merchantId, cursorSecretBase64: cursorSecret, depth, gateway, token: auth.token, walkSeconds: 60 });
   const [deepRow] = await query<{ created_at: Date; id: string }>(baselineUrl, "SELECT created_at, id FROM shipment WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1", [auth.merchantId, depth - 1]);
   const secretBytes = new Uint8Array(Buffer.from(cursorSecret, "base64"));
+  mark("baselines started, data seeded");
   log(`seeded; deep cursor after ${meshDeep.depth.toLocaleString("en")} rows (${meshDeep.how}${meshDeep.refused ? `: the signed one was refused, ${meshDeep.refused}` : ""})`);
 
   const results = new Map<string, ScenarioResult>();
@@ -123,23 +138,42 @@ try {
     results,
     log,
   };
-  for (const scenario of scenarios) results.set(scenario.name, await runScenario(scenario, ctx));
+  for (const scenario of scenarios) {
+    results.set(scenario.name, await runScenario(scenario, ctx));
+    mark(scenario.name);
+  }
   await Promise.all(children.map((c) => c.stop()));
 
-  let idle: IdleResults | undefined;
-  if (!settings.skip.has("idle")) idle = await measureIdleMesh(stack, auth.merchantId, settings, log);
+  // A phase that fails is reported and skipped: the figures measured so far still get written.
+  const failures: string[] = [];
+  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
+    if (settings.skip.has(name)) return undefined;
+    try {
+      return await fn();
+    } catch (err) {
+      const why = `${name} failed: ${err instanceof Error ? err.message : String(err)}`;
+      log(why);
+      failures.push(why);
+      return undefined;
+    }
+  };
+  const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log));
+  mark("idle");
   await stack.mesh!.stop();
-
-  let prisma;
-  if (!settings.skip.has("prisma")) {
+  const prisma = await phase("prisma", () => {
     log(`Prisma 7 vs raw pg, ${settings.prismaStatements} statements per measurement (mesh stopped, machine quiet)...`);
-    prisma = await measurePrismaOverhead(adminUrl, `${stackOpts.dbPrefix}prisma`, settings.prismaStatements, settings.connections, log);
-  }
+    return measurePrismaOverhead(adminUrl, `${stackOpts.dbPrefix}prisma`, settings.prismaStatements, settings.connections, log);
+  });
+  mark("prisma");
   await stack.stop();
-  if (!settings.skip.has("warm-start")) {
+  const warm = await phase("warm-start", () => {
     log("make dev from a warm checkout: a new process starting the stack on the existing databases...");
-    startup.warmStartSeconds = await measureWarmStart(stackOpts);
-    log(`warm start to ready: ${startup.warmStartSeconds.toFixed(1)} s`);
+    return measureWarmStart(stackOpts);
+  });
+  mark("warm-start");
+  if (warm !== undefined) {
+    startup.warmStartSeconds = warm;
+    log(`warm start to ready: ${warm.toFixed(1)} s`);
   }
 
   const report: BenchResults = {
@@ -149,8 +183,9 @@ try {
     scenarios: [...results.values()],
     ...(idle ? { idle } : {}),
     ...(prisma ? { prisma } : {}),
-    notes: benchNotes({ listShipments: count, waitingShipments: settings.waitingShipments, deepHow: meshDeep.how }),
+    notes: [...benchNotes({ listShipments: count, waitingShipments: settings.waitingShipments, deepHow: meshDeep.how }), ...failures],
     durationSeconds: (Date.now() - t0) / 1000,
+    timeline,
   };
   mkdirSync(outDir, { recursive: true });
   writeFileSync(path.join(outDir, "results.json"), `${JSON.stringify(report, null, 2)}\n`);

@@ -4,7 +4,7 @@ import { DEFAULTS, parseSettings } from "./settings";
 describe("BENCH_ARGS", () => {
   it("defaults to the issue's conditions", () => {
     expect(parseSettings([])).toEqual({ ...DEFAULTS, skip: new Set() });
-    expect(DEFAULTS).toMatchObject({ connections: 8, rounds: 3, roundSeconds: 8, listShipments: 100_000, waitingShipments: 10_000 });
+    expect(DEFAULTS).toMatchObject({ connections: 8, rounds: 3, roundSeconds: 6, listShipments: 100_000, waitingShipments: 10_000 });
   });
 
   it("reads each option, in either form", () => {

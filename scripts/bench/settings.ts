@@ -31,7 +31,7 @@ export interface BenchSettings {
 
 export const DEFAULTS: BenchSettings = {
   connections: 8,
-  roundSeconds: 8,
+  roundSeconds: 6,
   rounds: 3,
   warmupSeconds: 1,
   scenarios: undefined,

@@ -39,6 +39,8 @@ export async function benchStackOptions(settings: BenchSettings): Promise<Omit<D
     kafkaControllerPort: settings.kafkaPort ? settings.kafkaPort + 1 : await freePort(),
     ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}),
     env: BENCH_ENV,
+    // Every run starts from empty databases (the warm-start measurement then reuses them).
+    freshDatabases: true,
     // A busy machine starts seven processes slowly; the start-up figures say how slowly.
     readyTimeoutMs: 300_000,
   };

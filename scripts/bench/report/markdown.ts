@@ -98,6 +98,7 @@ export function renderReport(results: BenchResults): string {
     renderSummary(results),
     "\n## Every round\n",
     results.scenarios.filter((s) => s.status === "ran").map(roundsTable).join("\n\n"),
+    ...(results.timeline ? ["\n## Timeline\n", `Seconds from the start at which each part ended: ${Object.entries(results.timeline).map(([k, v]) => `${k} ${v}`).join(" · ")}.`] : []),
     "\n## Notes\n",
     results.notes.map((line) => `- ${line}`).join("\n"),
     "",

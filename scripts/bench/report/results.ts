@@ -44,4 +44,6 @@ export interface BenchResults {
   readonly prisma?: readonly OverheadRow[];
   readonly notes: readonly string[];
   readonly durationSeconds: number;
+  /** Seconds since the start at which each part ended. */
+  readonly timeline?: Record<string, number>;
 }
