@@ -149,7 +149,9 @@ try {
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
     if (settings.skip.has(name)) return undefined;
     try {
-      return await fn();
+      const value = await fn();
+      mark(name);
+      return value;
     } catch (err) {
       const why = `${name} failed: ${err instanceof Error ? err.message : String(err)}`;
       log(why);
@@ -158,19 +160,16 @@ try {
     }
   };
   const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log));
-  mark("idle");
   await stack.mesh!.stop();
   const prisma = await phase("prisma", () => {
     log(`Prisma 7 vs raw pg, ${settings.prismaStatements} statements per measurement (mesh stopped, machine quiet)...`);
     return measurePrismaOverhead(adminUrl, `${stackOpts.dbPrefix}prisma`, settings.prismaStatements, settings.connections, log);
   });
-  mark("prisma");
   await stack.stop();
   const warm = await phase("warm-start", () => {
     log("make dev from a warm checkout: a new process starting the stack on the existing databases...");
     return measureWarmStart(stackOpts);
   });
-  mark("warm-start");
   if (warm !== undefined) {
     startup.warmStartSeconds = warm;
     log(`warm start to ready: ${warm.toFixed(1)} s`);
@@ -183,7 +182,7 @@ try {
     scenarios: [...results.values()],
     ...(idle ? { idle } : {}),
     ...(prisma ? { prisma } : {}),
-    notes: [...benchNotes({ listShipments: count, waitingShipments: settings.waitingShipments, deepHow: meshDeep.how }), ...failures],
+    notes: [...benchNotes({ listShipments: count, waitingShipments: settings.waitingShipments, deepHow: meshDeep.how, idle: idle !== undefined, prisma: prisma !== undefined }), ...failures],
     durationSeconds: (Date.now() - t0) / 1000,
     timeline,
   };
