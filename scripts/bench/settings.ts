@@ -39,7 +39,7 @@ export const DEFAULTS: BenchSettings = {
   waitingShipments: 10_000,
   idleSettleSeconds: 10,
   idleSeconds: 20,
-  prismaStatements: 2_000,
+  prismaStatements: 1_000,
   skip: new Set(),
   gatewayPort: undefined,
   firstServicePort: undefined,
