@@ -12,8 +12,10 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 # `prisma generate` never runs the schema engine, but insists that one exists; these machines
 # cannot download it. Never set this for `prisma migrate`: it would silently do nothing.
 GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1
+# `make bench BENCH_ARGS="--scenarios create,read --seconds 5"`; `make bench BENCH_ARGS=--help` lists them.
+BENCH_ARGS ?=
 
-.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint check build test dev down clean
+.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint check build test dev down bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -91,5 +93,8 @@ dev: install build ## run PostgreSQL, Kafka, the six services and the gateway un
 down: ## stop what `make dev` started
 	@$(BIN)/tsx scripts/down.ts
 
+bench: install build ## measure the mesh against baselines in the same run; writes .bench/report.md, results.json, plot.svg
+	@$(BIN)/tsx scripts/bench/main.ts $(BENCH_ARGS)
+
 clean: ## remove installed dependencies and local state (not the Kafka jar cache)
-	rm -rf node_modules */node_modules */*/node_modules .tools .dev gateway/dist services/*/dist packages/*/dist
+	rm -rf node_modules */node_modules */*/node_modules .tools .dev .bench gateway/dist services/*/dist packages/*/dist

@@ -58,6 +58,15 @@ export interface Mesh {
   readonly processes: readonly RunningProcess[];
   /** SIGTERM to every process, SIGKILL to any still alive after `graceMs`; resolves when all exited. */
   stop(graceMs?: number): Promise<void>;
+  /** Stops one process and starts it again with the same settings (as a deploy would); resolves once it is ready. */
+  restart(name: string): Promise<RunningProcess>;
+}
+
+interface LaunchSpec {
+  readonly name: string;
+  readonly cwd: string;
+  readonly port: number;
+  readonly env: Record<string, string>;
 }
 
 export async function startMesh(opts: MeshOptions): Promise<Mesh> {
@@ -72,23 +81,37 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
     SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(opts.servicePorts, i)}`]),
   );
 
-  const processes: RunningProcess[] = SERVICES.map((name, i) =>
-    launch(name, path.join(ROOT, "services", name), port(opts.servicePorts, i), opts.logDir, {
+  const launches: LaunchSpec[] = SERVICES.map((name, i) => ({
+    name,
+    cwd: path.join(ROOT, "services", name),
+    port: port(opts.servicePorts, i),
+    env: {
       ...common,
       // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
       ...serviceUrls,
       DATABASE_URL: opts.databaseUrls[name],
       KAFKA_BROKERS: opts.kafkaBrokers.join(","),
       ...opts.serviceEnv?.[name],
-    }),
-  );
-  processes.push(
-    launch("gateway", path.join(ROOT, "gateway"), opts.gatewayPort, opts.logDir, {
-      ...common,
-      ...serviceUrls,
-    }),
-  );
-  const mesh: Mesh = { gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`, processes, stop: (graceMs) => stopAll(processes, graceMs) };
+    },
+  }));
+  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, env: { ...common, ...serviceUrls } });
+  const start = (spec: LaunchSpec) => launch(spec.name, spec.cwd, spec.port, opts.logDir, spec.env);
+  const processes: RunningProcess[] = launches.map(start);
+  const mesh: Mesh = {
+    gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`,
+    processes,
+    stop: (graceMs) => stopAll(processes, graceMs),
+    async restart(name) {
+      const at = processes.findIndex((p) => p.name === name);
+      const spec = launches[at];
+      if (!spec) throw new Error(`no process called ${name}`);
+      await stopAll([processes[at]!]);
+      const started = start(spec);
+      processes[at] = started;
+      await waitReady(started, opts.readyTimeoutMs ?? 90_000, log);
+      return started;
+    },
+  };
 
   try {
     await Promise.all(processes.map((p) => waitReady(p, opts.readyTimeoutMs ?? 90_000, log)));

@@ -159,7 +159,7 @@ async function createClient(admin: AdminClient, merchantCode: string, spec: Clie
   return { clientId: res.client.clientId, clientSecret: res.clientSecret };
 }
 
-function readDotenv(file: string): Record<string, string> {
+export function readDotenv(file: string): Record<string, string> {
   if (!existsSync(file)) return {};
   const entries = readFileSync(file, "utf8")
     .split("\n")

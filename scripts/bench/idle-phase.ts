@@ -1,0 +1,41 @@
+/**
+ * The idle figures: after the load, with the fleet on and shipments waiting for a driver, the CPU
+ * and memory of each of the seven processes and the Kafka broker.
+ */
+import type { DevStack } from "../dev";
+import { measureIdle } from "./idle";
+import type { IdleResults } from "./report/results";
+import { jobsByState, seedWaitingForDriver } from "./seed/seed";
+import type { BenchSettings } from "./settings";
+
+export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void): Promise<IdleResults> {
+  const mesh = stack.mesh!;
+  const databases = stack.databases!;
+  log(`idle: seeding ${settings.waitingShipments.toLocaleString("en")} shipments waiting for a driver (shipment and dispatch databases)...`);
+  const waiting = await seedWaitingForDriver({ shipment: databases.shipment.url, dispatch: databases.dispatch.url }, merchantId, settings.waitingShipments);
+  log("idle: restarting dispatch so it starts with that backlog, as after a deploy...");
+  await mesh.restart("dispatch");
+  log(`idle: settling ${settings.idleSettleSeconds} s, then measuring ${settings.idleSeconds} s...`);
+  await new Promise((r) => setTimeout(r, settings.idleSettleSeconds * 1000));
+  const watched = [...mesh.processes.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
+  const [figures, jobs] = await Promise.all([
+    measureIdle(watched, settings.idleSeconds),
+    // Read mid-window; the schema may have moved on, and this is only context.
+    new Promise((r) => setTimeout(r, (settings.idleSeconds * 1000) / 2)).then(() => jobsByState(databases.dispatch.url).catch(() => undefined)),
+  ]);
+  const seven = figures.filter((f) => f.name !== "kafka broker");
+  const sum = (values: number[]) => values.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+  for (const f of figures) log(`  ${f.name.padEnd(13)} cpu ${f.cpuPercent.toFixed(1).padStart(5)}%  rss ${(f.rssBytes / 1024 ** 2).toFixed(0).padStart(5)} MiB`);
+  const result: IdleResults = {
+    waitingShipments: waiting,
+    jobsByState: jobs,
+    settleSeconds: settings.idleSettleSeconds,
+    seconds: settings.idleSeconds,
+    processes: figures,
+    sevenCpuPercent: sum(seven.map((f) => f.cpuPercent)),
+    sevenRssBytes: sum(seven.map((f) => f.rssBytes)),
+    meshRssBytes: sum(figures.map((f) => f.rssBytes)),
+  };
+  log(`  the seven: cpu ${result.sevenCpuPercent.toFixed(1)}% of one core, rss ${(result.sevenRssBytes / 1024 ** 3).toFixed(2)} GiB; with the broker ${(result.meshRssBytes / 1024 ** 3).toFixed(2)} GiB`);
+  return result;
+}

@@ -1,0 +1,144 @@
+/**
+ * Prisma's cost per statement on this machine (issue 9, item 3): the shipment service's own
+ * generated client on the pg driver adapter, as the service opens it (@tawsil/db openDatabase),
+ * against raw `pg` issuing the same statement, on a scratch copy of the shipment schema.
+ * Statements: a primary-key read (findUnique vs SELECT ... WHERE id = $1) and an insert of one
+ * shipment (create vs INSERT ... RETURNING *), each sequentially and 8 at a time.
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { databaseUrl, dropDatabase, ensureDatabase, migrate, openDatabase } from "../../packages/db/src/index";
+import { PrismaClient } from "../../services/shipment/src/infra/prisma/generated/client";
+import { RIYADH, seedShipments } from "./seed/seed";
+import { ratio } from "./stats";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface StatementFigures {
+  /** Wall time per statement (total time / statements), microseconds. */
+  readonly wallUs: number;
+  /** This process's CPU per statement, microseconds: the client library's own cost. */
+  readonly cpuUs: number;
+}
+
+export interface OverheadRow {
+  readonly statement: string;
+  readonly concurrency: number;
+  readonly prisma: StatementFigures;
+  readonly pg: StatementFigures;
+  /** prisma / pg wall time per statement. */
+  readonly wallRatio: number;
+  readonly cpuRatio: number;
+}
+
+async function timed(statements: number, concurrency: number, one: (i: number) => Promise<unknown>): Promise<StatementFigures> {
+  let next = 0;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < statements) await one(next++);
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { wallUs: (wallMs * 1000) / statements, cpuUs: (cpu.user + cpu.system) / statements };
+}
+
+export async function measurePrismaOverhead(adminUrl: string, dbName: string, statements: number, connections: number, log: (line: string) => void): Promise<OverheadRow[]> {
+  await dropDatabase(adminUrl, dbName);
+  await ensureDatabase(adminUrl, dbName);
+  const url = databaseUrl(adminUrl, dbName);
+  await migrate(url, path.join(ROOT, "services", "shipment", "prisma", "migrations"));
+  const merchantId = randomUUID();
+  const ids = (await seedShipments(url, { merchantId, count: 1000, state: "DELIVERED", version: 7, cityCode: "RUH", at: RIYADH, newest: new Date(), spacingSeconds: 1, firstNumber: 0, referencePrefix: "PRISMA-" })).map((r) => r.id);
+
+  const logger = { warn: (obj: object, msg: string) => log(`${msg} ${JSON.stringify(obj)}`) };
+  const database = openDatabase(PrismaClient, { url, maxConnections: connections, logger });
+  const prisma = database.client;
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  const row = (i: number, tag: string) => ({
+    id: randomUUID(),
+    shipmentNumber: `TWS-${tag}${String(i).padStart(8, "0")}`,
+    merchantId,
+    externalReference: `PRISMA-${tag}-${i}`,
+    state: "READY_FOR_DISPATCH" as const,
+    version: 2n,
+    recipientName: "Bench recipient",
+    recipientPhone: "+966512345678",
+    totalWeightKilograms: "1.000",
+    declaredValue: "0.00",
+    codAmount: "0.00",
+    currency: "SAR",
+    paymentMethod: "PREPAID" as const,
+    createdAt: new Date(),
+    approvedAt: new Date(),
+    pickupLatitudeMicro: RIYADH.latitudeMicro,
+    pickupLongitudeMicro: RIYADH.longitudeMicro,
+    pickupAddressLine: "Bench pickup",
+    pickupCityCode: "RUH",
+    destLatitudeMicro: 24_774_265,
+    destLongitudeMicro: 46_738_586,
+    destAddressLine: "Bench destination",
+    destCityCode: "RUH",
+    requirements: [],
+    rateCardId: "00000000-0000-4000-8000-00000000be0c",
+    rateCardVersion: 1,
+    serviceLevel: "BIKE",
+    price: "28.75",
+    distanceMetres: 9120,
+  });
+  const INSERT = `INSERT INTO shipment (id, shipment_number, merchant_id, external_reference, state, version, recipient_name, recipient_phone,
+      total_weight_kilograms, declared_value, cod_amount, currency, payment_method, created_at, approved_at, pickup_latitude_micro,
+      pickup_longitude_micro, pickup_address_line, pickup_city_code, destination_latitude_micro, destination_longitude_micro,
+      destination_address_line, destination_city_code, requirements, rate_card_id, rate_card_version, service_level, price, distance_metres)
+    VALUES ($1, $2, $3, $4, $5::shipment_state, $6, $7, $8, $9, $10, $11, $12, $13::payment_method, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)
+    RETURNING *`;
+  const pgInsert = (r: ReturnType<typeof row>) =>
+    pool.query(INSERT, [
+      r.id, r.shipmentNumber, r.merchantId, r.externalReference, r.state, r.version, r.recipientName, r.recipientPhone, r.totalWeightKilograms,
+      r.declaredValue, r.codAmount, r.currency, r.paymentMethod, r.createdAt, r.approvedAt, r.pickupLatitudeMicro, r.pickupLongitudeMicro,
+      r.pickupAddressLine, r.pickupCityCode, r.destLatitudeMicro, r.destLongitudeMicro, r.destAddressLine, r.destCityCode, r.requirements,
+      r.rateCardId, r.rateCardVersion, r.serviceLevel, r.price, r.distanceMetres,
+    ]);
+
+  const pairs: { statement: string; prisma: (i: number, tag: string) => Promise<unknown>; pg: (i: number, tag: string) => Promise<unknown> }[] = [
+    {
+      statement: "read by primary key",
+      prisma: (i) => prisma.shipment.findUnique({ where: { id: ids[i % ids.length]! } }),
+      pg: (i) => pool.query("SELECT * FROM shipment WHERE id = $1", [ids[i % ids.length]]),
+    },
+    {
+      statement: "insert one shipment",
+      prisma: (i, tag) => prisma.shipment.create({ data: row(i, tag) }),
+      pg: (i, tag) => pgInsert(row(i, tag)),
+    },
+  ];
+  const rows: OverheadRow[] = [];
+  let round = 0;
+  try {
+    for (const pair of pairs) {
+      for (const concurrency of [1, connections]) {
+        // Warm both (JIT, pools, the adapter's type cache), then measure each in turn.
+        const tag = () => `${(round++).toString(36).padStart(2, "0")}`;
+        const warmTag = tag();
+        await timed(200, concurrency, (i) => pair.prisma(i, `${warmTag}a`));
+        await timed(200, concurrency, (i) => pair.pg(i, `${warmTag}b`));
+        const prismaTag = tag();
+        const prismaFigures = await timed(statements, concurrency, (i) => pair.prisma(i, prismaTag));
+        const pgTag = tag();
+        const pgFigures = await timed(statements, concurrency, (i) => pair.pg(i, pgTag));
+        const result = { statement: pair.statement, concurrency, prisma: prismaFigures, pg: pgFigures, wallRatio: ratio(prismaFigures.wallUs, pgFigures.wallUs), cpuRatio: ratio(prismaFigures.cpuUs, pgFigures.cpuUs) };
+        rows.push(result);
+        log(`  ${pair.statement.padEnd(20)} x${String(concurrency).padEnd(2)} prisma ${result.prisma.wallUs.toFixed(0).padStart(5)} µs (cpu ${result.prisma.cpuUs.toFixed(0)} µs)  pg ${result.pg.wallUs.toFixed(0).padStart(5)} µs (cpu ${result.pg.cpuUs.toFixed(0)} µs)  ratio ${result.wallRatio.toFixed(2)}x wall, ${result.cpuRatio.toFixed(2)}x cpu`);
+      }
+    }
+  } finally {
+    await database.close();
+    await pool.end();
+    await dropDatabase(adminUrl, dbName);
+  }
+  return rows;
+}

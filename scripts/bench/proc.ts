@@ -1,0 +1,56 @@
+/** CPU time and resident memory of a process from Linux's /proc, for the idle figures. */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/** utime + stime of /proc/<pid>/stat, in clock ticks. */
+export function parseStatTicks(stat: string): number {
+  // The command name (field 2) is in parentheses and may hold spaces or parentheses itself:
+  // the fields that follow start after the last ')'.
+  const close = stat.lastIndexOf(")");
+  if (close < 0) throw new Error("not a /proc/<pid>/stat line");
+  const fields = stat.slice(close + 2).trim().split(/\s+/);
+  // fields[0] is field 3 (state); utime is field 14 and stime field 15.
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error("no utime/stime in /proc/<pid>/stat");
+  return utime + stime;
+}
+
+/** VmRSS of /proc/<pid>/status, in bytes (0 when absent, as for a zombie). */
+export function parseStatusRssBytes(status: string): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** CPU use over an interval, as % of one core. */
+export function cpuPercent(ticksBefore: number, ticksAfter: number, seconds: number, ticksPerSecond: number): number {
+  return seconds > 0 ? ((ticksAfter - ticksBefore) / ticksPerSecond / seconds) * 100 : Number.NaN;
+}
+
+let clockTicks: number | undefined;
+
+/** The kernel's USER_HZ (almost always 100). */
+export function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+export interface ProcSample {
+  readonly ticks: number;
+  readonly rssBytes: number;
+}
+
+/** One reading of a live process; undefined once it is gone. */
+export function sample(pid: number): ProcSample | undefined {
+  try {
+    return { ticks: parseStatTicks(readFileSync(`/proc/${pid}/stat`, "utf8")), rssBytes: parseStatusRssBytes(readFileSync(`/proc/${pid}/status`, "utf8")) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,106 @@
+/** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
+import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
+import { describeTarget } from "../stats";
+import type { BenchResults } from "./results";
+import { targetRows, verdict } from "./targets";
+
+const MIB = 1024 ** 2;
+const n = (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(digits));
+const msCell = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? "–" : v < 10 ? `${v.toFixed(2)} ms` : `${v.toFixed(1)} ms`);
+const table = (head: string[], rows: string[][]) => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+
+function loadRow(s: ScenarioResult): string[] {
+  if (s.status === "unavailable") return [s.title, s.reason ?? "not available", "", "", "", "", "", "", "", ""];
+  const m = s.mesh?.median;
+  const b = s.baseline?.median;
+  const title = s.rate === undefined ? s.title : `${s.title} (${s.rate.toFixed(1)}/s)`;
+  return [
+    title,
+    n(m?.throughput),
+    msCell(m?.p50Ms),
+    msCell(m?.p99Ms),
+    s.baselineTitle ?? "–",
+    b ? n(b.throughput) : "–",
+    b ? msCell(b.p50Ms) : "–",
+    b ? msCell(b.p99Ms) : "–",
+    s.ratio === undefined ? "–" : `${s.ratio.toFixed(3)}x`,
+    s.target ? `${describeTarget(s.target)} → ${s.figure === undefined ? "–" : n(s.figure, s.target.unit ? 1 : 3)}${s.target.unit ?? "x"} ${verdict(s.met)}` : "",
+  ];
+}
+
+export function renderSummary(results: BenchResults): string {
+  const parts: string[] = [];
+  parts.push("## Targets (issue 9)\n");
+  parts.push(table(["Target", "This run", "Met"], targetRows(results).map((r) => [r.target, r.figure, verdict(r.met)])));
+  parts.push("\n## Load: medians over the rounds\n");
+  parts.push(
+    table(
+      ["Scenario", "Mesh req/s", "Mesh p50", "Mesh p99", "Baseline", "Baseline req/s", "Baseline p50", "Baseline p99", "Mesh/baseline", "Target"],
+      results.scenarios.map(loadRow),
+    ),
+  );
+  const clientCpu = results.scenarios.flatMap((s) => [s.mesh?.median.clientCpuPercent, s.baseline?.median.clientCpuPercent]).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (clientCpu.length) parts.push(`\nLoad driver's own CPU: ${Math.min(...clientCpu).toFixed(0)}–${Math.max(...clientCpu).toFixed(0)}% of one core (medians per target).`);
+  if (results.idle) {
+    const idle = results.idle;
+    parts.push(`\n## Idle: fleet on, ${idle.waitingShipments.toLocaleString("en")} shipments waiting for a driver, ${idle.seconds} s after ${idle.settleSeconds} s of settling\n`);
+    parts.push(
+      table(
+        ["Process", "CPU % of one core", "RSS MiB", "CPU % per 5 s"],
+        [
+          ...idle.processes.map((p) => [p.name, n(p.cpuPercent), n(p.rssBytes / MIB, 0), p.slices.map((v) => n(v)).join(" ")]),
+          ["**the seven processes**", `**${n(idle.sevenCpuPercent)}**`, `**${n(idle.sevenRssBytes / MIB, 0)}**`, ""],
+          ["**seven + broker**", "", `**${n(idle.meshRssBytes / MIB, 0)}**`, ""],
+        ],
+      ),
+    );
+    if (idle.jobsByState) parts.push(`\nDispatch jobs by state during the window: ${Object.entries(idle.jobsByState).map(([k, v]) => `${k} ${v}`).join(", ")}.`);
+  }
+  parts.push("\n## Start-up\n");
+  parts.push(
+    table(
+      ["Start", "Seconds to ready"],
+      [
+        ["the bench's first start (fresh databases, migrations)", n(results.startup.firstStartSeconds)],
+        ["`make dev` equivalent, warm checkout (new process, existing databases)", n(results.startup.warmStartSeconds)],
+      ],
+    ),
+  );
+  if (results.prisma?.length) {
+    parts.push("\n## Prisma 7 (pg adapter) vs raw pg, per statement\n");
+    parts.push(
+      table(
+        ["Statement", "Concurrency", "Prisma µs", "pg µs", "Prisma/pg wall", "Prisma CPU µs", "pg CPU µs", "Prisma/pg CPU"],
+        results.prisma.map((r) => [r.statement, String(r.concurrency), n(r.prisma.wallUs, 0), n(r.pg.wallUs, 0), `${n(r.wallRatio, 2)}x`, n(r.prisma.cpuUs, 0), n(r.pg.cpuUs, 0), `${n(r.cpuRatio, 2)}x`]),
+      ),
+    );
+  }
+  return parts.join("\n");
+}
+
+function roundsTable(s: ScenarioResult): string {
+  const rows: string[][] = [];
+  const add = (label: string, t: TargetFigures | undefined) =>
+    t?.rounds.forEach((r, i) => rows.push([label, String(i + 1), n(r.throughput), msCell(r.p50Ms), msCell(r.p99Ms), String(r.requests), String(r.errors), n(r.clientCpuPercent, 0)]));
+  add("mesh", s.mesh);
+  add("baseline", s.baseline);
+  return `### ${s.title}${s.notes ? ` — ${s.notes}` : ""}\n\n${table(["Target", "Round", "req/s", "p50", "p99", "Requests", "Errors", "Client CPU %"], rows)}`;
+}
+
+export function renderReport(results: BenchResults): string {
+  const m = results.machine;
+  return [
+    `# make bench — ${m.date}`,
+    "",
+    `Commit ${m.commit}${m.dirty ? " (with uncommitted changes)" : ""} · ${m.cores} cores (${m.cpuModel}) · Node ${m.node} · load average at start ${m.loadAverage.map((v) => v.toFixed(2)).join(" ")} · ` +
+      `${String(results.settings.connections)} connections, ${String(results.settings.rounds)} interleaved rounds of ${String(results.settings.roundSeconds)} s · run took ${(results.durationSeconds / 60).toFixed(1)} min`,
+    "",
+    renderSummary(results),
+    "\n## Every round\n",
+    results.scenarios.filter((s) => s.status === "ran").map(roundsTable).join("\n\n"),
+    ...(results.timeline ? ["\n## Timeline\n", `Seconds from the start at which each part ended: ${Object.entries(results.timeline).map(([k, v]) => `${k} ${v}`).join(" · ")}.`] : []),
+    "\n## Notes\n",
+    results.notes.map((line) => `- ${line}`).join("\n"),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import type { ScenarioResult } from "../scenarios/scenario";
+import { medianOfRounds, type RoundFigures } from "../stats";
+import { renderReport, renderSummary } from "./markdown";
+import type { BenchResults } from "./results";
+import { renderSvg } from "./svg";
+import { targetRows } from "./targets";
+
+const round = (throughput: number, p50Ms: number, p99Ms: number): RoundFigures => ({ throughput, p50Ms, p99Ms, requests: throughput * 8, errors: 0, seconds: 8, clientCpuPercent: 10 });
+const figures = (...rounds: RoundFigures[]) => ({ rounds, median: medianOfRounds(rounds) });
+
+const SCENARIOS: ScenarioResult[] = [
+  {
+    name: "create",
+    title: "create (shape A, unique key)",
+    baselineTitle: "one process, raw pg",
+    status: "ran",
+    mesh: figures(round(30, 200, 450), round(32, 190, 400)),
+    baseline: figures(round(750, 9, 20), round(800, 8, 18)),
+    ratio: 31 / 775,
+    target: { what: "mesh/baseline throughput", op: ">=", value: 0.4 },
+    figure: 31 / 775,
+    met: false,
+  },
+  { name: "create-paced", title: "create at half the mesh's max rate", status: "ran", rate: 15.5, mesh: figures(round(15.5, 30, 48)), target: { what: "p99", op: "<=", value: 50, unit: " ms" }, figure: 48, met: true },
+  { name: "tracking", title: "public <tracking>", status: "unavailable", reason: "not available yet: GET /v2/public/tracking/{code} answers 404 RESOURCE_NOT_FOUND" },
+];
+
+const RESULTS: BenchResults = {
+  machine: { date: "2026-11-26T02:00:00.000Z", commit: "4b65e5b00000", dirty: true, cores: 2, cpuModel: "Test CPU", node: "v20.20.2", loadAverage: [1, 0.5, 0.25] },
+  settings: { connections: 8, rounds: 2, roundSeconds: 8 },
+  startup: { firstStartSeconds: 41.2, warmStartSeconds: 18.4 },
+  scenarios: SCENARIOS,
+  idle: {
+    waitingShipments: 10_000,
+    jobsByState: { WAITING: 5000, UNRESOLVED: 5000 },
+    settleSeconds: 10,
+    seconds: 20,
+    processes: [
+      { name: "gateway", pid: 11, cpuPercent: 0.5, rssBytes: 100 * 1024 ** 2, slices: [0.4, 0.6] },
+      { name: "dispatch", pid: 12, cpuPercent: 6, rssBytes: 200 * 1024 ** 2, slices: [6, 6] },
+      { name: "kafka broker", pid: 13, cpuPercent: 1, rssBytes: 1024 ** 3, slices: [1, 1] },
+    ],
+    sevenCpuPercent: 6.5,
+    sevenRssBytes: 300 * 1024 ** 2,
+    meshRssBytes: 1324 * 1024 ** 2,
+  },
+  prisma: [{ statement: "read by primary key", concurrency: 1, prisma: { wallUs: 400, cpuUs: 250 }, pg: { wallUs: 200, cpuUs: 80 }, wallRatio: 2, cpuRatio: 3.125 }],
+  notes: ["a note"],
+  durationSeconds: 330,
+};
+
+describe("targets", () => {
+  it("judges each target of the issue on this run's figures, and says what was not run", () => {
+    expect(targetRows(RESULTS).map((r) => [r.figure, r.met])).toEqual([
+      ["0.040x", false],
+      ["48.0 ms", true],
+      ["not run", undefined],
+      ["not run", undefined],
+      ["not run", undefined],
+      ["6.5%", false],
+      ["1.29 GiB", false],
+      ["18.4 s", true],
+    ]);
+  });
+});
+
+describe("the markdown report", () => {
+  const report = renderReport(RESULTS);
+
+  it("opens with the date, the commit and the machine", () => {
+    expect(report.split("\n")[0]).toBe("# make bench — 2026-11-26T02:00:00.000Z");
+    expect(report).toContain("Commit 4b65e5b00000 (with uncommitted changes) · 2 cores (Test CPU)");
+  });
+
+  it("puts medians, the ratio and the verdict in the scenario's row", () => {
+    expect(report).toContain("| create (shape A, unique key) | 31.0 | 195.0 ms | 425.0 ms | one process, raw pg | 775.0 | 8.50 ms | 19.0 ms | 0.040x | ≥ 0.4x → 0.040x no |");
+    expect(report).toContain("| create at half the mesh's max rate (15.5/s) | 15.5 | 30.0 ms | 48.0 ms | – | – | – | – | – | ≤ 50 ms → 48.0 ms yes |");
+  });
+
+  it("says why an unavailable scenario did not run", () => {
+    expect(report).toContain("| public <tracking> | not available yet: GET /v2/public/tracking/{code} answers 404 RESOURCE_NOT_FOUND |");
+  });
+
+  it("lists the idle figures per process with the sums, and the Prisma ratios", () => {
+    expect(report).toContain("| dispatch | 6.0 | 200 | 6.0 6.0 |");
+    expect(report).toContain("| **the seven processes** | **6.5** | **300** |  |");
+    expect(report).toContain("| read by primary key | 1 | 400 | 200 | 2.00x | 250 | 80 | 3.13x |");
+  });
+
+  it("keeps every round, and the summary leaves them out", () => {
+    expect(report).toContain("| baseline | 2 | 800.0 | 8.00 ms | 18.0 ms | 6400 | 0 | 10 |");
+    expect(renderSummary(RESULTS)).not.toContain("Every round");
+  });
+});
+
+describe("the plot", () => {
+  const svg = renderSvg(SCENARIOS, "mesh & baseline");
+
+  it("is a standalone SVG with escaped text and no outside references", () => {
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg).toContain("mesh &#38; baseline");
+    expect(svg).not.toMatch(/href|<image|url\(/);
+  });
+
+  it("draws one bar per target that ran, and none for an unavailable scenario", () => {
+    // Three bars (create's two, the paced create's one) and the mesh legend swatch start at x=260.
+    expect(svg.match(/<rect x="260" y="\d+"/g)).toHaveLength(3 + 1);
+    expect(svg).not.toContain("tracking");
+  });
+});

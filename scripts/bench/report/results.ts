@@ -1,0 +1,49 @@
+/** Everything one `make bench` measured: written as .bench/results.json and rendered from there. */
+import type { IdleFigure } from "../idle";
+import type { OverheadRow } from "../prisma-overhead";
+import type { ScenarioResult } from "../scenarios/scenario";
+
+export interface MachineFacts {
+  readonly date: string;
+  readonly commit: string;
+  readonly dirty: boolean;
+  readonly cores: number;
+  readonly cpuModel: string;
+  readonly node: string;
+  /** Load average when the bench started: other work on the machine skews every figure. */
+  readonly loadAverage: readonly number[];
+}
+
+export interface IdleResults {
+  readonly waitingShipments: number;
+  /** Dispatch jobs by state during the window, as dispatch's database held them. */
+  readonly jobsByState: Record<string, number> | undefined;
+  readonly settleSeconds: number;
+  readonly seconds: number;
+  readonly processes: readonly IdleFigure[];
+  /** The gateway and the six services. */
+  readonly sevenCpuPercent: number;
+  readonly sevenRssBytes: number;
+  /** The seven plus the Kafka broker. */
+  readonly meshRssBytes: number;
+}
+
+export interface StartupResults {
+  /** The bench's own first start, with fresh databases (migrations applied). */
+  readonly firstStartSeconds: number;
+  /** `make dev` from a warm checkout: a new process starting the stack on existing databases, to ready. */
+  readonly warmStartSeconds?: number;
+}
+
+export interface BenchResults {
+  readonly machine: MachineFacts;
+  readonly settings: Record<string, unknown>;
+  readonly startup: StartupResults;
+  readonly scenarios: readonly ScenarioResult[];
+  readonly idle?: IdleResults;
+  readonly prisma?: readonly OverheadRow[];
+  readonly notes: readonly string[];
+  readonly durationSeconds: number;
+  /** Seconds since the start at which each part ended. */
+  readonly timeline?: Record<string, number>;
+}

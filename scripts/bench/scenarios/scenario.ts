@@ -1,0 +1,85 @@
+/**
+ * What a scenario is: how to load the mesh (and its baseline) once the bench is set up, or why it
+ * cannot run yet. Adding one is one file in this folder plus its line in ./index.ts.
+ */
+import type { DeepCursor } from "../seed/deep-cursor";
+import type { Endpoint, RoundOutcome } from "../driver";
+import type { BenchSettings } from "../settings";
+import type { MedianFigures, RoundFigures, Target } from "../stats";
+
+export interface BenchContext {
+  readonly settings: BenchSettings;
+  /** The mesh's gateway origin. */
+  readonly gateway: string;
+  /** Origins of the one-process baseline and the bare node:http server. */
+  readonly baseline: string;
+  readonly bare: string;
+  /** The bench merchant's access token (all scopes) and id. */
+  readonly token: string;
+  readonly merchantId: string;
+  readonly savedLocationCode: string;
+  /** Unique per run: references and idempotency keys never collide with an earlier run. */
+  readonly run: string;
+  /** Seeded shipment ids to read, in the mesh and in the baseline. */
+  readonly meshReadIds: readonly string[];
+  readonly baselineReadIds: readonly string[];
+  readonly meshDeepCursor: DeepCursor | undefined;
+  readonly baselineDeepCursor: string | undefined;
+  /** Results of the scenarios that ran before this one. */
+  readonly results: ReadonlyMap<string, ScenarioResult>;
+  log(line: string): void;
+}
+
+export type Prepared =
+  /** Closed-loop rounds against the mesh, interleaved with the baseline's when there is one. */
+  | { readonly kind: "load"; readonly mesh: Endpoint; readonly baseline?: Endpoint; readonly notes?: string }
+  /** Rounds at a fixed request rate against the mesh only. */
+  | { readonly kind: "paced"; readonly mesh: Endpoint; readonly rate: number; readonly notes?: string }
+  /** Rounds of a measurement of the scenario's own (deliveries, say) against the mesh only. */
+  | { readonly kind: "custom"; readonly measure: () => Promise<RoundOutcome>; readonly notes?: string }
+  | { readonly kind: "unavailable"; readonly reason: string };
+
+export interface Scenario {
+  readonly name: string;
+  readonly title: string;
+  /** What the baseline is, when there is one. */
+  readonly baselineTitle?: string;
+  /** The issue's target, judged on `figure`. */
+  readonly target?: Target;
+  prepare(ctx: BenchContext): Promise<Prepared>;
+  /** The figure judged against the target; by default mesh/baseline median throughput. */
+  figure?(result: ScenarioResult, results: ReadonlyMap<string, ScenarioResult>): number;
+}
+
+export interface TargetFigures {
+  readonly rounds: RoundFigures[];
+  readonly median: MedianFigures;
+}
+
+export interface ScenarioResult {
+  readonly name: string;
+  readonly title: string;
+  readonly baselineTitle?: string;
+  readonly status: "ran" | "unavailable";
+  readonly reason?: string;
+  readonly notes?: string;
+  readonly mesh?: TargetFigures;
+  readonly baseline?: TargetFigures;
+  /** Mesh/baseline median throughput. */
+  readonly ratio?: number;
+  readonly target?: Target;
+  readonly figure?: number;
+  readonly met?: boolean;
+  /** Requests per second of a paced scenario. */
+  readonly rate?: number;
+}
+
+/** The `code` member of an RFC 9457 problem body, if any. */
+export function problemCode(body: unknown): string | undefined {
+  return typeof body === "object" && body !== null && typeof (body as { code?: unknown }).code === "string" ? (body as { code: string }).code : undefined;
+}
+
+/** Headers of an authenticated JSON request. */
+export function authJson(ctx: BenchContext): Record<string, string> {
+  return { authorization: `Bearer ${ctx.token}`, "content-type": "application/json" };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { describeTarget, median, medianOfRounds, meets, percentile, ratio, roundFigures } from "./stats";
+
+describe("percentile", () => {
+  const values = Array.from({ length: 100 }, (_, i) => i + 1); // 1..100
+
+  it("takes the nearest rank", () => {
+    expect(percentile(values, 0.5)).toBe(50);
+    expect(percentile(values, 0.99)).toBe(99);
+    expect(percentile(values, 1)).toBe(100);
+    expect(percentile(values, 0)).toBe(1);
+    expect(percentile([7], 0.99)).toBe(7);
+    expect(percentile([1, 2, 3], 0.5)).toBe(2);
+  });
+
+  it("is NaN without values", () => {
+    expect(percentile([], 0.5)).toBeNaN();
+  });
+});
+
+describe("median and ratio", () => {
+  it("takes the middle value, or the mean of the middle two", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([5, Number.NaN, 1, 3])).toBe(3);
+    expect(median([])).toBeNaN();
+  });
+
+  it("divides, and is NaN for a missing or zero denominator", () => {
+    expect(ratio(30, 600)).toBeCloseTo(0.05);
+    expect(ratio(30, 0)).toBeNaN();
+    expect(ratio(undefined, 3)).toBeNaN();
+    expect(ratio(Number.NaN, 3)).toBeNaN();
+  });
+});
+
+describe("round figures", () => {
+  it("counts throughput per second and takes p50/p99 of the latencies", () => {
+    const latencies = Array.from({ length: 200 }, (_, i) => 200 - i); // 200..1, unsorted
+    const round = roundFigures(latencies, 3, 4, 12.5);
+    expect(round).toEqual({ throughput: 50, p50Ms: 100, p99Ms: 198, requests: 200, errors: 3, seconds: 4, clientCpuPercent: 12.5 });
+  });
+
+  it("takes each figure's median over the rounds and sums the errors", () => {
+    const r = (throughput: number, p50Ms: number, p99Ms: number, errors: number) => ({ throughput, p50Ms, p99Ms, requests: 1, errors, seconds: 1, clientCpuPercent: throughput / 10 });
+    expect(medianOfRounds([r(100, 5, 50, 0), r(300, 3, 90, 1), r(200, 4, 70, 2)])).toEqual({ throughput: 200, p50Ms: 4, p99Ms: 70, errors: 3, clientCpuPercent: 20 });
+  });
+});
+
+describe("targets", () => {
+  it("judges a figure against its bound, and not at all without one", () => {
+    expect(meets({ what: "ratio", op: ">=", value: 0.4 }, 0.41)).toBe(true);
+    expect(meets({ what: "ratio", op: ">=", value: 0.4 }, 0.39)).toBe(false);
+    expect(meets({ what: "p99", op: "<=", value: 50, unit: " ms" }, 50)).toBe(true);
+    expect(meets({ what: "p99", op: "<=", value: 50, unit: " ms" }, Number.NaN)).toBeUndefined();
+    expect(describeTarget({ what: "p99", op: "<=", value: 50, unit: " ms" })).toBe("≤ 50 ms");
+    expect(describeTarget({ what: "ratio", op: ">=", value: 0.15 })).toBe("≥ 0.15x");
+  });
+});

@@ -1,0 +1,87 @@
+/** Percentiles, medians and ratios of the bench: pure, so the report's arithmetic is tested. */
+
+/** Nearest-rank percentile (`q` in 0..1) of values sorted ascending; NaN for none. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil(q * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (finite.length === 0) return Number.NaN;
+  const mid = finite.length >> 1;
+  return finite.length % 2 === 1 ? finite[mid]! : (finite[mid - 1]! + finite[mid]!) / 2;
+}
+
+/** a / b, NaN when either is missing or b is 0. */
+export function ratio(a: number | undefined, b: number | undefined): number {
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;
+  return a / b;
+}
+
+/** One round against one target: what the load driver saw. */
+export interface RoundFigures {
+  /** Successful responses per second. */
+  readonly throughput: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly requests: number;
+  /** Responses with an unexpected status, and transport failures. */
+  readonly errors: number;
+  readonly seconds: number;
+  /** The load driver's own CPU over the round, % of one core. */
+  readonly clientCpuPercent: number;
+}
+
+/** Summarises one round's latencies (milliseconds, any order; sorted in place). */
+export function roundFigures(latenciesMs: number[], errors: number, seconds: number, clientCpuPercent: number): RoundFigures {
+  latenciesMs.sort((a, b) => a - b);
+  return {
+    throughput: seconds > 0 ? latenciesMs.length / seconds : Number.NaN,
+    p50Ms: percentile(latenciesMs, 0.5),
+    p99Ms: percentile(latenciesMs, 0.99),
+    requests: latenciesMs.length,
+    errors,
+    seconds,
+    clientCpuPercent,
+  };
+}
+
+export interface MedianFigures {
+  readonly throughput: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly errors: number;
+  readonly clientCpuPercent: number;
+}
+
+/** The median of each figure over the rounds (each figure on its own), errors summed. */
+export function medianOfRounds(rounds: readonly RoundFigures[]): MedianFigures {
+  return {
+    throughput: median(rounds.map((r) => r.throughput)),
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    clientCpuPercent: median(rounds.map((r) => r.clientCpuPercent)),
+  };
+}
+
+/** A target of the issue and whether a figure meets it. */
+export interface Target {
+  /** What is compared, e.g. "mesh/baseline throughput". */
+  readonly what: string;
+  readonly op: ">=" | "<=";
+  readonly value: number;
+  readonly unit?: string;
+}
+
+export function meets(target: Target, figure: number): boolean | undefined {
+  if (!Number.isFinite(figure)) return undefined;
+  return target.op === ">=" ? figure >= target.value : figure <= target.value;
+}
+
+export function describeTarget(target: Target): string {
+  return `${target.op === ">=" ? "≥" : "≤"} ${target.value}${target.unit ?? "x"}`;
+}
