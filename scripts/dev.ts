@@ -85,6 +85,8 @@ async function main(): Promise<void> {
     log: say,
     serviceEnv: {
       merchant: { SIGNING_KEY_ENCRYPTION_KEY: devSecret("SIGNING_KEY_ENCRYPTION_KEY") },
+      // Local receivers (http, loopback) are allowed here only; production refuses them.
+      webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: devSecret("WEBHOOK_SECRET_ENCRYPTION_KEY"), WEBHOOK_ALLOW_INSECURE_URLS: "true" },
       shipment: {
         TRACKING_LINK_SECRET: devSecret("TRACKING_LINK_SECRET"),
         CURSOR_SECRET: devSecret("CURSOR_SECRET"),
