@@ -98,10 +98,9 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     await consumer.start();
     closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
   }
-  if (opts.engine !== false) {
-    parts.engine.start();
-    closers.unshift(parts.engine);
-  }
+  // The engine is stopped first at shutdown even when a caller starts it later (tests, benches).
+  if (opts.engine !== false) parts.engine.start();
+  closers.unshift(parts.engine);
   return closers;
 }
 

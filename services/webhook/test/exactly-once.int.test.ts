@@ -121,7 +121,7 @@ describe("exactly once", () => {
     for (let i = 0; i < 300; i++) await queueChange(a!.service, { merchantId: merchants[i % 3]!, status: "CREATED" }, now);
     a!.service.parts.engine.start();
     b!.service.parts.engine.start();
-    await until(async () => (await sql<{ n: bigint }>(a!, `SELECT count(*) AS n FROM webhook_delivery WHERE status = 'DELIVERED' AND endpoint_id IN (SELECT id FROM webhook_endpoint WHERE merchant_id = ANY($1::uuid[]))`, merchants))[0]!.n === 300n, "300 deliveries");
+    await until(async () => (await sql<{ n: bigint }>(a!, `SELECT count(*) AS n FROM webhook_delivery WHERE status = 'DELIVERED' AND endpoint_id IN (SELECT id FROM webhook_endpoint WHERE merchant_id = ANY($1::uuid[]))`, merchants))[0]!.n === 300n, "300 deliveries", 200_000);
     const attempts = await sql<{ delivery_id: string; number: number }>(a!, `SELECT delivery_id::text, number FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE e.merchant_id = ANY($1::uuid[])`, merchants);
     const retried = [...seen].filter((id) => id.charCodeAt(0) % 3 === 0).length;
     expect(receiver.requests).toHaveLength(300 + retried);
@@ -130,7 +130,7 @@ describe("exactly once", () => {
     for (const r of receiver.requests) perId.set(String(r.headers["webhook-id"]), (perId.get(String(r.headers["webhook-id"])) ?? 0) + 1);
     expect(perId.size).toBe(300);
     for (const [id, count] of perId) expect({ id, count }).toEqual({ id, count: id.charCodeAt(0) % 3 === 0 ? 2 : 1 });
-  });
+  }, 240_000);
 
   it("writes no signing secret to any log line", async () => {
     const rows = await sql<{ n: bigint }>(harnesses[0]!, `SELECT count(*) AS n FROM webhook_endpoint`);

@@ -1,6 +1,6 @@
 import type { Logger } from "@tawsil/logging";
 import { attemptDelivery, type AttemptDeps } from "./attempt-delivery";
-import type { ClaimedDelivery, DeliveryObserver, DeliveryQueue } from "./ports";
+import type { ClaimedDelivery, CompletedAttempt, DeliveryObserver, DeliveryQueue } from "./ports";
 
 export interface DeliveryEngineOptions extends AttemptDeps {
   readonly queue: DeliveryQueue;
@@ -50,22 +50,31 @@ export class DeliveryEngine {
     const now = this.opts.clock.now();
     // The lease outlives the attempt's timeout, so a live worker always records its own outcome.
     const claims = await this.opts.queue.claimDue(now, this.opts.batchSize, this.opts.timeoutMs * 2 + 30_000);
-    await Promise.all(claims.map((claim) => this.#attempt(claim)));
-    return claims.length;
-  }
-
-  async #attempt(claim: ClaimedDelivery): Promise<void> {
+    const results = (await Promise.all(claims.map((claim) => this.#attempt(claim)))).filter((r) => r !== undefined);
     try {
-      if (claim.attempt === 1) this.opts.observer.firstAttemptLag(Math.max(0, (this.opts.clock.now().getTime() - claim.occurredAt.getTime()) / 1000));
-      const { record, outcome } = await attemptDelivery(this.opts, claim);
-      await this.opts.queue.complete(claim, record, outcome);
+      await this.opts.queue.complete(results);
+    } catch (err) {
+      // The leases expire and later rounds make these attempts again, under the same webhook-id.
+      this.opts.logger.error({ err, deliveries: results.length }, "webhook attempts could not be recorded");
+      return claims.length;
+    }
+    for (const { claim, record, outcome } of results) {
       this.opts.observer.attempted(record.outcome, record.statusCode);
       if (outcome.kind !== "delivered") {
         this.opts.logger.info({ deliveryId: claim.id, attempt: claim.attempt, outcome: record.outcome, next: outcome.kind }, "webhook attempt failed");
       }
+    }
+    return claims.length;
+  }
+
+  async #attempt(claim: ClaimedDelivery): Promise<CompletedAttempt | undefined> {
+    try {
+      if (claim.attempt === 1) this.opts.observer.firstAttemptLag(Math.max(0, (this.opts.clock.now().getTime() - claim.occurredAt.getTime()) / 1000));
+      return { claim, ...(await attemptDelivery(this.opts, claim)) };
     } catch (err) {
-      // The lease expires and another round retries this attempt.
-      this.opts.logger.error({ err, deliveryId: claim.id }, "webhook attempt could not be recorded");
+      // Not an answer of the receiver but our own failure: the lease expires and a later round retries.
+      this.opts.logger.error({ err, deliveryId: claim.id }, "webhook attempt failed before sending");
+      return undefined;
     }
   }
 

@@ -74,12 +74,18 @@ export interface AttemptRecord {
   readonly outcome: string;
 }
 
+export interface CompletedAttempt {
+  readonly claim: ClaimedDelivery;
+  readonly record: AttemptRecord;
+  readonly outcome: AttemptOutcome;
+}
+
 /** The durable queue that every replica shares. */
 export interface DeliveryQueue {
   /** Claims up to `limit` due deliveries of ACTIVE endpoints, leasing each for `leaseMs`; no two callers get the same row. */
   claimDue(now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
-  /** Records the attempt and its outcome; ignored when the claim was lost (its lease expired and another worker took it). */
-  complete(claim: ClaimedDelivery, record: AttemptRecord, outcome: AttemptOutcome): Promise<void>;
+  /** Records each attempt and its outcome, together; one whose claim was lost (its lease expired and another worker took it) is ignored. */
+  complete(results: readonly CompletedAttempt[]): Promise<void>;
   /** When the earliest pending delivery of an ACTIVE endpoint is due, if any. */
   nextDueAt(): Promise<Date | undefined>;
   /** Pending deliveries. */

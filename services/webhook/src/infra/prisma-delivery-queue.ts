@@ -1,7 +1,7 @@
 import type { TransactionClient } from "@tawsil/db";
 import type { EventType } from "../domain/event-types";
 import type { WebhookEvent } from "../domain/webhook-event";
-import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, DeliveryQueue, QueueWriter } from "../app/ports";
+import type { ClaimedDelivery, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
 import type { PrismaClient } from "./prisma/generated/client";
 import type { SecretBox } from "./secret-box";
 
@@ -24,16 +24,19 @@ SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uu
 FROM due WHERE d.id = due.id
 RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id`;
 
-/* Records the outcome only while the claim is still ours, and the attempt in the same statement. */
+/* Records each outcome only while its claim is still ours, and its attempt, in one statement per batch. */
 const COMPLETE = `
-WITH done AS (
-  UPDATE webhook_delivery
-  SET status = $3::delivery_status, next_attempt_at = $4, claim_token = NULL, completed_at = $5, last_error = $6
-  WHERE id = $1::uuid AND claim_token = $2::uuid
-  RETURNING id, attempts
+WITH input AS (
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::timestamptz[], $8::int[], $9::int[], $10::text[])
+    AS t(id, token, status, next_at, completed_at, error, started_at, duration_ms, status_code, outcome)
+), done AS (
+  UPDATE webhook_delivery d
+  SET status = i.status::delivery_status, next_attempt_at = i.next_at, claim_token = NULL, completed_at = i.completed_at, last_error = i.error
+  FROM input i WHERE d.id = i.id AND d.claim_token = i.token
+  RETURNING d.id, d.attempts
 )
 INSERT INTO webhook_attempt (delivery_id, number, started_at, duration_ms, status_code, outcome)
-SELECT id, attempts, $7, $8, $9, $10 FROM done`;
+SELECT done.id, done.attempts, i.started_at, i.duration_ms, i.status_code, i.outcome FROM done JOIN input i ON i.id = done.id`;
 
 const NEXT_DUE = `
 SELECT d.next_attempt_at AS at FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
@@ -87,12 +90,22 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
     });
   }
 
-  async complete(claim: ClaimedDelivery, record: AttemptRecord, outcome: AttemptOutcome): Promise<void> {
-    const status = outcome.kind === "delivered" ? "DELIVERED" : outcome.kind === "exhausted" ? "EXHAUSTED" : "PENDING";
-    const nextAt = outcome.kind === "retry" ? outcome.at : record.startedAt;
-    const completedAt = outcome.kind === "retry" ? null : new Date(record.startedAt.getTime() + record.durationMs);
-    const error = outcome.kind === "delivered" ? null : outcome.error;
-    await this.db.$executeRawUnsafe(COMPLETE, claim.id, claim.claimToken, status, nextAt, completedAt, error, record.startedAt, record.durationMs, record.statusCode ?? null, record.outcome);
+  async complete(results: readonly CompletedAttempt[]): Promise<void> {
+    if (results.length === 0) return;
+    const column = <T>(pick: (r: CompletedAttempt) => T) => results.map(pick);
+    await this.db.$executeRawUnsafe(
+      COMPLETE,
+      column((r) => r.claim.id),
+      column((r) => r.claim.claimToken),
+      column((r) => (r.outcome.kind === "delivered" ? "DELIVERED" : r.outcome.kind === "exhausted" ? "EXHAUSTED" : "PENDING")),
+      column((r) => (r.outcome.kind === "retry" ? r.outcome.at : r.record.startedAt)),
+      column((r) => (r.outcome.kind === "retry" ? null : new Date(r.record.startedAt.getTime() + r.record.durationMs))),
+      column((r) => (r.outcome.kind === "delivered" ? null : r.outcome.error)),
+      column((r) => r.record.startedAt),
+      column((r) => r.record.durationMs),
+      column((r) => r.record.statusCode ?? null),
+      column((r) => r.record.outcome),
+    );
   }
 
   async nextDueAt(): Promise<Date | undefined> {
