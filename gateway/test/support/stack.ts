@@ -58,8 +58,6 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     // Required by its configuration; the in-process service publishes nothing here (no relay).
     KAFKA_BROKERS: "127.0.0.1:9092",
     SIGNING_KEY_ENCRYPTION_KEY: encryptionKey,
-    // Required since the merchant publishes events; the in-process service here never connects.
-    KAFKA_BROKERS: "127.0.0.1:9092",
     SHUTDOWN_GRACE_MS: "100",
   });
   let merchantService: RunningMerchantService | undefined;
