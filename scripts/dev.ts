@@ -101,6 +101,8 @@ export class DevStack {
       serviceEnv: {
         merchant: { SIGNING_KEY_ENCRYPTION_KEY: this.secret("SIGNING_KEY_ENCRYPTION_KEY") },
         shipment: { TRACKING_LINK_SECRET: this.secret("TRACKING_LINK_SECRET"), CURSOR_SECRET: this.secret("CURSOR_SECRET") },
+        // Local receivers (http, loopback) are allowed here only; production refuses them.
+        webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: this.secret("WEBHOOK_SECRET_ENCRYPTION_KEY"), WEBHOOK_ALLOW_INSECURE_URLS: "true" },
       },
     });
 

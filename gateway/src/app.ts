@@ -24,6 +24,7 @@ import { registerShipments } from "./routes/shipments";
 import { registerTracking } from "./routes/tracking";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
+import { registerWebhook } from "./routes/webhook";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -84,5 +85,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerPriceEstimates(app, peers.pricing);
   registerShipments(app, peers.shipment);
   registerTracking(app, peers.tracking, new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60));
+  registerWebhook(app, peers.webhook);
   return app;
 }

@@ -3,6 +3,7 @@ import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_servi
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
+import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
 
@@ -12,6 +13,7 @@ export interface Peers {
   readonly pricing: Client<typeof PricingService>;
   readonly shipment: Client<typeof ShipmentService>;
   readonly tracking: Client<typeof TrackingService>;
+  readonly webhook: Client<typeof WebhookService>;
 }
 
 export function createPeers(config: GatewayConfig): Peers {
@@ -22,5 +24,6 @@ export function createPeers(config: GatewayConfig): Peers {
     // A create may wait up to 5 s for a concurrent duplicate before the service answers.
     shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: Math.max(config.PEER_TIMEOUT_MS, 10_000) }),
     tracking: createPeerClient(TrackingService, config.TRACKING_SERVICE_URL, opts),
+    webhook: createPeerClient(WebhookService, config.WEBHOOK_SERVICE_URL, opts),
   };
 }

@@ -43,6 +43,7 @@ export const FAKE_SECRET_VALUES: Record<string, string> = {
   SIGNING_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
   TRACKING_LINK_SECRET: Buffer.alloc(32, 8).toString("base64"),
   CURSOR_SECRET: Buffer.alloc(32, 9).toString("base64"),
+  WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 10).toString("base64"),
 };
 
 export function sourceDir(name: ProcessName): string {

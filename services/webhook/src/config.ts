@@ -1,7 +1,36 @@
 import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
-import type { z } from "zod";
+import { z } from "zod";
 
-const schema = commonEnv.extend(databaseEnv.shape).extend(kafkaEnv.shape);
+/** A key of exactly 256 bits, as standard base64 (openssl rand -base64 32). */
+const secretKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, "expected standard base64")
+  .transform((value) => new Uint8Array(Buffer.from(value, "base64")))
+  .refine((key) => key.length === 32, "expected base64 of 32 bytes (openssl rand -base64 32)");
+
+const flag = z.enum(["true", "false"]).transform((value) => value === "true");
+
+const schema = commonEnv
+  .extend(databaseEnv.shape)
+  .extend(kafkaEnv.shape)
+  .extend({
+    /** Seals the signing secrets at rest (AES-256-GCM). */
+    WEBHOOK_SECRET_ENCRYPTION_KEY: secretKey,
+    /** Local use and tests only: allow http and loopback receivers. Off in production (decisions.md section 11). */
+    WEBHOOK_ALLOW_INSECURE_URLS: flag.default(false),
+    /** Deadline of one delivery attempt (decisions.md section 11: 15 s). */
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
+    /** Deliveries claimed and sent concurrently per round by each replica. */
+    WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+    /** Longest idle sleep of the sender between looks at the queue. */
+    WEBHOOK_IDLE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    /** Secret rotations per merchant per hour (decisions.md section 14). */
+    WEBHOOK_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  })
+  .refine((c) => !(c.TAWSIL_ENVIRONMENT === "production" && c.WEBHOOK_ALLOW_INSECURE_URLS), {
+    path: ["WEBHOOK_ALLOW_INSECURE_URLS"],
+    message: "must be false in production",
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -42,6 +42,7 @@ export async function startTestMesh(opts: { adminUrl: string; brokers: readonly 
       ...opts.serviceEnv,
       merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...opts.serviceEnv?.merchant },
       shipment: { TRACKING_LINK_SECRET: randomBytes(32).toString("base64"), CURSOR_SECRET: randomBytes(32).toString("base64"), ...opts.serviceEnv?.shipment },
+      webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_INSECURE_URLS: "true", ...opts.serviceEnv?.webhook },
     },
   });
   const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;

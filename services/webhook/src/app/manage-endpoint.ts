@@ -1,0 +1,80 @@
+import { randomUUID } from "node:crypto";
+import { NotFoundError } from "@tawsil/errors";
+import { changeEndpoint, newEndpoint, rotateSecret, type Endpoint, type EndpointChange } from "../domain/endpoint";
+import { parseEndpointUrl } from "../domain/endpoint-url";
+import { EVENT_TYPES, type EventType } from "../domain/event-types";
+import { RotationLimitedError } from "../domain/errors";
+import { newSigningSecret } from "../domain/signature";
+import type { Clock, EndpointStore, Resolver } from "./ports";
+import { checkedAddress, type AddressPolicy } from "./receiver-address";
+
+export interface ManageEndpointDeps {
+  readonly store: EndpointStore;
+  readonly resolver: Resolver;
+  readonly clock: Clock;
+  readonly policy: AddressPolicy;
+  /** Rotations allowed per merchant per window (decisions.md section 14: 5 per hour). */
+  readonly rotationQuota: number;
+  readonly rotationWindowSeconds: number;
+}
+
+/** Registration, reads and changes of a merchant's single endpoint (decisions.md section 11). */
+export class ManageEndpoint {
+  constructor(private readonly deps: ManageEndpointDeps) {}
+
+  async register(merchantId: string, url: string, eventTypes: readonly EventType[]): Promise<{ endpoint: Endpoint; secret: string }> {
+    const checkedUrl = await this.#checkUrl(url);
+    const secret = newSigningSecret();
+    const endpoint = newEndpoint({
+      id: randomUUID(),
+      merchantId,
+      url: checkedUrl,
+      eventTypes: eventTypes.length > 0 ? eventTypes : EVENT_TYPES,
+      secret,
+      now: this.deps.clock.now(),
+    });
+    await this.deps.store.insert(endpoint);
+    return { endpoint, secret };
+  }
+
+  async get(merchantId: string): Promise<Endpoint> {
+    const endpoint = await this.deps.store.find(merchantId);
+    if (!endpoint) throw new NotFoundError("webhook");
+    return endpoint;
+  }
+
+  async update(merchantId: string, expectedVersion: bigint, change: EndpointChange): Promise<Endpoint> {
+    const url = change.url === undefined ? undefined : await this.#checkUrl(change.url);
+    return this.deps.store.modify(merchantId, async ({ endpoint }) => ({
+      endpoint: changeEndpoint(endpoint, expectedVersion, { ...change, ...(url === undefined ? {} : { url }) }, this.deps.clock.now()),
+    }));
+  }
+
+  remove(merchantId: string, expectedVersion: bigint): Promise<void> {
+    return this.deps.store.remove(merchantId, expectedVersion);
+  }
+
+  /** The version is checked before the quota, so a stale If-Match costs no rotation. */
+  async rotate(merchantId: string, expectedVersion: bigint): Promise<{ endpoint: Endpoint; secret: string }> {
+    const secret = newSigningSecret();
+    const { rotationQuota: quota, rotationWindowSeconds: windowSeconds } = this.deps;
+    const endpoint = await this.deps.store.modify(merchantId, async ({ endpoint: current, rotationsSince }) => {
+      const now = this.deps.clock.now();
+      const rotated = rotateSecret(current, expectedVersion, secret, now);
+      const recent = await rotationsSince(new Date(now.getTime() - windowSeconds * 1000));
+      const oldest = recent[0];
+      if (recent.length >= quota && oldest) {
+        const retryAfter = Math.max(1, Math.ceil((oldest.getTime() + windowSeconds * 1000 - now.getTime()) / 1000));
+        throw new RotationLimitedError(retryAfter, quota, windowSeconds);
+      }
+      return { endpoint: rotated, rotatedAt: now };
+    });
+    return { endpoint, secret };
+  }
+
+  async #checkUrl(raw: string): Promise<string> {
+    const url = parseEndpointUrl(raw, { allowHttp: this.deps.policy.allowInsecure });
+    await checkedAddress(url, this.deps.resolver, this.deps.policy);
+    return raw;
+  }
+}

@@ -1,0 +1,30 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { DeliveryObserver, DeliveryQueue } from "../app/ports";
+
+/** Attempts and outcomes by status, queue depth (read at scrape time) and lag from event to first attempt. */
+export function deliveryMetrics(registry: Registry, queue: DeliveryQueue): DeliveryObserver {
+  const attempts = new Counter({
+    name: "webhook_delivery_attempts_total",
+    help: "Webhook delivery attempts by outcome and receiver status code.",
+    labelNames: ["outcome", "status_code"] as const,
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: "webhook_first_attempt_lag_seconds",
+    help: "Time from the shipment change to the first delivery attempt of its webhook event.",
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  new Gauge({
+    name: "webhook_queue_depth",
+    help: "Webhook deliveries waiting for an attempt (due or scheduled).",
+    registers: [registry],
+    async collect() {
+      this.set(await queue.depth());
+    },
+  });
+  return {
+    attempted: (outcome, statusCode) => attempts.inc({ outcome: outcome.startsWith("HTTP_") ? "HTTP_ERROR" : outcome, status_code: statusCode === undefined ? "" : String(statusCode) }),
+    firstAttemptLag: (seconds) => lag.observe(seconds),
+  };
+}

@@ -1,0 +1,134 @@
+import type { TransactionClient } from "@tawsil/db";
+import type { EventType } from "../domain/event-types";
+import type { WebhookEvent } from "../domain/webhook-event";
+import type { ClaimedDelivery, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
+import type { PrismaClient } from "./prisma/generated/client";
+import type { SecretBox } from "./secret-box";
+
+/*
+ * Claiming takes due rows of ACTIVE endpoints with FOR UPDATE SKIP LOCKED, so concurrent replicas
+ * each get different rows, and in the same statement counts the attempt, moves next_attempt_at past
+ * the lease and sets a fresh claim token. The send happens after that commits; a worker that dies
+ * mid-send leaves the row to be claimed again when the lease ends.
+ */
+const CLAIM = `
+WITH due AS (
+  SELECT d.id FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
+  WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND e.status = 'ACTIVE'
+  ORDER BY d.next_attempt_at
+  LIMIT $2
+  FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE webhook_delivery d
+SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), first_attempt_at = COALESCE(d.first_attempt_at, $1)
+FROM due WHERE d.id = due.id
+RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id`;
+
+/* Records each outcome only while its claim is still ours, and its attempt, in one statement per batch. */
+const COMPLETE = `
+WITH input AS (
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::timestamptz[], $8::int[], $9::int[], $10::text[])
+    AS t(id, token, status, next_at, completed_at, error, started_at, duration_ms, status_code, outcome)
+), done AS (
+  UPDATE webhook_delivery d
+  SET status = i.status::delivery_status, next_attempt_at = i.next_at, claim_token = NULL, completed_at = i.completed_at, last_error = i.error
+  FROM input i WHERE d.id = i.id AND d.claim_token = i.token
+  RETURNING d.id, d.attempts
+)
+INSERT INTO webhook_attempt (delivery_id, number, started_at, duration_ms, status_code, outcome)
+SELECT done.id, done.attempts, i.started_at, i.duration_ms, i.status_code, i.outcome FROM done JOIN input i ON i.id = done.id`;
+
+const NEXT_DUE = `
+SELECT d.next_attempt_at AS at FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
+WHERE d.status = 'PENDING' AND e.status = 'ACTIVE' ORDER BY d.next_attempt_at LIMIT 1`;
+
+const ENQUEUE = `
+INSERT INTO webhook_delivery (id, endpoint_id, shipment_id, sequence, event_type, payload, status, next_attempt_at, occurred_at, created_at)
+VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6, 'PENDING', $7, $8, $7)
+ON CONFLICT (endpoint_id, shipment_id, sequence) DO NOTHING`;
+
+interface ClaimedRow {
+  id: string;
+  claim_token: string;
+  attempts: number;
+  payload: string;
+  event_type: string;
+  occurred_at: Date;
+  endpoint_id: string;
+}
+
+export class PrismaDeliveryQueue implements DeliveryQueue {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly box: SecretBox,
+  ) {}
+
+  async claimDue(now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, limit, new Date(now.getTime() + leaseMs));
+    if (rows.length === 0) return [];
+    const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.endpoint_id))] } } });
+    const byId = new Map(endpoints.map((e) => [e.id, e]));
+    return rows.flatMap((row) => {
+      const endpoint = byId.get(row.endpoint_id);
+      if (!endpoint) return []; // deleted meanwhile: its deliveries went with it
+      return [
+        {
+          id: row.id,
+          claimToken: row.claim_token,
+          attempt: Number(row.attempts),
+          body: row.payload,
+          eventType: row.event_type,
+          occurredAt: row.occurred_at,
+          url: endpoint.url,
+          secrets: {
+            secret: this.box.open(endpoint.secretSealed, endpoint.id),
+            previousSecret: endpoint.previousSecretSealed ? this.box.open(endpoint.previousSecretSealed, endpoint.id) : undefined,
+            previousSecretValidUntil: endpoint.previousSecretValidUntil ?? undefined,
+          },
+        },
+      ];
+    });
+  }
+
+  async complete(results: readonly CompletedAttempt[]): Promise<void> {
+    if (results.length === 0) return;
+    const column = <T>(pick: (r: CompletedAttempt) => T) => results.map(pick);
+    await this.db.$executeRawUnsafe(
+      COMPLETE,
+      column((r) => r.claim.id),
+      column((r) => r.claim.claimToken),
+      column((r) => (r.outcome.kind === "delivered" ? "DELIVERED" : r.outcome.kind === "exhausted" ? "EXHAUSTED" : "PENDING")),
+      column((r) => (r.outcome.kind === "retry" ? r.outcome.at : r.record.startedAt)),
+      column((r) => (r.outcome.kind === "retry" ? null : new Date(r.record.startedAt.getTime() + r.record.durationMs))),
+      column((r) => (r.outcome.kind === "delivered" ? null : r.outcome.error)),
+      column((r) => r.record.startedAt),
+      column((r) => r.record.durationMs),
+      column((r) => r.record.statusCode ?? null),
+      column((r) => r.record.outcome),
+    );
+  }
+
+  async nextDueAt(): Promise<Date | undefined> {
+    const [row] = await this.db.$queryRawUnsafe<{ at: Date }[]>(NEXT_DUE);
+    return row?.at;
+  }
+
+  async depth(): Promise<number> {
+    return this.db.webhookDelivery.count({ where: { status: "PENDING" } });
+  }
+}
+
+/** The queue as the consumer writes it, inside its transaction. */
+export class PrismaQueueWriter implements QueueWriter {
+  constructor(private readonly tx: TransactionClient<PrismaClient>) {}
+
+  async endpointOf(merchantId: string) {
+    const row = await this.tx.webhookEndpoint.findUnique({ where: { merchantId }, select: { id: true, eventTypes: true } });
+    return row ? { id: row.id, eventTypes: row.eventTypes as EventType[] } : undefined;
+  }
+
+  async enqueue(endpointId: string, shipmentId: string, event: WebhookEvent, occurredAt: Date, dueAt: Date): Promise<boolean> {
+    const inserted = await this.tx.$executeRawUnsafe(ENQUEUE, event.id, endpointId, shipmentId, event.sequence, event.type, event.body, dueAt, occurredAt);
+    return inserted === 1;
+  }
+}

@@ -1,0 +1,64 @@
+import { withTransaction, type TransactionClient } from "@tawsil/db";
+import { AlreadyExistsError, NotFoundError } from "@tawsil/errors";
+import type { Endpoint } from "../domain/endpoint";
+import { assertVersion } from "../domain/endpoint";
+import type { EndpointStore, LockedEndpoint, Modification } from "../app/ports";
+import { endpointFromRow, endpointToRow } from "./endpoint-rows";
+import type { PrismaClient, WebhookEndpoint } from "./prisma/generated/client";
+import type { SecretBox } from "./secret-box";
+
+const LOCK = `SELECT id FROM webhook_endpoint WHERE merchant_id = $1::uuid FOR UPDATE`;
+
+/** Endpoints in the webhook database; every change runs under the endpoint's row lock. */
+export class PrismaEndpointStore implements EndpointStore {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly box: SecretBox,
+  ) {}
+
+  async find(merchantId: string): Promise<Endpoint | undefined> {
+    const row = await this.db.webhookEndpoint.findUnique({ where: { merchantId } });
+    return row ? endpointFromRow(row, this.box) : undefined;
+  }
+
+  async insert(endpoint: Endpoint): Promise<void> {
+    try {
+      await this.db.webhookEndpoint.create({ data: endpointToRow(endpoint, this.box) });
+    } catch (error) {
+      if (typeof error === "object" && error !== null && "code" in error && error.code === "P2002") throw new AlreadyExistsError("webhook", endpoint.merchantId);
+      throw error;
+    }
+  }
+
+  modify(merchantId: string, modify: (locked: LockedEndpoint) => Promise<Modification>): Promise<Endpoint> {
+    return withTransaction(this.db, async (tx) => {
+      const row = await this.#locked(tx, merchantId);
+      const current = endpointFromRow(row, this.box);
+      const { endpoint, rotatedAt } = await modify({
+        endpoint: current,
+        rotationsSince: async (since) =>
+          (await tx.secretRotation.findMany({ where: { merchantId, rotatedAt: { gte: since } }, orderBy: { rotatedAt: "asc" }, select: { rotatedAt: true } })).map((r) => r.rotatedAt),
+      });
+      const { id: _id, merchantId: _merchant, createdAt: _created, ...fields } = endpointToRow(endpoint, this.box);
+      await tx.webhookEndpoint.update({ where: { id: current.id }, data: fields });
+      if (rotatedAt) await tx.secretRotation.create({ data: { merchantId, rotatedAt } });
+      return endpoint;
+    });
+  }
+
+  async remove(merchantId: string, expectedVersion: bigint): Promise<void> {
+    await withTransaction(this.db, async (tx) => {
+      const row = await this.#locked(tx, merchantId);
+      assertVersion(endpointFromRow(row, this.box), expectedVersion);
+      await tx.webhookEndpoint.delete({ where: { id: row.id } });
+    });
+  }
+
+  /** The merchant's endpoint row, locked until the transaction ends. */
+  async #locked(tx: TransactionClient<PrismaClient>, merchantId: string): Promise<WebhookEndpoint> {
+    await tx.$queryRawUnsafe(LOCK, merchantId);
+    const row = await tx.webhookEndpoint.findUnique({ where: { merchantId } });
+    if (!row) throw new NotFoundError("webhook");
+    return row;
+  }
+}

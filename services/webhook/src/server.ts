@@ -1,0 +1,128 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { openDatabase, withTransaction, type ServiceDatabase } from "@tawsil/db";
+import { IdempotentConsumer } from "@tawsil/events";
+import type { Logger } from "@tawsil/logging";
+import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
+import { createMetrics, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import type { Kafka } from "kafkajs";
+import { DeliveryEngine } from "./app/delivery-engine";
+import { ManageEndpoint } from "./app/manage-endpoint";
+import type { Clock, Receiver, Resolver } from "./app/ports";
+import type { Config } from "./config";
+import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { SystemResolver } from "./infra/dns-resolver";
+import { PinnedHttpReceiver } from "./infra/http-receiver";
+import { deliveryMetrics } from "./infra/metrics";
+import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
+import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
+import { PrismaClient } from "./infra/prisma/generated/client";
+import { SecretBox } from "./infra/secret-box";
+import { webhookService } from "./rpc/webhook-service";
+
+/** Fully-qualified names the gRPC health protocol answers for. */
+export const SERVICE_NAMES = [WebhookService.typeName] as const;
+
+const systemClock: Clock = { now: () => new Date() };
+
+/** What tests replace: the clock, and the resolver (to make a name resolve somewhere). */
+export interface WebhookOverrides {
+  readonly clock?: Clock;
+  readonly resolver?: Resolver;
+  readonly receiver?: Receiver;
+}
+
+export interface WebhookServiceParts {
+  readonly routes: (router: ConnectRouter) => void;
+  readonly checks: readonly ReadinessCheck[];
+  readonly closers: readonly Closer[];
+  readonly metrics: Metrics;
+  readonly database: ServiceDatabase<PrismaClient>;
+  readonly engine: DeliveryEngine;
+  readonly clock: Clock;
+}
+
+/** Builds the service: database, secret sealing, management use cases, the delivery engine (not started). */
+export function composeWebhookService(config: Config, logger: Logger, overrides: WebhookOverrides = {}): WebhookServiceParts {
+  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const box = new SecretBox(config.WEBHOOK_SECRET_ENCRYPTION_KEY);
+  const clock = overrides.clock ?? systemClock;
+  const resolver = overrides.resolver ?? new SystemResolver();
+  const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
+  const manage = new ManageEndpoint({
+    store: new PrismaEndpointStore(database.client, box),
+    resolver,
+    clock,
+    policy,
+    rotationQuota: config.WEBHOOK_ROTATIONS_PER_HOUR,
+    rotationWindowSeconds: 3600,
+  });
+  const metrics = createMetrics("webhook");
+  const queue = new PrismaDeliveryQueue(database.client, box);
+  const receiver = overrides.receiver ?? new PinnedHttpReceiver();
+  const engine = new DeliveryEngine({
+    queue,
+    receiver,
+    resolver,
+    clock,
+    policy,
+    timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    batchSize: config.WEBHOOK_BATCH_SIZE,
+    idleMs: config.WEBHOOK_IDLE_MS,
+    observer: deliveryMetrics(metrics.registry, queue),
+    logger: logger.child({ component: "delivery-engine" }),
+  });
+  const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
+  return {
+    routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
+    checks: [database.readiness],
+    closers: [...receiverCloser, database],
+    metrics,
+    database,
+    engine,
+    clock,
+  };
+}
+
+/** Starts the shipment-event consumer (given a broker) and the delivery engine; their closers come first at shutdown. */
+export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Logger, opts: { kafka?: Kafka; consumerGroupId?: string; engine?: boolean } = {}): Promise<Closer[]> {
+  const closers: Closer[] = [];
+  if (opts.kafka) {
+    const consumer = new IdempotentConsumer({
+      kafka: opts.kafka,
+      groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP,
+      topics: [SHIPMENT_EVENTS_TOPIC],
+      runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
+      handler: shipmentEventHandler(parts.clock, () => parts.engine.wake()),
+      logger,
+    });
+    await consumer.start();
+    closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
+  }
+  // The engine is stopped first at shutdown even when a caller starts it later (tests, benches).
+  if (opts.engine !== false) parts.engine.start();
+  closers.unshift(parts.engine);
+  return closers;
+}
+
+export type RunningWebhookService = InProcessService & { readonly parts: WebhookServiceParts };
+
+/** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
+export async function startWebhookService(
+  config: Config,
+  logger: Logger,
+  opts: WebhookOverrides & { kafka?: Kafka; consumerGroupId?: string; engine?: boolean } = {},
+): Promise<RunningWebhookService> {
+  const parts = composeWebhookService(config, logger, opts);
+  const workers = await startWebhookWorkers(parts, logger, opts);
+  const running = await startInProcess({
+    name: "webhook",
+    config,
+    logger,
+    metrics: parts.metrics,
+    serviceNames: SERVICE_NAMES,
+    routes: parts.routes,
+    checks: parts.checks,
+    closers: [...workers, ...parts.closers],
+  });
+  return { ...running, parts };
+}

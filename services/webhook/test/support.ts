@@ -1,0 +1,160 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { withTransaction } from "@tawsil/db";
+import { capturedLogger, createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
+import { Webhook } from "standardwebhooks";
+import { vi } from "vitest";
+import { enqueueShipmentEvent } from "../src/app/enqueue-event";
+import type { Clock, ResolvedAddress, Resolver } from "../src/app/ports";
+import { readConfig, type Config } from "../src/config";
+import type { PublicStatus } from "../src/domain/event-types";
+import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
+import { startWebhookService, type RunningWebhookService, type WebhookOverrides } from "../src/server";
+import type { Kafka } from "kafkajs";
+
+const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "prisma", "migrations");
+
+export function createWebhookDatabase(adminUrl: string, label: string): Promise<TestDatabase> {
+  return createMigratedDatabase(adminUrl, `webhook_test_${label}_${randomUUID().slice(0, 8)}`, MIGRATIONS);
+}
+
+export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+  return readConfig({
+    HOST: "127.0.0.1",
+    PORT: "0",
+    DATABASE_URL: databaseUrl,
+    KAFKA_BROKERS: "127.0.0.1:9092",
+    WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_ALLOW_INSECURE_URLS: "true",
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: "500",
+    SHUTDOWN_GRACE_MS: "100",
+    LOG_LEVEL: "debug",
+    ...env,
+  });
+}
+
+/** A clock that only moves when the test says so. */
+export class TestClock implements Clock {
+  #now: number;
+  constructor(start = Date.now()) {
+    this.#now = start;
+  }
+  now(): Date {
+    return new Date(this.#now);
+  }
+  advance(seconds: number): void {
+    this.#now += seconds * 1000;
+  }
+}
+
+/** Names resolve where the test says; anything else through the given fallback (none: unresolvable). */
+export class TestResolver implements Resolver {
+  readonly names = new Map<string, ResolvedAddress[]>();
+  async resolve(hostname: string): Promise<ResolvedAddress[]> {
+    return this.names.get(hostname) ?? [];
+  }
+}
+
+export interface Received {
+  readonly headers: IncomingMessage["headers"];
+  readonly body: string;
+}
+
+/** The merchant's receiver: a local HTTP server that records every request and answers as told. */
+export interface TestReceiver {
+  readonly url: string;
+  readonly port: number;
+  readonly requests: Received[];
+  /** How the next requests are answered (default 200); `hang` never answers. */
+  respond(answer: (req: Received) => { status: number; headers?: Record<string, string> } | "hang"): void;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<TestReceiver> {
+  const requests: Received[] = [];
+  let answer: (req: Received) => { status: number; headers?: Record<string, string> } | "hang" = () => ({ status: 200 });
+  const hanging: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const received = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      requests.push(received);
+      const a = answer(received);
+      if (a === "hang") return void hanging.push(res);
+      res.writeHead(a.status, a.headers ?? {}).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    requests,
+    respond(next) {
+      answer = next;
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Verifies a delivery with the official Standard Webhooks library, as a receiver whose clock reads
+ * `at` (the library checks the timestamp against Date.now(), so a test clock hours ahead needs the
+ * receiver's clock moved too); throws when it does not verify.
+ */
+export function verify(secret: string, req: Received, at: Date = new Date()): unknown {
+  vi.useFakeTimers({ toFake: ["Date"], now: at });
+  try {
+    return new Webhook(secret).verify(req.body, {
+      "webhook-id": String(req.headers["webhook-id"]),
+      "webhook-timestamp": String(req.headers["webhook-timestamp"]),
+      "webhook-signature": String(req.headers["webhook-signature"]),
+    });
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+export interface Harness {
+  readonly service: RunningWebhookService;
+  readonly logLines: string[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(databaseUrl: string, opts: WebhookOverrides & { env?: Record<string, string>; kafka?: Kafka; consumerGroupId?: string; engine?: boolean } = {}): Promise<Harness> {
+  const { logger, lines } = capturedLogger("webhook-test");
+  const service = await startWebhookService(testConfig(databaseUrl, opts.env), logger, opts);
+  return { service, logLines: lines, close: () => service.close() };
+}
+
+let version = 0n;
+
+/** Queues a shipment's public status change as the consumer would, in one transaction. */
+export async function queueChange(service: RunningWebhookService, fact: { merchantId: string; shipmentId?: string; status: PublicStatus; version?: bigint; reasonCode?: string }, now: Date): Promise<string> {
+  const shipmentId = fact.shipmentId ?? randomUUID();
+  await withTransaction(service.parts.database.client, (tx) =>
+    enqueueShipmentEvent(
+      new PrismaQueueWriter(tx),
+      {
+        shipmentId,
+        merchantId: fact.merchantId,
+        reference: `REF-${shipmentId.slice(0, 8)}`,
+        status: fact.status,
+        version: fact.version ?? ++version,
+        occurredAt: now,
+        trackingUrl: `http://localhost:8080/t/${shipmentId}`,
+        reasonCode: fact.reasonCode ?? "",
+      },
+      now,
+    ),
+  );
+  return shipmentId;
+}
