@@ -114,6 +114,8 @@ async function serve(name: ProcessName, env: Record<string, string>): Promise<{ 
 
 describe("processes served from the runtime tree", () => {
   const adminUrl = inject("databaseAdminUrl");
+  // Merchant relays its outbox and pricing listens to merchant events: both reach the broker.
+  const KAFKA_BROKERS = inject("kafkaBrokers").join(",");
   const names = { merchant: `tawsil_runtime_merchant_${process.pid}`, pricing: `tawsil_runtime_pricing_${process.pid}` };
   const migrate = (service: keyof typeof names) =>
     // As the migration Job does: workingDir /app, the migrations by their path in the image.
@@ -140,6 +142,7 @@ describe("processes served from the runtime tree", () => {
     const merchant = await serve("merchant", {
       DATABASE_URL: databaseUrl(adminUrl, names.merchant),
       SIGNING_KEY_ENCRYPTION_KEY: FAKE_SECRET_VALUES.SIGNING_KEY_ENCRYPTION_KEY ?? "",
+      KAFKA_BROKERS,
     });
     try {
       // A lookup by code: a query on a model, planned by the WebAssembly query compiler.
@@ -160,6 +163,7 @@ describe("processes served from the runtime tree", () => {
       DATABASE_URL: databaseUrl(adminUrl, names.pricing),
       MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
       DISPATCH_SERVICE_URL: "http://127.0.0.1:9",
+      KAFKA_BROKERS,
     });
     expect(await pricing.stop()).toBe(0);
   });

@@ -32,6 +32,9 @@ export interface BroadcastConsumerOptions {
 export class BroadcastConsumer {
   readonly #consumer: Consumer;
   readonly #log: Logger;
+  #stopped = false;
+  #retry: NodeJS.Timeout | undefined;
+  #listening = false;
 
   constructor(private readonly opts: BroadcastConsumerOptions) {
     const groupId = `${opts.groupPrefix}.${randomUUID()}`;
@@ -40,7 +43,10 @@ export class BroadcastConsumer {
   }
 
   async start(): Promise<void> {
-    this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => this.opts.onRejoin());
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => this.opts.onRejoin());
+    }
     await this.#consumer.connect();
     await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: false });
     await this.#consumer.run({
@@ -56,7 +62,22 @@ export class BroadcastConsumer {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#retry);
     await this.#consumer.disconnect();
+  }
+
+  /**
+   * Starts without holding up the caller, retrying with backoff while the broker or the topic is
+   * missing: what this feeds (a cache bounded by its own max age) works meanwhile, only staler.
+   */
+  startInBackground(retryMs = 1_000, maxRetryMs = 30_000): void {
+    this.start().catch((err: unknown) => {
+      if (this.#stopped) return;
+      this.#log.warn({ err, retryMs }, "broadcast consumer could not start; retrying");
+      void this.#consumer.disconnect().catch(() => undefined);
+      this.#retry = setTimeout(() => this.startInBackground(Math.min(retryMs * 2, maxRetryMs), maxRetryMs), retryMs);
+    });
   }
 }
 

@@ -16,7 +16,7 @@ try {
   // quotes go on (with entries bounded by RATE_CARD_CACHE_MAX_AGE_MS) while it is away.
   const broker = connectKafka({ clientId: "pricing", brokers: config.KAFKA_BROKERS, logger });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);
-  await merchantChanges.start();
+  merchantChanges.startInBackground();
   await runService({
     name: "pricing",
     config,

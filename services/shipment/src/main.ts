@@ -22,7 +22,7 @@ try {
     databaseUrl: config.DATABASE_URL,
   });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
-  await merchantChanges.start();
+  merchantChanges.startInBackground();
   await runService({
     name: "shipment",
     config,
