@@ -80,5 +80,5 @@ describe("webhooks through the mesh", () => {
     expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
     const read = (await (await fetch(`${gatewayUrl}/v2/external/shipments/${id}`, { headers: auth })).json()) as { version: number; state: string };
     expect({ state: read.state, lastSequence: sequences.at(-1) }).toEqual({ state: "DELIVERED", lastSequence: read.version });
-  });
+  }, 240_000);
 });
