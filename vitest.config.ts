@@ -1,20 +1,35 @@
 import { defineConfig } from "vitest/config";
 
+const shared = {
+  exclude: ["**/node_modules/**", ".tools/**", ".dev/**"],
+  globalSetup: ["tests/setup/global-setup.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 180_000,
+  env: { KAFKAJS_NO_PARTITIONER_WARNING: "1" },
+};
+
 /**
  * One run for the whole workspace. The global setup provides a real PostgreSQL server and a real
  * Kafka broker (started when none is running) to every test file through `inject`.
+ *
+ * Two groups, one after the other: unit and integration files first, two at a time (two cores;
+ * they share one broker and one database server, each under names of its own), then the
+ * end-to-end files one at a time. Each end-to-end file starts the whole mesh, whose services use
+ * the architecture's fixed topics and consumer groups: two meshes at once on one broker would
+ * split each other's events between them.
  */
 export default defineConfig({
   test: {
-    include: ["**/*.test.ts"],
-    exclude: ["**/node_modules/**", ".tools/**", ".dev/**"],
-    globalSetup: ["tests/setup/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 180_000,
     // Stopping a broker started for the run is a controlled shutdown: allow it to finish.
     teardownTimeout: 40_000,
-    // Two cores: integration files share one broker and one database server.
     maxWorkers: 2,
-    env: { KAFKAJS_NO_PARTITIONER_WARNING: "1" },
+    projects: [
+      {
+        test: { ...shared, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, "tests/e2e/**"], sequence: { groupOrder: 0 } },
+      },
+      {
+        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
