@@ -1,19 +1,7 @@
-/** The canonical states of decisions.md section 5, named as stored. */
-export const SHIPMENT_STATES = [
-  "PENDING_APPROVAL",
-  "READY_FOR_DISPATCH",
-  "OFFERED",
-  "ACCEPTED",
-  "DISPATCH_UNRESOLVED",
-  "PICKED_UP",
-  "OUT_FOR_DELIVERY",
-  "DELIVERED",
-  "DELIVERY_FAILED",
-  "CANCELLED",
-] as const;
-export type ShipmentState = (typeof SHIPMENT_STATES)[number];
+import type { ShipmentState } from "@tawsil/domain";
 
-export type PublicStatus = "CREATED" | "ASSIGNED" | "PICKED_UP" | "OUT_FOR_DELIVERY" | "DELIVERED" | "FAILED" | "CANCELLED";
+/** The canonical states of decisions.md section 5 and their public statuses: @tawsil/domain. */
+export { publicStatusOf, SHIPMENT_STATES, type PublicStatus, type ShipmentState } from "@tawsil/domain";
 
 /** Every allowed move; anything else is refused by the aggregate. Terminal states have none. */
 const TRANSITIONS: Readonly<Record<ShipmentState, readonly ShipmentState[]>> = {
@@ -35,23 +23,6 @@ export function canTransition(from: ShipmentState, to: ShipmentState): boolean {
 
 export function isTerminal(state: ShipmentState): boolean {
   return TRANSITIONS[state].length === 0;
-}
-
-const PUBLIC: Readonly<Record<ShipmentState, PublicStatus>> = {
-  PENDING_APPROVAL: "CREATED",
-  READY_FOR_DISPATCH: "CREATED",
-  OFFERED: "CREATED",
-  DISPATCH_UNRESOLVED: "CREATED",
-  ACCEPTED: "ASSIGNED",
-  PICKED_UP: "PICKED_UP",
-  OUT_FOR_DELIVERY: "OUT_FOR_DELIVERY",
-  DELIVERED: "DELIVERED",
-  DELIVERY_FAILED: "FAILED",
-  CANCELLED: "CANCELLED",
-};
-
-export function publicStatusOf(state: ShipmentState): PublicStatus {
-  return PUBLIC[state];
 }
 
 /** What a cancel request meets in each state (decisions.md section 4). */
