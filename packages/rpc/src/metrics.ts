@@ -9,7 +9,11 @@ export interface Metrics {
 export function createMetrics(service: string): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  // The event-loop delay monitor is a timer firing at its precision: the default 10 ms costs an
+  // idle process about 0.3% of a core (measured: 0.48% against 0.18% with no monitor), the
+  // largest part of an idle service's CPU; at 100 ms it costs 0.05%, and still sees every stall
+  // that matters to a request.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   const rpcDuration = new Histogram({
     name: "rpc_server_duration_seconds",
     help: "Time to handle an RPC, by procedure and Connect code.",

@@ -123,6 +123,7 @@ export async function startDispatchWorkers(
         logger: logger.child({ component: "sandbox-fleet" }),
         speedKmh: config.SANDBOX_SPEED_KMH,
         failureRate: config.SANDBOX_FAILURE_RATE,
+        tickMs: config.SANDBOX_LOCATION_INTERVAL_MS,
       });
       fleet.start();
       closers.push(fleet);
