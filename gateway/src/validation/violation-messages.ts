@@ -1,3 +1,4 @@
+import { clip, PROBLEM_BOUNDS } from "../problem/bounds";
 import type { Localized } from "../problem/catalogue";
 
 /** Violation codes of decisions.md section 12. */
@@ -40,12 +41,6 @@ const TYPE_NAMES: Record<string, Localized> = {
   object: { en: "object", ar: "كائنًا" },
   array: { en: "array", ar: "مصفوفة" },
 };
-
-const MAX_MESSAGE = 256;
-
-function clip(text: string): string {
-  return text.length <= MAX_MESSAGE ? text : `${text.slice(0, MAX_MESSAGE - 1)}…`;
-}
 
 function range(p: ViolationParams): Localized {
   if (p.min !== undefined && p.max !== undefined) return { en: `must be between ${p.min} and ${p.max}`, ar: `يجب أن يكون بين ${p.min} و${p.max}` };
@@ -90,5 +85,5 @@ export function violationMessage(code: ViolationCode, p: ViolationParams = {}): 
         return p.rule ?? { en: "is not valid here", ar: "غير صالح هنا" };
     }
   })();
-  return { en: clip(message.en), ar: clip(message.ar) };
+  return { en: clip(message.en, PROBLEM_BOUNDS.message), ar: clip(message.ar, PROBLEM_BOUNDS.message) };
 }
