@@ -43,6 +43,8 @@ const TYPE_NAMES: Record<string, Localized> = {
 };
 
 function range(p: ViolationParams): Localized {
+  // A service may judge a range it cannot state as one bound (a coordinate pair, say).
+  if (p.min === undefined && p.max === undefined) return { en: "is out of range", ar: "خارج النطاق المسموح" };
   if (p.min !== undefined && p.max !== undefined) return { en: `must be between ${p.min} and ${p.max}`, ar: `يجب أن يكون بين ${p.min} و${p.max}` };
   if (p.min !== undefined) {
     return p.exclusive ? { en: `must be greater than ${p.min}`, ar: `يجب أن يكون أكبر من ${p.min}` } : { en: `must be at least ${p.min}`, ar: `يجب ألا يقل عن ${p.min}` };
