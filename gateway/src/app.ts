@@ -9,7 +9,8 @@ import { SigningKeys } from "./auth/signing-keys";
 import { TokenVerifier } from "./auth/token-verifier";
 import type { Peers } from "./clients";
 import type { GatewayConfig } from "./config";
-import { registerProblemHandlers } from "./problem/error-handler";
+import { clientErrorHandler } from "./problem/client-error";
+import { frameworkErrorHandler, registerProblemHandlers } from "./problem/error-handler";
 import type { MeshReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
@@ -24,6 +25,7 @@ import { registerShipments } from "./routes/shipments";
 import { registerTracking } from "./routes/tracking";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
+import { acceptEveryParsedMethod } from "./routes/route-table";
 import { registerWebhook } from "./routes/webhook";
 
 declare module "fastify" {
@@ -41,22 +43,31 @@ export interface GatewayDeps {
   readonly registry: Registry;
 }
 
-/** Request bodies above this are refused with 413 before they are read (decisions.md section 14). */
-export const BODY_LIMIT_BYTES = 256 * 1024;
+/**
+ * Longest path segment the router matches. Every path parameter of the API is an identifier far
+ * shorter (a uuid, a 43-character tracking code); a longer one is refused as a malformed parameter.
+ */
+const MAX_PATH_PARAMETER_LENGTH = 100;
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config, peers } = deps;
+  const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
   const app = Fastify({
     // A pino logger; typed as fastify's base logger so the instance keeps its default generics.
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Refusals made before fastify has a route or even a request: each still answers a problem.
+    frameworkErrors: frameworkErrorHandler(problems),
+    clientErrorHandler: clientErrorHandler(config.PUBLIC_BASE_URL),
     requestIdHeader: false,
     genReqId: () => randomUUID(),
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
   });
   app.decorateRequest("principal", undefined);
+  acceptEveryParsedMethod(app);
   // The API reads JSON only: fastify's text/plain parser goes, so any other body type is a 415.
   app.removeContentTypeParser("text/plain");
   registerCorrelation(app);
@@ -65,7 +76,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     checkLanguageHeader(typeof header === "string" ? header : undefined);
     void reply.header("content-language", languageOf(request));
   });
-  registerProblemHandlers(app, config.PUBLIC_BASE_URL);
+  registerProblemHandlers(app, problems);
   registerProbeRoutes(app, deps.readiness, deps.registry);
 
   const keys = new SigningKeys(peers.merchant);

@@ -23,6 +23,8 @@ const schema = commonEnv.extend({
   TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2"),
   /** Accepted clock difference for exp, nbf and iat (decisions.md section 10). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(60),
+  /** Request bodies above this many bytes are refused with 413 before they are read (decisions.md section 14: 256 KiB). */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
   /** Per OAuth client (decisions.md section 14): sustained requests per second and burst. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),

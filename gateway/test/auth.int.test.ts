@@ -179,6 +179,33 @@ describe("bearer tokens at the gateway", () => {
     expect((await me(sandbox, `Bearer ${good}`)).status).toBe(200);
   });
 
+  it("requires the issuer's kid and its at+jwt typ on every token, even with a single signing key", async () => {
+    // Production's stack never rotates, so its JWKS holds one key: a kid-less token would match it.
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
+      iss: "https://api.tawsil.sa",
+      aud: "https://api.tawsil.sa/v2",
+      sub: production.merchant.full.clientId,
+      merchant_id: production.merchant.id,
+      scope: "shipments:read",
+      iat: now,
+      exp: now + 600,
+      jti: randomUUID(),
+    };
+    const accepted = await me(production, `Bearer ${await production.signWithIssuerKey(claims, (kid) => ({ alg: "ES256", kid, typ: "at+jwt" }))}`);
+    expect(accepted.status).toBe(200);
+    const refused: Record<string, string> = {
+      "no kid": await production.signWithIssuerKey(claims, () => ({ alg: "ES256", typ: "at+jwt" })),
+      "typ JWT": await production.signWithIssuerKey(claims, (kid) => ({ alg: "ES256", kid, typ: "JWT" })),
+      "no typ": await production.signWithIssuerKey(claims, (kid) => ({ alg: "ES256", kid })),
+    };
+    for (const [name, token] of Object.entries(refused)) {
+      const res = await me(production, `Bearer ${token}`);
+      expect({ name, challenge: res.headers.get("www-authenticate") }).toEqual({ name, challenge: 'Bearer realm="tawsil", error="invalid_token"' });
+      await problem(res, 401, "AUTHENTICATION_REQUIRED");
+    }
+  });
+
   it("keeps tokens of the two environments apart in both directions", async () => {
     const fromSandbox = await accessToken(sandbox.baseUrl, sandbox.merchant.full);
     const fromProduction = await accessToken(production.baseUrl, production.merchant.full);

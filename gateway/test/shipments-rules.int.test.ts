@@ -110,6 +110,17 @@ describe("create: request rules", () => {
     ]);
   });
 
+  it("checks the service's weight, dimension and money bounds itself, on the merchant's fields of each shape", async () => {
+    const a = { ...SHAPE_A, parcel: { pieces: 2, weightKg: 2000.5 }, codAmount: 10_000_000.01 };
+    expect(fields(await problem(await send("/v2/external/shipments", a), 422, "VALIDATION_FAILED"))).toEqual(["parcel.weightKg OUT_OF_RANGE", "codAmount OUT_OF_RANGE"]);
+    const b = { ...SHAPE_B, items: [{ description: "Shoes", quantity: 1, weightKilograms: 0.0001, heightCentimetres: 12.3456 }], declaredValue: -1 };
+    expect(fields(await problem(await send("/v2/external/shipments", b), 422, "VALIDATION_FAILED"))).toEqual([
+      "declaredValue OUT_OF_RANGE",
+      "items[0].weightKilograms NOT_MULTIPLE_OF",
+      "items[0].heightCentimetres NOT_MULTIPLE_OF",
+    ]);
+  });
+
   it("rejects an Idempotency-Key outside 16..128 characters with 400 INVALID_PARAMETER", async () => {
     await problem(await send("/v2/external/shipments", SHAPE_A, { "idempotency-key": "too-short" }), 400, "INVALID_PARAMETER");
     await problem(await send("/v2/external/shipments", SHAPE_A, { "idempotency-key": "k".repeat(129) }), 400, "INVALID_PARAMETER");
@@ -133,6 +144,13 @@ describe("read, list and cancel: request rules", () => {
       await problem(await get(`/v2/external/shipments?${query}`), 400, "INVALID_PARAMETER");
     }
     await problem(await get("/v2/external/shipments?cursor=not%20a%20cursor"), 400, "INVALID_CURSOR");
+  });
+
+  it("quotes an unknown query parameter's name only so far: the detail stays within 512 characters", async () => {
+    const name = "z".repeat(600);
+    const body = (await problem(await get(`/v2/external/shipments?${name}=1`), 400, "INVALID_PARAMETER")) as { detail?: string };
+    expect(body.detail?.length).toBeLessThanOrEqual(512);
+    expect(body.detail).toContain("z".repeat(32));
     await problem(await get(`/v2/external/shipments?cursor=${"a".repeat(257)}`), 400, "INVALID_CURSOR");
   });
 

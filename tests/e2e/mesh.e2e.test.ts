@@ -215,6 +215,58 @@ describe("the mesh", () => {
       created.push({ id: String(shipment.shipmentId), reference: `${reference}-B` });
     });
 
+    it("names every violation by the merchant's own field, in the request's shape, whoever judged it", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const shapeA = {
+        reference: `${reference}-bad-A`,
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        destination: RIYADH_MALQA,
+        recipient: { name: "Noura", mobile: "0512345678" },
+      };
+      const shapeB = {
+        externalReference: `${reference}-bad-B`,
+        pickupLocationCode: credentials.TAWSIL_SAVED_LOCATION,
+        recipient: { name: "Fahad", phone: "0512345679" },
+        destination: RIYADH_MALQA,
+        items: [{ description: "Shoes", quantity: 1, weightKilograms: 1 }],
+      };
+      const inEightDays = new Date(Date.now() + 8 * 24 * 3600_000).toISOString();
+      const inOneHour = new Date(Date.now() + 3600_000).toISOString();
+      const cases: [string, unknown, string[]][] = [
+        ["A: a unit weight over 1000 kg", { ...shapeA, parcel: { pieces: 1, weightKg: 5000 } }, ["parcel.weightKg OUT_OF_RANGE"]],
+        ["A: a weight with 4 decimals", { ...shapeA, parcel: { weightKg: 1.2345 } }, ["parcel.weightKg NOT_MULTIPLE_OF"]],
+        ["B: an item weight with 4 decimals", { ...shapeB, items: [{ description: "Shoes", quantity: 1, weightKilograms: 1.2345 }] }, ["items[0].weightKilograms NOT_MULTIPLE_OF"]],
+        ["B: a dimension with 4 decimals", { ...shapeB, items: [{ description: "Shoes", quantity: 1, weightKilograms: 1, heightCentimetres: 10.0001 }] }, ["items[0].heightCentimetres NOT_MULTIPLE_OF"]],
+        ["A: an unknown saved location", { ...shapeA, pickup: { savedLocationCode: "NO-SUCH-PLACE" } }, ["pickup.savedLocationCode UNKNOWN_REFERENCE"]],
+        ["B: an unknown saved location", { ...shapeB, pickupLocationCode: "NO-SUCH-PLACE" }, ["pickupLocationCode UNKNOWN_REFERENCE"]],
+        ["A: a window ending too far ahead", { ...shapeA, pickupWindow: { start: inOneHour, end: inEightDays } }, ["pickupWindow.end OUT_OF_RANGE"]],
+        ["B: a window ending too far ahead", { ...shapeB, pickupWindowStart: inOneHour, pickupWindowEnd: inEightDays }, ["pickupWindowEnd OUT_OF_RANGE"]],
+      ];
+      for (const [name, body, expected] of cases) {
+        const res = await api("POST", "/v2/external/shipments", token, body, { "accept-language": "ar" });
+        expect({ name, status: res.status }).toEqual({ name, status: 422 });
+        expect(res.headers.get("content-language")).toBe("ar");
+        const problem = (await res.json()) as { code: string; violations: { field: string; code: string; message: string }[] };
+        expect({ name, errors: problemSchemaErrors(problem) }).toEqual({ name, errors: [] });
+        expect({ name, violations: problem.violations.map((v) => `${v.field} ${v.code}`) }).toEqual({ name, violations: expected });
+        expect(problem.violations.every((v) => !/undefined/.test(v.message))).toBe(true);
+      }
+    });
+
+    it("accepts a shape A codAmount of 0 as prepaid: one money rule, >= 0, for both shapes", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const res = await api("POST", "/v2/external/shipments", token, {
+        reference: `${reference}-A0`,
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        destination: RIYADH_MALQA,
+        recipient: { name: "Noura", mobile: "0512345678" },
+        codAmount: 0,
+      });
+      expect(res.status).toBe(201);
+      const read = await api("GET", `/v2/external/shipments/${((await res.json()) as { id: string }).id}`, token);
+      expect(await read.json()).toMatchObject({ codAmount: 0, paymentMethod: "PREPAID" });
+    });
+
     it("lists the merchant's shipments and keeps them from other merchants", async () => {
       const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
       const page = (await (await api("GET", `/v2/external/shipments?externalReference=${reference}-B`, token)).json()) as {

@@ -1,4 +1,4 @@
-import { errors, jwtVerify } from "jose";
+import { decodeProtectedHeader, errors, jwtVerify } from "jose";
 import type { Principal } from "./principal";
 import type { SigningKeys } from "./signing-keys";
 import { isUuid } from "@tawsil/domain";
@@ -13,9 +13,13 @@ export class InvalidTokenError extends Error {
 
 const MAX_CACHED = 10_000;
 
+/** The header type the merchant service signs access tokens with (RFC 9068 section 2.1). */
+export const ACCESS_TOKEN_TYPE = "at+jwt";
+
 /**
- * Verifies access tokens locally: ES256 only, this environment's issuer and audience, exp/nbf/iat
- * within the allowed skew, the claims we rely on present and well-formed. A verified token is
+ * Verifies access tokens locally: ES256 only, the issuer's `typ` and a `kid` in the header, this
+ * environment's issuer and audience, exp/nbf/iat within the allowed skew, the claims we rely on
+ * present and well-formed. A verified token is
  * remembered until it expires, so a merchant's repeated calls cost one map lookup.
  */
 export class TokenVerifier {
@@ -45,7 +49,10 @@ export class TokenVerifier {
       audience: this.expect.audience,
       clockTolerance: this.expect.clockSkewSeconds,
       requiredClaims: ["exp", "iat", "sub", "jti"],
+      // Without this a JWT of another kind signed by the same key (an ID token, say) would pass.
+      typ: ACCESS_TOKEN_TYPE,
     };
+    requireKeyId(token);
     let payload;
     try {
       ({ payload } = await jwtVerify(token, await this.keys.resolver(), options));
@@ -73,6 +80,20 @@ export class TokenVerifier {
     }
     this.#cache.set(token, principal);
   }
+}
+
+/**
+ * Every token the issuer signs names its key. Without a kid, jose would try the only key of a
+ * one-key set, so a token missing it could pass today and fail after the next rotation: refuse it.
+ */
+function requireKeyId(token: string): void {
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw new InvalidTokenError("header malformed");
+  }
+  if (typeof kid !== "string" || kid === "") throw new InvalidTokenError("kid missing");
 }
 
 function invalid(cause: unknown): InvalidTokenError {

@@ -12,12 +12,16 @@ export function reasonOf(error: ConnectError): string | undefined {
 const simple = (code: ProblemCode, detail: Localized, headers?: Record<string, string>) => () =>
   new ProblemError(code, detail, headers ? { headers } : {});
 
-/** Violations a service found, worded here in both languages from their codes and params. */
-function fieldViolations(error: ConnectError): ProblemError {
+/**
+ * Violations a service found, worded here in both languages from their codes and params, on the
+ * fields `fieldOf` names (a route that knows the request's shape maps the service's own names).
+ */
+export function violationsProblem(error: ConnectError, fieldOf: (field: string) => string = (field) => field): ProblemError {
   const violations = (error.findDetails(FieldViolationsSchema)[0]?.violations ?? []).map((v) => {
-    const { entity, ...params } = v.params;
+    const { entity, exclusive, ...params } = v.params;
     const rule = entity ? { en: `does not name a known ${entity}`, ar: `لا يشير إلى ${ENTITY_AR[entity] ?? entity} معروف` } : undefined;
-    return { field: v.field, code: v.code, message: violationMessage(v.code as ViolationCode, { ...params, ...(rule ? { rule } : {}) }) };
+    const message = violationMessage(v.code as ViolationCode, { ...params, exclusive: exclusive === "true", ...(rule ? { rule } : {}) });
+    return { field: fieldOf(v.field), code: v.code, message };
   });
   return new ProblemError("VALIDATION_FAILED", { en: "The request breaks the rules listed in violations.", ar: "الطلب يخالف القواعد المذكورة في violations." }, { violations });
 }
@@ -26,7 +30,7 @@ const ENTITY_AR: Record<string, string> = { "saved location": "موقع محفو
 
 /** Domain outcomes the services report by reason, as the contract's problems. */
 const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
-  VALIDATION_FAILED: fieldViolations,
+  VALIDATION_FAILED: (error) => violationsProblem(error),
   SHIPMENT_NOT_FOUND: simple("SHIPMENT_NOT_FOUND", { en: "No shipment has this id.", ar: "لا توجد شحنة بهذا المعرّف." }),
   ACCESS_DENIED: simple("ACCESS_DENIED", { en: "This resource belongs to another merchant.", ar: "هذا المورد يخص تاجرًا آخر." }),
   TRACKING_LINK_NOT_FOUND: simple("TRACKING_LINK_NOT_FOUND", { en: "No shipment is tracked by this link.", ar: "لا توجد شحنة تُتتبّع بهذا الرابط." }),

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isUuid } from "@tawsil/domain";
 
 declare module "fastify" {
@@ -14,9 +14,12 @@ declare module "fastify" {
  */
 export function registerCorrelation(app: FastifyInstance): void {
   app.decorateRequest("correlationId", "");
-  app.addHook("onRequest", async (request, reply) => {
-    const given = request.headers["x-correlation-id"];
-    request.correlationId = typeof given === "string" && isUuid(given) ? given.toLowerCase() : randomUUID();
-    void reply.header("x-request-id", request.id).header("x-correlation-id", request.correlationId);
-  });
+  app.addHook("onRequest", async (request, reply) => correlate(request, reply));
+}
+
+/** Also called for requests fastify refuses before any hook runs (framework errors). */
+export function correlate(request: FastifyRequest, reply: FastifyReply): void {
+  const given = request.headers["x-correlation-id"];
+  request.correlationId = typeof given === "string" && isUuid(given) ? given.toLowerCase() : randomUUID();
+  void reply.header("x-request-id", request.id).header("x-correlation-id", request.correlationId);
 }

@@ -1,3 +1,4 @@
+import { METHODS } from "node:http";
 import type { FastifyInstance, HTTPMethods, RouteHandlerMethod, onRequestAsyncHookHandler } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 
@@ -9,7 +10,16 @@ export interface Endpoint {
   readonly handler: RouteHandlerMethod;
 }
 
-const ALL: readonly HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+/**
+ * Node parses methods fastify does not route by default (PROPFIND, QUERY, PURGE...); without them
+ * such a request on an existing path would be a 404 rather than the 405 it is. CONNECT is Node's
+ * tunnel request and never reaches a route.
+ */
+export function acceptEveryParsedMethod(app: FastifyInstance): void {
+  for (const method of METHODS) {
+    if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+}
 
 /**
  * Registers the methods a path supports, and answers every other method on that path with
@@ -25,7 +35,7 @@ export function resource(app: FastifyInstance, url: string, endpoints: Partial<R
   const allowed: HTTPMethods[] = methods.includes("GET") ? [...methods, "HEAD"] : [...methods];
   const allow = allowed.join(", ");
   app.route({
-    method: ALL.filter((m) => !allowed.includes(m)),
+    method: app.supportedMethods.filter((m) => !allowed.includes(m as HTTPMethods)),
     url,
     handler: async (request) => {
       throw new ProblemError(

@@ -2,6 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { echo } from "../problem/bounds";
 import { ProblemError } from "../problem/problem-error";
 import { etagOf, renderShapeB, STATE_NAMES } from "../shipments/render";
 import type { Endpoint } from "./route-table";
@@ -19,7 +20,7 @@ function invalid(en: string, ar: string): ProblemError {
 function listQuery(request: FastifyRequest) {
   const params = new URL(request.url, "http://gateway").searchParams;
   for (const name of new Set(params.keys())) {
-    if (!QUERY.has(name)) throw invalid(`Unknown query parameter ${name}.`, `معامل استعلام غير معروف: ${name}.`);
+    if (!QUERY.has(name)) throw invalid(`Unknown query parameter ${echo(name)}.`, `معامل استعلام غير معروف: ${echo(name)}.`);
     if (params.getAll(name).length > 1) throw invalid(`The query parameter ${name} is repeated.`, `معامل الاستعلام ${name} مكرر.`);
   }
   const limitText = params.get("limit");

@@ -10,6 +10,7 @@ import { draftFromShapeA, draftFromShapeB } from "../shipments/drafts";
 import { fingerprint } from "../shipments/fingerprint";
 import { etagOf, renderShapeA, renderShapeB } from "../shipments/render";
 import { shapeOf } from "../shipments/shape";
+import { inRequestShape } from "../shipments/violation-fields";
 import { validateBody } from "../validation/validate";
 import { shipmentIdOf } from "./shipment-id";
 
@@ -32,11 +33,15 @@ export function createEndpoint(app: FastifyInstance, shipments: Client<typeof Sh
       const shape = shapeOf(request.body, { a: "reference", b: "externalReference" });
       const draft = shape === "A" ? draftFromShapeA(validateBody(shapeABody, request.body)) : draftFromShapeB(validateBody(shapeBBody, request.body));
       const principal = request.principal!;
-      const { shipment, replayed } = await shipments.createShipment({
-        merchantId: principal.merchantId,
-        idempotency: { key: header ?? draft.externalReference ?? "", clientId: principal.clientId, fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] },
-        draft,
-      });
+      const { shipment, replayed } = await shipments
+        .createShipment({
+          merchantId: principal.merchantId,
+          idempotency: { key: header ?? draft.externalReference ?? "", clientId: principal.clientId, fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] },
+          draft,
+        })
+        .catch((error: unknown) => {
+          throw inRequestShape(shape, error);
+        });
       if (!shipment) throw new Error("CreateShipment answered without a shipment");
       void reply.header("location", `/v2/external/shipments/${shipment.shipmentId}`);
       return sendShipment(reply, shape, shipment, replayed ? 200 : 201);
@@ -54,15 +59,19 @@ export function cancelEndpoint(app: FastifyInstance, shipments: Client<typeof Sh
       const shape = shapeOf(request.body, { a: "reason", b: "reasonCode" });
       const reasonCode = shape === "A" ? validateBody(cancelABody, request.body).reason : validateBody(cancelBBody, request.body).reasonCode;
       const principal = request.principal!;
-      const { shipment } = await shipments.cancelShipment({
-        merchantId: principal.merchantId,
-        shipmentId,
-        reasonCode,
-        // Without a header the key derives from the shipment and is scoped to the merchant only.
-        idempotency: header
-          ? { key: header, clientId: principal.clientId, fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] }
-          : { key: shipmentId, clientId: "", fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] },
-      });
+      const { shipment } = await shipments
+        .cancelShipment({
+          merchantId: principal.merchantId,
+          shipmentId,
+          reasonCode,
+          // Without a header the key derives from the shipment and is scoped to the merchant only.
+          idempotency: header
+            ? { key: header, clientId: principal.clientId, fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] }
+            : { key: shipmentId, clientId: "", fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] },
+        })
+        .catch((error: unknown) => {
+          throw inRequestShape(shape, error);
+        });
       if (!shipment) throw new Error("CancelShipment answered without a shipment");
       return sendShipment(reply, shape, shipment, 200);
     },

@@ -1,4 +1,4 @@
-import { REQUIREMENTS } from "@tawsil/domain";
+import { DRAFT_BOUNDS, ITEM_BOUNDS, MONEY_BOUNDS, REQUIREMENTS, stepOf } from "@tawsil/domain";
 import { z } from "zod";
 import { cityCode, latitude, longitude } from "../validation/rules";
 import type { RuleParams } from "../validation/validate";
@@ -13,15 +13,25 @@ export function canonicalMobile(mobile: string): string {
   return `+9665${mobile.slice(-8)}`;
 }
 
-const isCentStep = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
-const centStep: RuleParams = { code: "NOT_MULTIPLE_OF", multipleOf: "0.01" };
-const amount = z.number().min(0).max(10_000_000).refine(isCentStep, { params: centStep });
+/** At most `decimals` decimals, judged on the decimal value (immune to binary float noise). */
+function decimalsAtMost(decimals: number) {
+  const scale = 10 ** decimals;
+  const params: RuleParams = { code: "NOT_MULTIPLE_OF", multipleOf: stepOf(decimals) };
+  return [(value: number) => Math.abs(value * scale - Math.round(value * scale)) < 1e-6, { params }] as const;
+}
+
+/** decisions.md section 2: one money rule for both shapes (>= 0, cents, at most 10,000,000.00). */
+const amount = z.number().min(MONEY_BOUNDS.min).max(MONEY_BOUNDS.max).refine(...decimalsAtMost(MONEY_BOUNDS.decimals));
+const weight = z.number().positive().refine(...decimalsAtMost(ITEM_BOUNDS.weightKilograms.decimals));
+const reference = z.string().min(DRAFT_BOUNDS.reference.min).max(DRAFT_BOUNDS.reference.max);
+const personName = z.string().min(DRAFT_BOUNDS.personName.min).max(DRAFT_BOUNDS.personName.max);
+const description = z.string().min(ITEM_BOUNDS.description.min).max(ITEM_BOUNDS.description.max);
 const utc = z.iso.datetime();
 const requirement = z.string().regex(REQUIREMENT).pipe(z.enum(REQUIREMENTS));
 
 /** Shape A (simplified): no unknown properties anywhere. */
 export const shapeABody = z.strictObject({
-  reference: z.string().min(1).max(128),
+  reference,
   pickup: z
     .strictObject({ savedLocationCode: z.string().regex(CODE).optional(), latitude: latitude.optional(), longitude: longitude.optional() })
     .superRefine((pickup, ctx) => {
@@ -35,32 +45,44 @@ export const shapeABody = z.strictObject({
       }
     }),
   destination: z.strictObject({ latitude, longitude }),
-  recipient: z.strictObject({ name: z.string().min(1).max(120), mobile: z.string().regex(MOBILE) }),
+  recipient: z.strictObject({ name: personName, mobile: z.string().regex(MOBILE) }),
   parcel: z
     .strictObject({
-      description: z.string().min(1).max(160).optional(),
+      description: description.optional(),
       pieces: z.number().int().min(1).max(100).optional(),
-      weightKg: z.number().positive().max(100_000).optional(),
+      weightKg: weight.optional(),
+    })
+    .superRefine((parcel, ctx) => {
+      // The parcel becomes `pieces` units of weightKg / pieces (3 decimals) each, and a unit
+      // weighs at least a gram and at most the item bound: the bound on weightKg follows pieces.
+      const pieces = Number.isInteger(parcel.pieces) ? (parcel.pieces ?? 1) : 1;
+      const min = Number((pieces / 1000).toFixed(3));
+      const max = pieces * ITEM_BOUNDS.weightKilograms.max;
+      const kg = parcel.weightKg;
+      if (kg !== undefined && kg > 0 && (kg < min || kg > max)) {
+        ctx.addIssue({ code: "custom", path: ["weightKg"], params: { code: "OUT_OF_RANGE", min, max } satisfies RuleParams });
+      }
     })
     .optional(),
-  codAmount: z.number().positive().max(10_000_000).refine(isCentStep, { params: centStep }).optional(),
+  // decisions.md section 2 (>= 0, as in shape B) rather than delivery-api.md's "> 0": a 0 is prepaid.
+  codAmount: amount.optional(),
   pickupWindow: z.strictObject({ start: utc, end: utc }).optional(),
 });
 
 const EITHER_PICKUP = { en: "must be either {savedLocationCode} or {latitude, longitude}, not both", ar: "يجب أن يكون إما {savedLocationCode} أو {latitude, longitude} وليس كليهما" };
 
-const dimension = z.number().positive().max(500);
+const dimension = z.number().positive().max(ITEM_BOUNDS.dimensionCentimetres.max).refine(...decimalsAtMost(ITEM_BOUNDS.dimensionCentimetres.decimals));
 
 /** Shape B (canonical), with the required fields and bounds of decisions.md section 2. */
 export const shapeBBody = z
   .strictObject({
-    externalReference: z.string().min(1).max(128),
+    externalReference: reference,
     branchCode: z.string().regex(CODE).optional(),
     pickupLocationCode: z.string().regex(CODE),
     recipient: z.strictObject({
-      name: z.string().min(1).max(120),
+      name: personName,
       phone: z.string().regex(MOBILE),
-      alternateContactName: z.string().min(1).max(120).optional(),
+      alternateContactName: personName.optional(),
       alternateContactPhone: z.string().regex(MOBILE).optional(),
     }),
     destination: z.strictObject({ addressLine: z.string().min(1).max(300).optional(), cityCode: cityCode.optional(), latitude, longitude }),
@@ -73,17 +95,17 @@ export const shapeBBody = z
     items: z
       .array(
         z.strictObject({
-          description: z.string().min(1).max(160),
-          quantity: z.number().int().min(1).max(1000),
-          weightKilograms: z.number().positive().max(1000),
+          description,
+          quantity: z.number().int().min(ITEM_BOUNDS.quantity.min).max(ITEM_BOUNDS.quantity.max),
+          weightKilograms: weight.max(ITEM_BOUNDS.weightKilograms.max),
           lengthCentimetres: dimension.optional(),
           widthCentimetres: dimension.optional(),
           heightCentimetres: dimension.optional(),
         }),
       )
-      .min(1)
-      .max(100),
-    requirements: z.array(requirement).max(20).optional(),
+      .min(DRAFT_BOUNDS.items.min)
+      .max(DRAFT_BOUNDS.items.max),
+    requirements: z.array(requirement).max(DRAFT_BOUNDS.requirements.max).optional(),
   })
   .superRefine((body, ctx) => {
     if ((body.pickupWindowStart === undefined) !== (body.pickupWindowEnd === undefined)) {

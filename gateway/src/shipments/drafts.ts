@@ -34,13 +34,6 @@ export function draftFromShapeA(body: ShapeABody): Draft {
     paymentMethod: PaymentMethod.UNSPECIFIED,
     pickupWindowStart: timestamp(body.pickupWindow?.start),
     pickupWindowEnd: timestamp(body.pickupWindow?.end),
-    fieldNames: {
-      saved_location_code: "pickup.savedLocationCode",
-      cod_amount: "codAmount",
-      pickup_window_start: "pickupWindow.start",
-      pickup_window_end: "pickupWindow.end",
-      items: "parcel",
-    },
   });
 }
 
@@ -74,16 +67,5 @@ export function draftFromShapeB(body: ShapeBBody): Draft {
     pickupWindowStart: timestamp(body.pickupWindowStart),
     pickupWindowEnd: timestamp(body.pickupWindowEnd),
     requirements: body.requirements ?? [],
-    fieldNames: {
-      saved_location_code: "pickupLocationCode",
-      branch_code: "branchCode",
-      cod_amount: "codAmount",
-      payment_method: "paymentMethod",
-      currency: "currency",
-      pickup_window_start: "pickupWindowStart",
-      pickup_window_end: "pickupWindowEnd",
-      destination_city_code: "destination.cityCode",
-      items: "items",
-    },
   });
 }

@@ -4,7 +4,9 @@ import { ProblemError } from "../problem/problem-error";
  * Which shape a body speaks (decisions.md section 1): the shape A field or the shape B field, and
  * never both or neither.
  */
-export function shapeOf(body: unknown, fields: { a: string; b: string }): "A" | "B" {
+export type RequestShapeName = "A" | "B";
+
+export function shapeOf(body: unknown, fields: { a: string; b: string }): RequestShapeName {
   const object = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   const a = object !== undefined && fields.a in object;
   const b = object !== undefined && fields.b in object;

@@ -1,15 +1,14 @@
 import type { z } from "zod";
+import { clip, PROBLEM_BOUNDS } from "../problem/bounds";
 import { ProblemError, type Violation } from "../problem/problem-error";
 import { violationMessage, type ViolationCode, type ViolationParams } from "./violation-messages";
 
-const MAX_VIOLATIONS = 20;
-const MAX_FIELD = 128;
 
 /** `["items", 3, "weightKilograms"]` → `items[3].weightKilograms` (decisions.md section 12). */
 export function fieldPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
-  return (out || "body").slice(0, MAX_FIELD);
+  return clip(out || "body", PROBLEM_BOUNDS.field);
 }
 
 /** Params a schema attaches to a refinement so its failure maps to a contract violation code. */
@@ -61,7 +60,7 @@ function toViolations(issue: z.core.$ZodIssue): Violation[] {
 export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const result = schema.safeParse(body, { reportInput: true });
   if (result.success) return result.data;
-  const violations = result.error.issues.flatMap(toViolations).slice(0, MAX_VIOLATIONS);
+  const violations = result.error.issues.flatMap(toViolations).slice(0, PROBLEM_BOUNDS.violations);
   throw new ProblemError(
     "VALIDATION_FAILED",
     { en: "The request body breaks the rules listed in violations.", ar: "محتوى الطلب يخالف القواعد المذكورة في violations." },

@@ -1,3 +1,4 @@
+import { clip, PROBLEM_BOUNDS } from "../problem/bounds";
 import type { Localized } from "../problem/catalogue";
 
 /** Violation codes of decisions.md section 12. */
@@ -41,13 +42,9 @@ const TYPE_NAMES: Record<string, Localized> = {
   array: { en: "array", ar: "مصفوفة" },
 };
 
-const MAX_MESSAGE = 256;
-
-function clip(text: string): string {
-  return text.length <= MAX_MESSAGE ? text : `${text.slice(0, MAX_MESSAGE - 1)}…`;
-}
-
 function range(p: ViolationParams): Localized {
+  // A service may judge a range it cannot state as one bound (a coordinate pair, say).
+  if (p.min === undefined && p.max === undefined) return { en: "is out of range", ar: "خارج النطاق المسموح" };
   if (p.min !== undefined && p.max !== undefined) return { en: `must be between ${p.min} and ${p.max}`, ar: `يجب أن يكون بين ${p.min} و${p.max}` };
   if (p.min !== undefined) {
     return p.exclusive ? { en: `must be greater than ${p.min}`, ar: `يجب أن يكون أكبر من ${p.min}` } : { en: `must be at least ${p.min}`, ar: `يجب ألا يقل عن ${p.min}` };
@@ -90,5 +87,5 @@ export function violationMessage(code: ViolationCode, p: ViolationParams = {}): 
         return p.rule ?? { en: "is not valid here", ar: "غير صالح هنا" };
     }
   })();
-  return { en: clip(message.en), ar: clip(message.ar) };
+  return { en: clip(message.en, PROBLEM_BOUNDS.message), ar: clip(message.ar, PROBLEM_BOUNDS.message) };
 }

@@ -12,7 +12,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { createMetrics, createPeerClient } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
-import type { JWTPayload } from "jose";
+import { SignJWT, type JWTHeaderParameters, type JWTPayload } from "jose";
 import { importSigningKey, signJwt } from "../../../services/merchant/src/infra/es256";
 import { KeyEncryption } from "../../../services/merchant/src/infra/key-encryption";
 import { PrismaClient } from "../../../services/merchant/src/infra/prisma/generated/client";
@@ -36,8 +36,11 @@ export interface Stack {
   readonly admin: ReturnType<typeof createPeerClient<typeof MerchantAdminService>>;
   /** An ACTIVE merchant and its clients: all scopes, read-only, and disabled. */
   readonly merchant: { id: string; code: string; full: Credentials; readOnly: Credentials; disabled: Credentials };
-  /** Signs arbitrary claims with this deployment's current signing key (for the rejection matrix). */
-  signWithIssuerKey(claims: JWTPayload): Promise<string>;
+  /**
+   * Signs arbitrary claims with this deployment's current signing key (for the rejection matrix);
+   * `header` replaces the issuer's protected header `{alg, kid, typ}` when given.
+   */
+  signWithIssuerKey(claims: JWTPayload, header?: (kid: string) => JWTHeaderParameters): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -97,11 +100,11 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       environment: opts.environment,
       admin,
       merchant: { id: merchant!.merchantId, code, full, readOnly, disabled },
-      async signWithIssuerKey(claims) {
+      async signWithIssuerKey(claims, header) {
         const row = await new SigningKeyRepository(keysDb.client).current();
         if (!row) throw new Error("no current signing key");
         const key = await importSigningKey(row.kid, new KeyEncryption(merchantConfig.SIGNING_KEY_ENCRYPTION_KEY).open(row.privateKeyEncrypted, row.kid));
-        return signJwt(key, claims);
+        return header ? new SignJWT(claims).setProtectedHeader(header(key.kid)).sign(key.privateKey) : signJwt(key, claims);
       },
       async close() {
         await running.gateway.close();

@@ -68,16 +68,16 @@ describe("CreateShipment", () => {
     expect(row).toEqual({ price: "30.75", rate_card_version: 1 });
   });
 
-  it("refuses an unknown saved location or branch with UNKNOWN_REFERENCE on the caller's fields", async () => {
+  it("refuses an unknown saved location or branch with UNKNOWN_REFERENCE on its own draft fields (the gateway names the caller's)", async () => {
     const call = create("ORDER-UNKNOWN", "key-unknown-ref-0001", { pickup: { case: "savedLocationCode", value: "NOWHERE" }, branchCode: "NOPE" });
     expect(await violationsOf(call)).toEqual([
-      { field: "pickupLocationCode", code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } },
-      { field: "branchCode", code: "UNKNOWN_REFERENCE", params: { entity: "branch" } },
+      { field: "saved_location_code", code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } },
+      { field: "branch_code", code: "UNKNOWN_REFERENCE", params: { entity: "branch" } },
     ]);
   });
 
   it("turns a COD above the agreed maximum into OUT_OF_RANGE on the COD field with the maximum", async () => {
-    expect(await violationsOf(create("ORDER-COD", "key-cod-above-max-1", { codAmount: "2000.01" }))).toEqual([{ field: "codAmount", code: "OUT_OF_RANGE", params: { max: "2000.00" } }]);
+    expect(await violationsOf(create("ORDER-COD", "key-cod-above-max-1", { codAmount: "2000.01" }))).toEqual([{ field: "cod_amount", code: "OUT_OF_RANGE", params: { max: "2000.00" } }]);
   });
 
   it("keeps a DRAFT merchant's sandbox shipment PENDING_APPROVAL and refuses a SUSPENDED merchant", async () => {
@@ -106,7 +106,7 @@ describe("CreateShipment", () => {
 
   it("does not consume the key on a validation failure", async () => {
     const bad = await violationsOf(create("ORDER-FIX", "key-fix-and-retry-01", { paymentMethod: PaymentMethod.COD }));
-    expect(bad).toEqual([{ field: "paymentMethod", code: "INCONSISTENT_VALUE", params: {} }]);
+    expect(bad).toEqual([{ field: "payment_method", code: "INCONSISTENT_VALUE", params: {} }]);
     const { shipment, replayed } = await create("ORDER-FIX", "key-fix-and-retry-01");
     expect([shipment?.externalReference, replayed]).toEqual(["ORDER-FIX", false]);
   });

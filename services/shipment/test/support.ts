@@ -124,7 +124,6 @@ export function draft(reference: string, fields: DraftInit = {}): DraftInit {
     recipientPhone: "+966512345678",
     destination: AL_MALAZ,
     items: [{ description: "Shoes", quantity: 2, weightKilograms: "0.750" }],
-    fieldNames: { saved_location_code: "pickupLocationCode", cod_amount: "codAmount", payment_method: "paymentMethod", branch_code: "branchCode" },
     ...fields,
   } as DraftInit;
 }

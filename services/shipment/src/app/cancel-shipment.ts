@@ -31,7 +31,7 @@ export class CancelShipment {
   async execute(request: CancelShipmentRequest): Promise<IdempotentResult> {
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
     const shape = shapeOf(request.idempotency);
-    if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH" }]);
+    if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH", params: { pattern: REASON.source } }]);
     if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");
     const early = await this.deps.store.findRecord(scope, this.clock());
     if (early) return replay(request.idempotency, early);

@@ -1,6 +1,6 @@
 import { FailedPreconditionError } from "@tawsil/errors";
 import { v7 as uuidv7 } from "uuid";
-import { fieldName, parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
+import { parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
 import { DuplicateReferenceError, PermissionDeniedError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
 import { approve, created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
 import { newShipmentNumber } from "../domain/shipment-number";
@@ -107,8 +107,8 @@ export class CreateShipment {
     this.checkStatus(settled(status));
     const violations: FieldViolation[] = [];
     const place = settled(pickup);
-    if (!place) violations.push({ field: fieldName(draft.fieldNames, "saved_location_code"), code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } });
-    if (!settled(branch)) violations.push({ field: fieldName(draft.fieldNames, "branch_code"), code: "UNKNOWN_REFERENCE", params: { entity: "branch" } });
+    if (!place) violations.push({ field: "saved_location_code", code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } });
+    if (!settled(branch)) violations.push({ field: "branch_code", code: "UNKNOWN_REFERENCE", params: { entity: "branch" } });
     if (violations.length > 0 || !place) throw new ShipmentValidationError(violations);
     const priced = await this.priced(merchantId, draft, quote);
     return { status: settled(status) ?? "TERMINATED", pickup: place, quote: priced };
@@ -128,7 +128,7 @@ export class CreateShipment {
     const error: unknown = result.reason;
     if (error instanceof FailedPreconditionError && error.reason === "COD_ABOVE_MAXIMUM") {
       const max = await this.deps.merchants.maxCodAmount(merchantId);
-      throw new ShipmentValidationError([{ field: fieldName(draft.fieldNames, "cod_amount"), code: "OUT_OF_RANGE", params: max === null ? {} : { max } }]);
+      throw new ShipmentValidationError([{ field: "cod_amount", code: "OUT_OF_RANGE", params: max === null ? {} : { max } }]);
     }
     throw error;
   }

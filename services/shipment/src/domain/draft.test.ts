@@ -25,7 +25,6 @@ const draft = (fields: Partial<DraftInput> = {}): DraftInput => ({
   pickupWindowEnd: null,
   requirements: [],
   totalWeightKilograms: "",
-  fieldNames: { payment_method: "paymentMethod", cod_amount: "codAmount", requirements: "requirements", pickup_window_end: "pickupWindowEnd" },
   ...fields,
 });
 const violations = (input: DraftInput) => {
@@ -45,8 +44,8 @@ describe("validateDraft", () => {
 
   it("derives COD from a COD amount and refuses an inconsistent method on the method's field", () => {
     expect(validateDraft(draft({ codAmount: "150.5" }), now)).toMatchObject({ paymentMethod: "COD", codAmount: "150.50" });
-    expect(violations(draft({ codAmount: "10", paymentMethod: "PREPAID" }))).toEqual([{ field: "paymentMethod", code: "INCONSISTENT_VALUE" }]);
-    expect(violations(draft({ paymentMethod: "COD" }))).toEqual([{ field: "paymentMethod", code: "INCONSISTENT_VALUE" }]);
+    expect(violations(draft({ codAmount: "10", paymentMethod: "PREPAID" }))).toEqual([{ field: "payment_method", code: "INCONSISTENT_VALUE" }]);
+    expect(violations(draft({ paymentMethod: "COD" }))).toEqual([{ field: "payment_method", code: "INCONSISTENT_VALUE" }]);
   });
 
   it("refuses another currency with UNSUPPORTED_CURRENCY", () => {
@@ -54,11 +53,35 @@ describe("validateDraft", () => {
   });
 
   it("checks the pickup window: both or neither, start before end, end in the next 7 days", () => {
-    expect(violations(draft({ pickupWindowStart: hours(1) }))).toEqual([{ field: "pickupWindowEnd", code: "REQUIRED" }]);
-    expect(violations(draft({ pickupWindowStart: hours(3), pickupWindowEnd: hours(2) }))).toEqual([{ field: "pickupWindowEnd", code: "INCONSISTENT_VALUE" }]);
-    expect(violations(draft({ pickupWindowStart: hours(-3), pickupWindowEnd: hours(-1) }))).toMatchObject([{ field: "pickupWindowEnd", code: "OUT_OF_RANGE" }]);
-    expect(violations(draft({ pickupWindowStart: hours(1), pickupWindowEnd: hours(7 * 24 + 1) }))).toMatchObject([{ field: "pickupWindowEnd", code: "OUT_OF_RANGE" }]);
+    expect(violations(draft({ pickupWindowStart: hours(1) }))).toEqual([{ field: "pickup_window_end", code: "REQUIRED" }]);
+    expect(violations(draft({ pickupWindowStart: hours(3), pickupWindowEnd: hours(2) }))).toEqual([{ field: "pickup_window_end", code: "INCONSISTENT_VALUE" }]);
+    expect(violations(draft({ pickupWindowStart: hours(-3), pickupWindowEnd: hours(-1) }))).toMatchObject([{ field: "pickup_window_end", code: "OUT_OF_RANGE" }]);
+    expect(violations(draft({ pickupWindowStart: hours(1), pickupWindowEnd: hours(7 * 24 + 1) }))).toMatchObject([{ field: "pickup_window_end", code: "OUT_OF_RANGE" }]);
     expect(validateDraft(draft({ pickupWindowStart: hours(1), pickupWindowEnd: hours(7 * 24) }), now).pickupWindow).toEqual({ start: hours(1), end: hours(7 * 24) });
+  });
+
+  it("names violations by the draft's own fields, with the codes and params the gateway's schema gives", () => {
+    const item = { description: "", quantity: 1, weightKilograms: "1.2345", lengthCentimetres: "500.5", widthCentimetres: "10.0001", heightCentimetres: "" };
+    expect(violations(draft({ items: [item], totalWeightKilograms: "0", recipientName: "n".repeat(121), alternateContactPhone: "0512345678" }))).toEqual([
+      { field: "recipient_name", code: "TOO_LONG", params: { max: "120" } },
+      { field: "alternate_contact_phone", code: "PATTERN_MISMATCH", params: { pattern: "^\\+9665[0-9]{8}$" } },
+      { field: "items[0].description", code: "TOO_SHORT", params: { min: "1" } },
+      { field: "items[0].weight_kilograms", code: "NOT_MULTIPLE_OF", params: { multipleOf: "0.001" } },
+      { field: "items[0].length_centimetres", code: "OUT_OF_RANGE", params: { max: "500" } },
+      { field: "items[0].width_centimetres", code: "NOT_MULTIPLE_OF", params: { multipleOf: "0.001" } },
+      { field: "total_weight_kilograms", code: "OUT_OF_RANGE", params: { min: "0", exclusive: "true" } },
+    ]);
+    const heavy = { ...item, description: "Box", weightKilograms: "1000.001", lengthCentimetres: "", widthCentimetres: "" };
+    expect(violations(draft({ items: [heavy] }))).toEqual([{ field: "items[0].weight_kilograms", code: "OUT_OF_RANGE", params: { max: "1000" } }]);
+  });
+
+  it("holds money to one rule: >= 0 and at most 10,000,000.00 (OUT_OF_RANGE), cents (NOT_MULTIPLE_OF)", () => {
+    const range = { min: "0", max: "10000000" };
+    expect(validateDraft(draft({ declaredValue: "10000000", codAmount: "0" }), now)).toMatchObject({ declaredValue: "10000000.00", codAmount: "0.00" });
+    expect(violations(draft({ declaredValue: "10000000.01" }))).toEqual([{ field: "declared_value", code: "OUT_OF_RANGE", params: range }]);
+    expect(violations(draft({ codAmount: "-1" }))).toEqual([{ field: "cod_amount", code: "OUT_OF_RANGE", params: range }]);
+    expect(violations(draft({ codAmount: "99999999999" }))).toEqual([{ field: "cod_amount", code: "OUT_OF_RANGE", params: range }]);
+    expect(violations(draft({ codAmount: "1.005" }))).toEqual([{ field: "cod_amount", code: "NOT_MULTIPLE_OF", params: { multipleOf: "0.01" } }]);
   });
 
   it("refuses requirements outside the catalogue with UNSUPPORTED_VALUE at their index", () => {

@@ -1,4 +1,4 @@
-import { isRequirement, parseCoordinate, type Coordinate } from "@tawsil/domain";
+import { DRAFT_BOUNDS, ITEM_BOUNDS, isRequirement, MONEY_BOUNDS, parseCoordinate, stepOf, type Coordinate } from "@tawsil/domain";
 import { FailedPreconditionError } from "@tawsil/errors";
 import Decimal from "decimal.js";
 import { ShipmentValidationError, type FieldViolation } from "./errors";
@@ -28,8 +28,6 @@ export interface DraftInput {
   readonly requirements: readonly string[];
   /** "" for the sum of the items; shape A sends its parcel weight (the items carry weight / pieces). */
   readonly totalWeightKilograms: string;
-  /** Draft field (snake_case, e.g. "cod_amount") -> the caller's path (e.g. "codAmount"). */
-  readonly fieldNames: Readonly<Record<string, string>>;
 }
 
 export interface ItemInput {
@@ -61,22 +59,12 @@ export interface ValidDraft {
   readonly paymentMethod: PaymentMethod;
   readonly pickupWindow: { readonly start: Date; readonly end: Date } | null;
   readonly requirements: readonly string[];
-  readonly fieldNames: Readonly<Record<string, string>>;
 }
 
 const PHONE = /^\+9665\d{8}$/;
-const DECIMAL = /^\d{1,10}(\.\d{1,3})?$/;
-const MAX_WINDOW_AHEAD_MS = 7 * 24 * 3600 * 1000;
+const PHONE_PATTERN = "^\\+9665[0-9]{8}$";
+const MAX_WINDOW_AHEAD_MS = DRAFT_BOUNDS.pickupWindowDaysAhead * 24 * 3600 * 1000;
 const D = Decimal.clone({ rounding: Decimal.ROUND_HALF_UP });
-
-/** The caller's name of a draft field, for violations. */
-export function fieldName(names: Readonly<Record<string, string>>, field: string): string {
-  const bracket = field.indexOf("[");
-  const head = bracket < 0 ? field : field.slice(0, bracket);
-  const mapped = names[field] ?? names[head];
-  if (mapped === undefined) return field;
-  return names[field] !== undefined || bracket < 0 ? mapped : mapped + field.slice(bracket);
-}
 
 /** Σ quantity × unit weight, 3 decimals. */
 export function totalWeight(items: readonly Pick<Item, "quantity" | "weightKilograms">[]): string {
@@ -96,14 +84,14 @@ export function resolvePaymentMethod(given: PaymentMethod | null, codAmount: str
  */
 export function validateDraft(input: DraftInput, now: Date): ValidDraft {
   const violations: FieldViolation[] = [];
-  const violate = (field: string, code: string, params?: Record<string, string>) =>
-    violations.push({ field: fieldName(input.fieldNames, field), code, ...(params ? { params } : {}) });
+  const violate = (field: string, code: string, params?: Record<string, string>) => violations.push({ field, code, ...(params ? { params } : {}) });
 
-  if (input.externalReference.length < 1 || input.externalReference.length > 128) violate("external_reference", "OUT_OF_RANGE");
+  length(input.externalReference, DRAFT_BOUNDS.reference, "external_reference", violate);
   if (!input.pickup) violate("pickup", "REQUIRED");
-  if (input.recipientName.length < 1 || input.recipientName.length > 120) violate("recipient_name", "OUT_OF_RANGE");
-  if (!PHONE.test(input.recipientPhone)) violate("recipient_phone", "PATTERN_MISMATCH");
-  if (input.alternateContactPhone !== "" && !PHONE.test(input.alternateContactPhone)) violate("alternate_contact_phone", "PATTERN_MISMATCH");
+  length(input.recipientName, DRAFT_BOUNDS.personName, "recipient_name", violate);
+  if (!PHONE.test(input.recipientPhone)) violate("recipient_phone", "PATTERN_MISMATCH", { pattern: PHONE_PATTERN });
+  if (input.alternateContactName !== "") length(input.alternateContactName, DRAFT_BOUNDS.personName, "alternate_contact_name", violate);
+  if (input.alternateContactPhone !== "" && !PHONE.test(input.alternateContactPhone)) violate("alternate_contact_phone", "PATTERN_MISMATCH", { pattern: PHONE_PATTERN });
   let destination: Coordinate | undefined;
   try {
     destination = parseCoordinate("destination", input.destination);
@@ -121,7 +109,7 @@ export function validateDraft(input: DraftInput, now: Date): ValidDraft {
 
   const items = validateItems(input.items, violate);
   const givenTotal = input.totalWeightKilograms;
-  if (givenTotal !== "" && !(DECIMAL.test(givenTotal) && new D(givenTotal).greaterThan(0))) violate("total_weight_kilograms", "OUT_OF_RANGE");
+  if (givenTotal !== "") positiveDecimal(givenTotal, { max: null, decimals: ITEM_BOUNDS.weightKilograms.decimals }, "total_weight_kilograms", violate);
   const declaredValue = money(input.declaredValue, "declared_value", violate);
   const codAmount = money(input.codAmount, "cod_amount", violate);
   const paymentMethod = resolvePaymentMethod(input.paymentMethod, codAmount ?? "0");
@@ -130,7 +118,7 @@ export function validateDraft(input: DraftInput, now: Date): ValidDraft {
   input.requirements.forEach((requirement, index) => {
     if (!isRequirement(requirement)) violate(`requirements[${index}]`, "UNSUPPORTED_VALUE");
   });
-  if (input.requirements.length > 20) violate("requirements", "TOO_MANY_ITEMS", { max: "20" });
+  if (input.requirements.length > DRAFT_BOUNDS.requirements.max) violate("requirements", "TOO_MANY_ITEMS", { max: String(DRAFT_BOUNDS.requirements.max) });
 
   if (violations.length > 0) throw new ShipmentValidationError(violations.slice(0, 20));
   if (input.currency !== "" && input.currency !== "SAR") {
@@ -159,46 +147,78 @@ export function validateDraft(input: DraftInput, now: Date): ValidDraft {
     paymentMethod,
     pickupWindow,
     requirements: [...input.requirements],
-    fieldNames: input.fieldNames,
   };
 }
 
 type Violate = (field: string, code: string, params?: Record<string, string>) => void;
 
-/** A non-negative amount with at most 2 decimals, canonical "12.50"; "" means 0. */
-function money(value: string, field: string, violate: Violate): string | null {
-  const text = value === "" ? "0" : value;
-  if (!/^\d{1,10}(\.\d{1,2})?$/.test(text)) {
-    violate(field, "OUT_OF_RANGE");
+/** A decimal string, or null when it is not one (the gateway only ever sends numbers). */
+function parseDecimal(value: string): Decimal | null {
+  try {
+    const parsed = new D(value);
+    return parsed.isFinite() ? parsed : null;
+  } catch {
     return null;
   }
-  return new D(text).toFixed(2);
+}
+
+/** A length rule, with the codes the gateway's schema gives (TOO_SHORT, TOO_LONG). */
+function length(value: string, bounds: { readonly min: number; readonly max: number }, field: string, violate: Violate): void {
+  if (value.length < bounds.min) violate(field, "TOO_SHORT", { min: String(bounds.min) });
+  else if (value.length > bounds.max) violate(field, "TOO_LONG", { max: String(bounds.max) });
+}
+
+/**
+ * A decimal > 0, at most `max` (when given) and `decimals` decimals: OUT_OF_RANGE or
+ * NOT_MULTIPLE_OF, as the gateway's schema says it. Null when it breaks a rule.
+ */
+function positiveDecimal(value: string, bounds: { readonly max: number | null; readonly decimals: number }, field: string, violate: Violate): Decimal | null {
+  const parsed = parseDecimal(value);
+  if (parsed === null) violate(field, "INVALID_FORMAT", { format: "decimal" });
+  else if (!parsed.greaterThan(0)) violate(field, "OUT_OF_RANGE", { min: "0", exclusive: "true" });
+  else if (bounds.max !== null && parsed.greaterThan(bounds.max)) violate(field, "OUT_OF_RANGE", { max: String(bounds.max) });
+  else if (parsed.decimalPlaces() > bounds.decimals) violate(field, "NOT_MULTIPLE_OF", { multipleOf: stepOf(bounds.decimals) });
+  else return parsed;
+  return null;
+}
+
+/**
+ * decisions.md section 2, one rule for both shapes: >= 0 and at most 10,000,000.00 (else
+ * OUT_OF_RANGE), at most 2 decimals (else NOT_MULTIPLE_OF). Canonical "12.50"; "" means 0.
+ */
+function money(value: string, field: string, violate: Violate): string | null {
+  const amount = parseDecimal(value === "" ? "0" : value);
+  if (amount === null) violate(field, "INVALID_FORMAT", { format: "decimal" });
+  else if (amount.lessThan(MONEY_BOUNDS.min) || amount.greaterThan(MONEY_BOUNDS.max)) {
+    violate(field, "OUT_OF_RANGE", { min: String(MONEY_BOUNDS.min), max: String(MONEY_BOUNDS.max) });
+  } else if (amount.decimalPlaces() > MONEY_BOUNDS.decimals) violate(field, "NOT_MULTIPLE_OF", { multipleOf: stepOf(MONEY_BOUNDS.decimals) });
+  else return amount.toFixed(MONEY_BOUNDS.decimals);
+  return null;
 }
 
 function validateItems(items: readonly ItemInput[], violate: Violate): Item[] | null {
-  if (items.length < 1 || items.length > 100) {
-    violate("items", items.length < 1 ? "TOO_FEW_ITEMS" : "TOO_MANY_ITEMS");
+  if (items.length < DRAFT_BOUNDS.items.min) {
+    violate("items", "TOO_FEW_ITEMS", { min: String(DRAFT_BOUNDS.items.min) });
     return null;
   }
-  let valid = true;
+  if (items.length > DRAFT_BOUNDS.items.max) {
+    violate("items", "TOO_MANY_ITEMS", { max: String(DRAFT_BOUNDS.items.max) });
+    return null;
+  }
+  let broken = 0;
+  const report: Violate = (field, code, params) => {
+    broken += 1;
+    violate(field, code, params);
+  };
   const result = items.map((item, index): Item => {
     const at = (field: string) => `items[${index}].${field}`;
-    const check = (ok: boolean, field: string, code: string) => {
-      if (!ok) {
-        violate(at(field), code);
-        valid = false;
-      }
-    };
-    check(item.description.length >= 1 && item.description.length <= 160, "description", "OUT_OF_RANGE");
-    check(Number.isInteger(item.quantity) && item.quantity >= 1 && item.quantity <= 1000, "quantity", "OUT_OF_RANGE");
-    const weight = DECIMAL.test(item.weightKilograms) ? new D(item.weightKilograms) : null;
-    check(weight !== null && weight.greaterThan(0) && weight.lessThanOrEqualTo(1000), "weight_kilograms", "OUT_OF_RANGE");
-    const dimension = (value: string, field: string): string | null => {
-      if (value === "") return null;
-      const parsed = DECIMAL.test(value) ? new D(value) : null;
-      check(parsed !== null && parsed.greaterThan(0) && parsed.lessThanOrEqualTo(500), field, "OUT_OF_RANGE");
-      return parsed ? parsed.toString() : null;
-    };
+    length(item.description, ITEM_BOUNDS.description, at("description"), report);
+    const { min, max } = ITEM_BOUNDS.quantity;
+    if (!Number.isInteger(item.quantity)) report(at("quantity"), "INVALID_TYPE", { expected: "int" });
+    else if (item.quantity < min || item.quantity > max) report(at("quantity"), "OUT_OF_RANGE", { min: String(min), max: String(max) });
+    const weight = positiveDecimal(item.weightKilograms, ITEM_BOUNDS.weightKilograms, at("weight_kilograms"), report);
+    const dimension = (value: string, field: string): string | null =>
+      value === "" ? null : (positiveDecimal(value, ITEM_BOUNDS.dimensionCentimetres, at(field), report)?.toString() ?? null);
     return {
       description: item.description,
       quantity: item.quantity,
@@ -208,7 +228,7 @@ function validateItems(items: readonly ItemInput[], violate: Violate): Item[] | 
       heightCentimetres: dimension(item.heightCentimetres, "height_centimetres"),
     };
   });
-  return valid ? result : null;
+  return broken === 0 ? result : null;
 }
 
 /** Both or neither; start before end; end in the future and at most 7 days ahead. */

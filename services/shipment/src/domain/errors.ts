@@ -6,7 +6,10 @@ import { DomainError } from "@tawsil/errors";
  * withDomainErrors maps every kind to a Connect code once (rpc/domain-errors.ts adds the violations).
  */
 
-/** One broken rule, in the caller's field path (ShipmentDraft.field_names translates ours). */
+/**
+ * One broken rule, on this service's own field (the ShipmentDraft's proto name, e.g.
+ * "items[2].weight_kilograms"): the gateway words it in the merchant's request shape.
+ */
 export interface FieldViolation {
   readonly field: string;
   /** A violation code of decisions.md section 12. */

@@ -72,6 +72,5 @@ export function draftFromProto(draft: ShipmentDraft | undefined): DraftInput {
     pickupWindowEnd: draft?.pickupWindowEnd ? timestampDate(draft.pickupWindowEnd) : null,
     requirements: draft?.requirements ?? [],
     totalWeightKilograms: draft?.totalWeightKilograms ?? "",
-    fieldNames: draft?.fieldNames ?? {},
   };
 }

@@ -64,7 +64,8 @@ export const FieldViolationsSchema: GenMessage<FieldViolations> = /*@__PURE__*/
  */
 export type FieldViolation = Message<"tawsil.common.v1.FieldViolation"> & {
   /**
-   * field is a dotted path with indices in the caller's request shape, e.g. items[3].weightKilograms.
+   * field is a dotted path with indices in the reporting service's own terms (its request
+   * message's field names, e.g. items[3].weight_kilograms); the gateway names the caller's field.
    *
    * @generated from field: string field = 1;
    */

@@ -1,0 +1,40 @@
+/**
+ * The real gateway with no service behind it (every peer address refuses connections): for what
+ * the gateway answers on its own, before any service is asked (framework refusals, body limits).
+ */
+import type { AddressInfo } from "node:net";
+import { createLogger, initTracing } from "@tawsil/logging";
+import { createMetrics } from "@tawsil/rpc";
+import type { FastifyInstance } from "fastify";
+import { buildGateway } from "../../src/app";
+import { createPeers } from "../../src/clients";
+import { readConfig, SERVICES } from "../../src/config";
+
+export interface BareGateway {
+  readonly base: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startBareGateway(env: Record<string, string> = {}): Promise<BareGateway> {
+  initTracing();
+  const logger = createLogger({ service: "gateway-test", level: "silent" });
+  const config = readConfig({
+    PORT: "0",
+    PUBLIC_BASE_URL: "https://api.tawsil.test",
+    ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, "http://127.0.0.1:9"])),
+    ...env,
+  });
+  const gateway: FastifyInstance = buildGateway({
+    config,
+    logger,
+    peers: createPeers(config),
+    readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }),
+    registry: createMetrics("gateway").registry,
+  });
+  // A route of the real app that only echoes, to reach body parsing without a token.
+  gateway.post("/test/echo", async (request) => request.body);
+  await gateway.listen({ host: "127.0.0.1", port: 0 });
+  const port = (gateway.server.address() as AddressInfo).port;
+  return { base: `http://127.0.0.1:${port}`, port, close: () => gateway.close() };
+}
