@@ -5,6 +5,7 @@ import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_
 import { PublicStatus, ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runShipmentCli } from "../src/cli/run-cli";
 import { Code, draft, failure, idempotency, query, startStack, type Stack } from "./support";
 
 /**
@@ -101,5 +102,32 @@ describe("ShipmentAdminService", () => {
     expect((await admin.listPendingShipments({ merchantId: otherDraftMerchantId })).shipments.map((s) => s.shipmentId)).toEqual([second]);
     expect((await admin.listPendingShipments({ merchantId: draftMerchantId, limit: 1 })).shipments).toHaveLength(1);
     expect(await failure(admin.listPendingShipments({ limit: 501 }))).toMatchObject({ code: Code.InvalidArgument });
+  });
+});
+
+describe("pnpm tawsil shipments ...", () => {
+  async function cli(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runShipmentCli(["shipments", ...argv], { out: (l) => out.push(l), err: (l) => err.push(l), env: { SHIPMENT_SERVICE_URL: stack.shipment.url } });
+    return { code, out, err };
+  }
+
+  it("lists a merchant's queue, approves and rejects, and refuses a second decision in one line", async () => {
+    const approved = await create("CLI-APPROVE", otherDraftMerchantId);
+    const rejected = await create("CLI-REJECT", otherDraftMerchantId);
+    const pending = await cli("pending", "--merchant", otherDraftMerchantId);
+    expect(pending.code).toBe(0);
+    expect(pending.out.filter((line) => line.startsWith(approved) || line.startsWith(rejected))).toHaveLength(2);
+
+    const approve = await cli("approve", approved);
+    expect(approve).toMatchObject({ code: 0, err: [] });
+    expect(approve.out[0]).toMatch(new RegExp(`^${approved} TWS-\\d{10} READY_FOR_DISPATCH v2 `));
+    const reject = await cli("reject", rejected);
+    expect(reject.out[0]).toMatch(new RegExp(`^${rejected} TWS-\\d{10} CANCELLED REJECTED_BY_OPERATOR v2 `));
+
+    expect(await cli("approve", approved)).toEqual({ code: 1, out: [], err: ["tawsil: the shipment is READY_FOR_DISPATCH, not PENDING_APPROVAL"] });
+    expect(await cli("reject")).toEqual({ code: 1, out: [], err: ["tawsil: usage: pnpm tawsil shipments reject <shipment id>"] });
+    expect((await cli("pending", "--merchant", otherDraftMerchantId)).out.some((line) => line.startsWith(approved) || line.startsWith(rejected))).toBe(false);
   });
 });
