@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { createClient } from "@connectrpc/connect";
+import { Code, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
+import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
+import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { decodeJwt } from "jose";
 import { Kafka, logLevel } from "kafkajs";
@@ -13,6 +16,7 @@ import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/pro
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, SERVICES } from "../../scripts/mesh";
+import { putFleetOnShift, query as dispatchQuery } from "../../services/dispatch/test/support";
 import { createAdminClient, MerchantStatus } from "../../services/merchant/src/cli/admin-client";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
@@ -35,7 +39,14 @@ const tokenFor = (clientId: string, clientSecret: string) => testMesh.tokenFor(c
 
 beforeAll(async () => {
   // No sandbox fleet here: shipments must stay cancellable; the fleet has its own lifecycle test.
-  testMesh = await startTestMesh({ adminUrl: inject("databaseAdminUrl"), brokers, serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } } });
+  // Creates need a driver on shift (decisions.md section 2): Riyadh's are busy with other work, so
+  // eligibility finds them and the dispatcher offers them nothing. Jeddah has none.
+  testMesh = await startTestMesh({
+    adminUrl: inject("databaseAdminUrl"),
+    brokers,
+    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
+  });
   ({ mesh, credentials, logDir } = testMesh);
 }, 180_000);
 
@@ -353,7 +364,7 @@ describe("the mesh", () => {
         },
       });
       // Shipment A: created, approved, then cancelled (dispatch may have marked it unresolved first:
-      // this mesh has no drivers). Shipment B: created and approved, perhaps unresolved since.
+      // this mesh has no free drivers). Shipment B: created and approved, perhaps unresolved since.
       const cancelled = () => seen.get(created[0]!.id)!.some((e) => e.state === ShipmentState.CANCELLED);
       const deadline = Date.now() + 30_000;
       while ((!cancelled() || seen.get(created[1]!.id)!.length < 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
@@ -418,6 +429,140 @@ describe("the mesh", () => {
         expect(await res.json()).toMatchObject({ code: "MERCHANT_NOT_ACTIVE" });
         return true;
       });
+    });
+  });
+
+  describe("eligibility needs a driver on shift", () => {
+    const JEDDAH_HAMRA = { latitude: 21.514, longitude: 39.168 };
+    let token: string;
+    const post = (path: string, body: unknown) =>
+      fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const estimate = () => post("/v2/external/shipment-price-estimates", { pickup: JEDDAH_BALAD, delivery: JEDDAH_HAMRA });
+    const create = (reference: string) => post("/v2/external/shipments", { reference, pickup: JEDDAH_BALAD, destination: JEDDAH_HAMRA, recipient: { name: "Huda", mobile: "0512345678" } });
+    async function expectNoEligibleService(res: Response): Promise<void> {
+      expect(res.status).toBe(422);
+      const problem = (await res.json()) as Record<string, unknown>;
+      expect(problemSchemaErrors(problem)).toEqual([]);
+      expect(problem.code).toBe("NO_ELIGIBLE_SERVICE");
+    }
+
+    beforeAll(async () => {
+      token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+    });
+
+    it("answers estimate and create in a city with no driver on shift with 422 NO_ELIGIBLE_SERVICE, and serves both once one goes on shift", async () => {
+      const reference = `JED-${randomUUID()}`;
+      await expectNoEligibleService(await estimate());
+      await expectNoEligibleService(await create(reference));
+      // A Jeddah bike driver, off shift: drivers are provisioned by fleet management, which has no API.
+      const driverId = randomUUID();
+      await dispatchQuery(
+        testMesh.databaseUrls.dispatch,
+        `INSERT INTO driver (id, carrier_service_id, city_code, name, updated_at)
+         SELECT $1::uuid, s.id, 'JED', 'E2E driver', now() FROM carrier_service s JOIN carrier c ON c.id = s.carrier_id
+          WHERE c.active AND s.active AND s.service_level = 'BIKE' AND 'JED' = ANY(s.cities) LIMIT 1`,
+        driverId,
+      );
+      await expectNoEligibleService(await estimate());
+
+      // On shift through the drivers' API: dispatch's memory follows, no restart.
+      const drivers = createClient(DriverService, createConnectTransport({ baseUrl: mesh.processes.find((p) => p.name === "dispatch")!.url, httpVersion: "2" }));
+      await drivers.setAvailability({ driverId, available: true });
+      expect((await estimate()).status).toBe(200);
+      // The refusal was not stored: the same reference (its default idempotency key) now creates.
+      expect((await create(reference)).status).toBe(201);
+    });
+  });
+
+  describe("operators decide held-back shipments", () => {
+    // A DRAFT merchant of its own: the sandbox takes its creates but holds them in PENDING_APPROVAL.
+    const code = `DRAFT-${randomUUID().slice(0, 6).toUpperCase()}`;
+    let token: string;
+    const processUrl = (name: string) => mesh.processes.find((p) => p.name === name)!.url;
+    const transport = (name: string) => createConnectTransport({ baseUrl: processUrl(name), httpVersion: "2" });
+    const operator = () => createClient(ShipmentAdminService, transport("shipment"));
+    const headers = () => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
+
+    async function create(): Promise<string> {
+      const body = { reference: `HELD-${randomUUID()}`, pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, recipient: { name: "Sara", mobile: "0512345678" } };
+      const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipments`, { method: "POST", headers: headers(), body: JSON.stringify(body) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    }
+
+    async function read(id: string): Promise<{ etag: string | null; body: { state: string; version: number; approvedAt: string | null } }> {
+      const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipments/${id}`, { headers: headers() });
+      expect(res.status).toBe(200);
+      return { etag: res.headers.get("etag"), body: (await res.json()) as { state: string; version: number; approvedAt: string | null } };
+    }
+
+    /** The shipment's ShipmentChanged events on Kafka, once `until` holds for them (or 30 s have passed). */
+    async function kafkaEvents(id: string, until: (events: { state: ShipmentState; version: number; reasonCode: string }[]) => boolean) {
+      const consumer = new Kafka({ clientId: "e2e-approval", brokers: [...brokers], logLevel: logLevel.NOTHING }).consumer({ groupId: `e2e-${randomUUID()}` });
+      const events: { state: ShipmentState; version: number; reasonCode: string }[] = [];
+      await consumer.connect();
+      await consumer.subscribe({ topics: ["shipment.shipment.events.v1"], fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          const { shipment } = fromBinary(ShipmentChangedSchema, message.value ?? new Uint8Array());
+          if (shipment?.shipmentId === id) events.push({ state: shipment.state, version: Number(shipment.version), reasonCode: shipment.reasonCode });
+        },
+      });
+      const deadline = Date.now() + 30_000;
+      while (!until(events) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await consumer.disconnect();
+      return events;
+    }
+
+    beforeAll(async () => {
+      const admin = createAdminClient(processUrl("merchant"));
+      await admin.createMerchant({ code, displayName: "Draft Store", legalName: "Draft Trading" });
+      await admin.addRateCard({
+        merchantCode: code,
+        terms: { baseFee: "15.00", includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] },
+        expectedVersion: 1,
+      });
+      const { client, clientSecret } = await admin.createClient({ merchantCode: code, name: "draft test", scopes: ["shipments:read", "shipments:write"] });
+      token = await tokenFor(client!.clientId, clientSecret);
+    });
+
+    it("holds the create in PENDING_APPROVAL until an operator approves it: READY_FOR_DISPATCH, approvedAt set, version + 1, its event on Kafka", async () => {
+      const id = await create();
+      expect((await read(id)).body).toMatchObject({ state: "PENDING_APPROVAL", version: 1, approvedAt: null });
+
+      const { shipment } = await operator().approveShipment({ shipmentId: id });
+      expect(shipment).toMatchObject({ state: ShipmentState.READY_FOR_DISPATCH, version: 2n });
+      const after = await read(id);
+      expect(after.etag).toBe('"2"');
+      expect(after.body).toMatchObject({ state: "READY_FOR_DISPATCH", version: 2, approvedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      const events = await kafkaEvents(id, (seen) => seen.length >= 2);
+      expect(events.slice(0, 2).map((e) => [e.version, e.state])).toEqual([
+        [1, ShipmentState.PENDING_APPROVAL],
+        [2, ShipmentState.READY_FOR_DISPATCH],
+      ]);
+    });
+
+    it("cancels on reject with REJECTED_BY_OPERATOR, in the reads and in the event on Kafka", async () => {
+      const id = await create();
+      await operator().rejectShipment({ shipmentId: id });
+      expect((await read(id)).body).toMatchObject({ state: "CANCELLED", version: 2, approvedAt: null });
+      const merchantId = String(decodeJwt(token).merchant_id);
+      const { shipment } = await createClient(ShipmentService, transport("shipment")).getShipment({ merchantId, shipmentId: id });
+      expect(shipment).toMatchObject({ state: ShipmentState.CANCELLED, reasonCode: "REJECTED_BY_OPERATOR" });
+      const events = await kafkaEvents(id, (seen) => seen.length >= 2);
+      expect(events).toEqual([
+        { version: 1, state: ShipmentState.PENDING_APPROVAL, reasonCode: "" },
+        { version: 2, state: ShipmentState.CANCELLED, reasonCode: "REJECTED_BY_OPERATOR" },
+      ]);
+    });
+
+    it("refuses a second approve, and a reject of a shipment no longer pending, changing nothing", async () => {
+      const id = await create();
+      await operator().approveShipment({ shipmentId: id });
+      const notPending = { code: Code.FailedPrecondition, rawMessage: "the shipment is READY_FOR_DISPATCH, not PENDING_APPROVAL" };
+      await expect(operator().approveShipment({ shipmentId: id })).rejects.toMatchObject(notPending);
+      await expect(operator().rejectShipment({ shipmentId: id })).rejects.toMatchObject(notPending);
+      expect((await read(id)).body).toMatchObject({ state: "READY_FOR_DISPATCH", version: 2 });
     });
   });
 

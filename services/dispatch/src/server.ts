@@ -7,6 +7,8 @@ import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_p
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
+import { listenForNotifications } from "@tawsil/db";
+import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
 import type { DispatchContext } from "./app/context";
@@ -16,7 +18,9 @@ import { SandboxFleet } from "./app/sandbox-fleet";
 import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./app/shipment-events";
 import type { Config } from "./config";
 import { PrismaClient } from "./infra/prisma/generated/client";
+import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
+import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
@@ -35,6 +39,7 @@ export interface DispatchServiceParts {
   readonly context: DispatchContext;
   readonly driverApi: DriverApi;
   readonly catalogue: CatalogueCache;
+  readonly activeDrivers: ActiveDriverIndex;
 }
 
 /**
@@ -47,13 +52,21 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const repository = new CatalogueRepository(database.client);
   const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: config.CATALOGUE_REFRESH_MS, logger });
+  const activeDrivers = new ActiveDriverIndex({ load: () => loadActiveDriverPairs(database.client), logger });
+  let driverChanges: Awaited<ReturnType<typeof listenForNotifications>> | undefined;
   try {
     await catalogue.start();
+    // Listening before the first load, so no shift change can fall between the two; the listener
+    // also reloads after each reconnection, for the notifications lost while it was down.
+    driverChanges = await listenForNotifications({ url: config.DATABASE_URL, channel: DRIVERS_CHANNEL, onNotify: () => activeDrivers.refreshInBackground(), logger });
+    await activeDrivers.start();
   } catch (error) {
+    await catalogue.close();
+    await driverChanges?.close();
     await database.close();
     throw error;
   }
-  const checkEligibility = new CheckEligibility(catalogue);
+  const checkEligibility = new CheckEligibility(catalogue, activeDrivers);
   const context: DispatchContext = {
     db: database.client,
     shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
@@ -62,18 +75,19 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     offerTimeoutMs: config.OFFER_TIMEOUT_MS,
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
   };
-  const driverApi = new DriverApi(context);
+  const driverApi = new DriverApi(context, activeDrivers);
   return {
     routes: (router) => {
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
     },
     checks: [database.readiness],
-    closers: [catalogue, database],
+    closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, database],
     database,
     context,
     driverApi,
     catalogue,
+    activeDrivers,
   };
 }
 

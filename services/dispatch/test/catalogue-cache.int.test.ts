@@ -1,6 +1,6 @@
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createDispatchDatabase, query, startTestService, type TestService } from "./support";
+import { createDispatchDatabase, putFleetOnShift, query, startTestService, type TestService } from "./support";
 
 let adminUrl: string;
 let db: Awaited<ReturnType<typeof createDispatchDatabase>>;
@@ -12,6 +12,7 @@ let refreshing: TestService;
 beforeAll(async () => {
   adminUrl = inject("databaseAdminUrl");
   db = await createDispatchDatabase(adminUrl, "cache");
+  await putFleetOnShift(db.url);
   cached = await startTestService(db.url);
   refreshing = await startTestService(db.url, { CATALOGUE_REFRESH_MS: "200" });
 });

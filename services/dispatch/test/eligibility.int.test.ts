@@ -3,13 +3,15 @@ import { createClient } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus as Serving } from "@tawsil/proto/grpc/health/v1/health_pb";
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Code, createDispatchDatabase, failure, query, startTestService, type TestService } from "./support";
+import { Code, createDispatchDatabase, failure, putFleetOnShift, query, startTestService, type TestService } from "./support";
 
 let db: Awaited<ReturnType<typeof createDispatchDatabase>>;
 let service: TestService;
 
 beforeAll(async () => {
   db = await createDispatchDatabase(inject("databaseAdminUrl"), "eligibility");
+  // The catalogue decides here: every service has a driver on shift (active-drivers.int.test.ts covers the rest).
+  await putFleetOnShift(db.url);
   service = await startTestService(db.url);
 });
 

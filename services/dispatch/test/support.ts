@@ -46,6 +46,27 @@ export async function startTestService(databaseUrlValue: string, env: Record<str
   return { ...running, dispatch: createPeerClient(DispatchService, running.url, { timeoutMs: 10_000 }), logLines: lines };
 }
 
+/** The shipment a driver put on shift `busy` carries: none that exists, so no job ever waits on it. */
+const ELSEWHERE = "00000000-0000-4000-8000-00000000b057";
+
+/**
+ * One driver on shift for every carrier service in every city it serves (or only `cities`), so
+ * eligibility finds an active driver (decisions.md section 2). Written behind the service's back:
+ * call it before the service starts, which loads its active driver index then. `busy` drivers
+ * carry another shipment, so a running dispatcher never offers them anything.
+ */
+export async function putFleetOnShift(url: string, opts: { cities?: readonly string[]; busy?: boolean } = {}): Promise<void> {
+  await query(
+    url,
+    `INSERT INTO driver (id, carrier_service_id, city_code, name, available, available_since, current_shipment_id, updated_at)
+     SELECT gen_random_uuid(), s.id, city, 'On shift in ' || city, true, now(), $2::uuid, now()
+       FROM carrier_service s CROSS JOIN LATERAL unnest(s.cities) AS city
+      WHERE $1::text[] IS NULL OR city = ANY($1::text[])`,
+    opts.cities ? [...opts.cities] : null,
+    opts.busy ? ELSEWHERE : null,
+  );
+}
+
 /** Reads or changes the database behind the service's back. */
 export function query<T>(url: string, sql: string, ...params: unknown[]): Promise<T[]> {
   return rawQuery<T>(PrismaClient, url, sql, ...params);

@@ -5,7 +5,7 @@ import { QuoteDeliveryResponseSchema } from "@tawsil/proto/tawsil/pricing/v1/pri
 import { createPeerClient } from "@tawsil/rpc";
 import { freePort } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createDispatchDatabase, startTestService as startDispatch, type TestService as DispatchTestService } from "../../dispatch/test/support";
+import { createDispatchDatabase, putFleetOnShift, startTestService as startDispatch, type TestService as DispatchTestService } from "../../dispatch/test/support";
 import { createMerchantDatabase, startTestService as startMerchant, type TestService as MerchantTestService } from "../../merchant/test/support";
 import { carrierCost, marginOf } from "../src/domain/carrier-cost";
 import { priceDelivery, type RateCardTerms } from "../src/domain/price";
@@ -81,6 +81,7 @@ beforeAll(async () => {
     createPricingDatabase(adminUrl, "quote"),
   ]);
   dbs.push(merchantDb, dispatchDb, pricingDb);
+  await putFleetOnShift(dispatchDb.url);
   [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url)]);
   service = await startTestService(pricingDb.url, { merchantUrl: merchant.url, dispatchUrl: dispatch.url });
 

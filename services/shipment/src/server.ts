@@ -3,11 +3,13 @@ import { openDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
+import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
+import { DecideApproval } from "./app/decide-approval";
 import { ReadShipments } from "./app/read-shipments";
 import { ReserveForOffer } from "./app/reserve-for-offer";
 import type { Config } from "./config";
@@ -18,10 +20,11 @@ import { FindTrackedShipment } from "./app/find-tracked-shipment";
 import { trackingCodeHashOf } from "./domain/tracking-link";
 import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
+import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
-export const SERVICE_NAMES = [ShipmentService.typeName] as const;
+export const SERVICE_NAMES = [ShipmentService.typeName, ShipmentAdminService.typeName] as const;
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -72,9 +75,14 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     links,
     logger,
   });
+  // Beside the service, as the merchant service serves its MerchantAdminService; the gateway routes neither.
+  const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), links, logger });
   const purge = startIdempotencyPurge({ store, logger, intervalMs: PURGE_INTERVAL_MS });
   return {
-    routes: (router) => router.service(ShipmentService, service),
+    routes: (router) => {
+      router.service(ShipmentService, service);
+      router.service(ShipmentAdminService, admin);
+    },
     checks: [database.readiness],
     closers: [purge, database],
     metrics: createMetrics("shipment"),

@@ -9,7 +9,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { RequestShape, ShipmentService, type ShipmentDraftSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { capturedLogger, createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
-import { createDispatchDatabase, startTestService as startDispatch } from "../../dispatch/test/support";
+import { createDispatchDatabase, putFleetOnShift, startTestService as startDispatch } from "../../dispatch/test/support";
 import { createMerchantDatabase, startTestService as startMerchant, type TestService as MerchantTestService } from "../../merchant/test/support";
 import { createPricingDatabase, startTestService as startPricing } from "../../pricing/test/support";
 import { readConfig, type Config } from "../src/config";
@@ -85,8 +85,10 @@ export async function startStack(adminUrl: string, label: string, env: Record<st
     createPricingDatabase(adminUrl, label),
     createShipmentDatabase(adminUrl, label),
   ]);
-  // Dispatch only serves pricing's carrier catalogue here; it starts before the shipment service, so
-  // the shipment URL its configuration requires is a placeholder it never calls in these tests.
+  // Dispatch only serves pricing's eligibility here (a driver on shift for every service; it runs no
+  // dispatcher, so they are offered nothing); it starts before the shipment service, so the
+  // shipment URL its configuration requires is a placeholder it never calls in these tests.
+  await putFleetOnShift(dispatchDb.url);
   const [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url, { SHIPMENT_SERVICE_URL: "http://127.0.0.1:9" })]);
   const pricing = await startPricing(pricingDb.url, { merchantUrl: merchant.url, dispatchUrl: dispatch.url }, { DATABASE_POOL_SIZE: "3", LOG_LEVEL: "info" });
   const { logger, lines } = capturedLogger("shipment-test");

@@ -9,12 +9,16 @@ import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
 import { freePort } from "@tawsil/testing";
 import { ensureTopics } from "../../../scripts/infra/kafka";
+import { CITY_CENTRES } from "../../../services/dispatch/src/domain/geo";
+import { query as dispatchQuery } from "../../../services/dispatch/test/support";
 import { type Mesh, SERVICES, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
 import { seedDevMerchants } from "../../../scripts/seed-dev";
 
 export interface TestMesh {
   readonly mesh: Mesh;
+  /** Each service's database, for what a test sets up or reads behind the services' backs. */
+  readonly databaseUrls: Readonly<Record<ServiceName, string>>;
   readonly gatewayUrl: string;
   /** The seeded credentials, as `make dev` writes them to .dev/credentials.env. */
   readonly credentials: Record<string, string>;
@@ -24,15 +28,25 @@ export interface TestMesh {
   close(): Promise<void>;
 }
 
-export async function startTestMesh(opts: { adminUrl: string; brokers: readonly string[]; serviceEnv?: Partial<Record<ServiceName, Record<string, string>>> }): Promise<TestMesh> {
+export interface TestMeshOptions {
+  readonly adminUrl: string;
+  readonly brokers: readonly string[];
+  readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Runs on the migrated databases before any service starts (data services load at start). */
+  readonly beforeStart?: (databaseUrls: Readonly<Record<ServiceName, string>>) => Promise<void>;
+}
+
+export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   const prefix = `tawsil_e2e_${randomUUID().slice(0, 8)}_`;
   const credentialsFile = path.join(os.tmpdir(), `${prefix}credentials.env`);
   const logDir = path.join(os.tmpdir(), `${prefix}logs`);
   await ensureTopics([...opts.brokers], TOPICS);
   const databases = await migrateAll(opts.adminUrl, { dbPrefix: prefix });
+  const databaseUrls = Object.fromEntries(SERVICES.map((s) => [s, databases[s].url])) as Record<ServiceName, string>;
+  await opts.beforeStart?.(databaseUrls);
   const servicePorts = await Promise.all(SERVICES.map(() => freePort()));
   const mesh = await startMesh({
-    databaseUrls: Object.fromEntries(SERVICES.map((s) => [s, databases[s].url])) as Record<ServiceName, string>,
+    databaseUrls,
     kafkaBrokers: opts.brokers,
     gatewayPort: await freePort(),
     servicePorts,
@@ -45,6 +59,7 @@ export async function startTestMesh(opts: { adminUrl: string; brokers: readonly 
       webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_INSECURE_URLS: "true", ...opts.serviceEnv?.webhook },
     },
   });
+  if (opts.serviceEnv?.dispatch?.SANDBOX_FLEET_ENABLED === "true") await fleetOnDuty(databaseUrls.dispatch);
   const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
   await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
   const credentials = Object.fromEntries(
@@ -55,6 +70,7 @@ export async function startTestMesh(opts: { adminUrl: string; brokers: readonly 
   );
   return {
     mesh,
+    databaseUrls,
     gatewayUrl: mesh.gatewayUrl,
     credentials,
     logDir,
@@ -73,4 +89,22 @@ export async function startTestMesh(opts: { adminUrl: string; brokers: readonly 
       await Promise.all(SERVICES.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
     },
   };
+}
+
+/**
+ * Waits until the sandbox fleet has put its drivers on shift: two per active service and city it
+ * serves (sandbox-fleet.ts). Creates need a driver on shift (decisions.md section 2), and the
+ * fleet's leader provisions them one by one after the process is ready.
+ */
+async function fleetOnDuty(dispatchUrl: string, timeoutMs = 60_000): Promise<void> {
+  const count = async (sql: string) => (await dispatchQuery<{ n: number }>(dispatchUrl, sql, Object.keys(CITY_CENTRES)))[0]?.n ?? 0;
+  const expected = await count(
+    `SELECT 2 * count(*)::int AS n FROM carrier_service s JOIN carrier c ON c.id = s.carrier_id CROSS JOIN LATERAL unnest(s.cities) AS city
+      WHERE c.active AND s.active AND city = ANY($1::text[])`,
+  );
+  const deadline = Date.now() + timeoutMs;
+  while ((await count(`SELECT count(*)::int AS n FROM driver WHERE simulated AND available AND city_code = ANY($1::text[])`)) < expected) {
+    if (Date.now() > deadline) throw new Error("the sandbox fleet did not come on duty");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -2,7 +2,7 @@ import { parseCoordinate, type Coordinate } from "@tawsil/domain";
 import { ValidationError } from "@tawsil/errors";
 import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowed } from "../domain/errors";
 import { writeAssignmentChanged, writeDriverLocation } from "../infra/events";
-import { wakeForDriver, wakeForJob } from "../infra/wake-ups";
+import { announceShiftChange, wakeForDriver, wakeForJob } from "../infra/wake-ups";
 import type { Step } from "../infra/shipment-client";
 import { inTransaction, lockJob, nowOf, type DispatchContext, type Tx } from "./context";
 import { isUuid } from "@tawsil/domain";
@@ -27,12 +27,16 @@ function id(field: string, value: string): string {
 
 /** What a driver (their app, or the sandbox fleet) does. Every shipment step goes through the shipment service. */
 export class DriverApi {
-  constructor(private readonly ctx: DispatchContext) {}
+  constructor(
+    private readonly ctx: DispatchContext,
+    /** This replica's active driver index, reloaded after a shift change commits. */
+    private readonly activeDrivers?: { refresh(): Promise<void> },
+  ) {}
 
   async setAvailability(input: { driverId: string; available: boolean; position?: Coordinate | undefined }): Promise<void> {
     const driverId = id("driver_id", input.driverId);
     const position = input.position ? parseCoordinate("position", input.position) : undefined;
-    await inTransaction(this.ctx, async (tx) => {
+    const shiftChanged = await inTransaction(this.ctx, async (tx) => {
       const driver = await tx.driver.findUnique({ where: { id: driverId } });
       if (!driver) throw driverNotFound();
       const now = nowOf(this.ctx);
@@ -46,7 +50,13 @@ export class DriverApi {
       });
       // On duty and carrying nothing: the dispatcher's leader looks for a job for them.
       if (input.available && !driver.currentShipmentId) await wakeForDriver(tx, driverId);
+      // Eligibility needs a driver on shift: every replica's index learns of it on commit.
+      if (input.available !== driver.available) await announceShiftChange(tx);
+      return input.available !== driver.available;
     });
+    // Before answering, so this replica's next eligibility answer already counts the driver. The
+    // change has committed either way: a failed reload is the index's to retry, not the caller's error.
+    if (shiftChanged) await this.activeDrivers?.refresh().catch((err: unknown) => this.ctx.logger.warn({ err }, "active driver index reload failed after a shift change"));
   }
 
   async listOffers(input: { driverId: string }): Promise<OpenOffer[]> {

@@ -5,6 +5,9 @@ export const DISPATCHER_CHANNEL = "dispatch_wakeup";
 /** What the sandbox fleet's leader listens to: the id of a driver who has a new offer. */
 export const OFFERS_CHANNEL = "dispatch_offer";
 
+/** Every replica listens to this: a driver went on or off shift, so its active driver index is stale. */
+export const DRIVERS_CHANNEL = "dispatch_drivers";
+
 export type WakeUp = { readonly kind: "job"; readonly id: string } | { readonly kind: "driver"; readonly id: string };
 
 /**
@@ -24,6 +27,9 @@ export const wakeForDriver = (tx: SqlClient, driverId: string): Promise<void> =>
 
 /** The driver has a new open offer (the sandbox fleet's simulated drivers act on it). */
 export const announceOffer = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, OFFERS_CHANNEL, driverId);
+
+/** A driver went on or off shift: every replica reloads its active driver index on commit. */
+export const announceShiftChange = (tx: SqlClient): Promise<void> => notify(tx, DRIVERS_CHANNEL, "");
 
 export function parseWakeUp(payload: string): WakeUp | undefined {
   const [kind, id] = payload.split(":", 2);

@@ -107,6 +107,8 @@ export interface ShipmentStore {
   trackingCodeSha256(shipmentId: string): Uint8Array;
   /** Up to `limit` shipments of the query strictly after `after`, created_at DESC then id DESC. */
   listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]>;
+  /** Up to `limit` PENDING_APPROVAL shipments (of one merchant, or of all), oldest first. */
+  listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]>;
   /** The stored form of a response: a serialized Shipment without its derived tracking URL. */
   snapshotOf(shipment: Shipment): Uint8Array;
   /** Deletes expired idempotency records; returns how many. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cancelVerdict, DISPATCH_STEPS, publicStatusOf, SHIPMENT_STATES, type DispatchStep, type ShipmentState } from "./lifecycle";
-import { advance, applyDispatchStep, approve, cancel, maskPhone, reserveForOffer, type Shipment } from "./shipment";
+import { advance, applyDispatchStep, approve, approveByOperator, cancel, maskPhone, reject, reserveForOffer, type Shipment } from "./shipment";
 
 const at = new Date("2026-11-27T10:00:00.000Z");
 const shipment = (state: ShipmentState, version = 1n): Shipment => ({
@@ -148,5 +148,25 @@ describe("the shipment state machine", () => {
 
   it("masks every character of the phone but the last four", () => {
     expect(maskPhone("+966512345678")).toBe("*********5678");
+  });
+});
+
+describe("an operator's approval decision", () => {
+  it("approves a PENDING_APPROVAL shipment: READY_FOR_DISPATCH, approvedAt set, version + 1, public status unchanged", () => {
+    const change = approveByOperator(shipment("PENDING_APPROVAL", 1n), at);
+    expect(change.shipment).toMatchObject({ state: "READY_FOR_DISPATCH", approvedAt: at, version: 2n });
+    expect(change).toMatchObject({ previousState: "PENDING_APPROVAL", publicStatusChanged: false });
+  });
+
+  it("rejects a PENDING_APPROVAL shipment: CANCELLED with REJECTED_BY_OPERATOR, a public status change", () => {
+    const change = reject(shipment("PENDING_APPROVAL", 1n));
+    expect(change.shipment).toMatchObject({ state: "CANCELLED", reasonCode: "REJECTED_BY_OPERATOR", approvedAt: null, version: 2n });
+    expect(change.publicStatusChanged).toBe(true);
+  });
+
+  it.each(SHIPMENT_STATES.filter((state) => state !== "PENDING_APPROVAL"))("refuses both decisions for a %s shipment", (state) => {
+    for (const decide of [(s: Shipment) => approveByOperator(s, at), reject]) {
+      expect(() => decide(shipment(state))).toThrow(expect.objectContaining({ reason: "SHIPMENT_NOT_PENDING_APPROVAL" }));
+    }
   });
 });

@@ -95,6 +95,32 @@ export function approve(shipment: Shipment, at: Date): ShipmentChange {
   return transition(shipment, "READY_FOR_DISPATCH", { approvedAt: at });
 }
 
+/** The reason code of a shipment an operator rejected (decisions.md section 2). */
+export const REJECTED_BY_OPERATOR = "REJECTED_BY_OPERATOR";
+
+/**
+ * An operator's decision is only for a shipment still waiting for one: approving twice, or
+ * rejecting a shipment already approved (which the transition table would allow as a cancel),
+ * is refused with SHIPMENT_NOT_PENDING_APPROVAL.
+ */
+function requirePendingApproval(shipment: Shipment): void {
+  if (shipment.state !== "PENDING_APPROVAL") {
+    throw new FailedPreconditionError("SHIPMENT_NOT_PENDING_APPROVAL", `the shipment is ${shipment.state}, not PENDING_APPROVAL`);
+  }
+}
+
+/** An operator approves a shipment the automatic checks held back. */
+export function approveByOperator(shipment: Shipment, at: Date): ShipmentChange {
+  requirePendingApproval(shipment);
+  return approve(shipment, at);
+}
+
+/** An operator rejects a shipment the automatic checks held back: CANCELLED, REJECTED_BY_OPERATOR. */
+export function reject(shipment: Shipment): ShipmentChange {
+  requirePendingApproval(shipment);
+  return transition(shipment, "CANCELLED", { reasonCode: REJECTED_BY_OPERATOR });
+}
+
 /** Cancels before any driver offer; SHIPMENT_ALREADY_ASSIGNED or SHIPMENT_NOT_CANCELLABLE otherwise. */
 export function cancel(shipment: Shipment, reasonCode: string): ShipmentChange {
   const verdict = cancelVerdict(shipment.state);

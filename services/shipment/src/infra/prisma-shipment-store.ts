@@ -99,6 +99,17 @@ export class PrismaShipmentStore implements ShipmentStore {
     return rows.map(shipmentFromRow);
   }
 
+  async listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]> {
+    const rows = await this.db.shipment.findMany({
+      where: { state: "PENDING_APPROVAL", ...(merchantId === null ? {} : { merchantId }) },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: limit,
+      include: ITEMS,
+      relationLoadStrategy: JOINED,
+    });
+    return rows.map(shipmentFromRow);
+  }
+
   snapshotOf(shipment: Shipment): Uint8Array {
     return snapshotOf(shipment);
   }

@@ -1,0 +1,87 @@
+import { parseArgs } from "node:util";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
+import { ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { createPeerClient } from "@tawsil/rpc";
+
+/** The shipment service of `make dev` (the second of its services, after merchant on 7001). */
+export const DEFAULT_SHIPMENT_SERVICE_URL = "http://127.0.0.1:7002";
+
+export type ShipmentAdminClient = Client<typeof ShipmentAdminService>;
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export const SHIPMENT_HELP = [
+  "Operates the shipment service (SHIPMENT_SERVICE_URL, default " + DEFAULT_SHIPMENT_SERVICE_URL + "):",
+  "  shipments pending   shipments waiting for an operator's approval, oldest first",
+  "                        shipments pending [--merchant <merchant id>] [--limit <1..500>]",
+  "  shipments approve   approve a PENDING_APPROVAL shipment (READY_FOR_DISPATCH)",
+  "                        shipments approve <shipment id>",
+  "  shipments reject    reject a PENDING_APPROVAL shipment (CANCELLED, REJECTED_BY_OPERATOR)",
+  "                        shipments reject <shipment id>",
+];
+
+class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+function shipmentLine(shipment: Shipment): string {
+  const created = shipment.createTime ? timestampDate(shipment.createTime).toISOString() : "-";
+  const reason = shipment.reasonCode ? ` ${shipment.reasonCode}` : "";
+  return `${shipment.shipmentId} ${shipment.shipmentNumber} ${ShipmentState[shipment.state]}${reason} v${shipment.version} merchant ${shipment.merchantId} ref ${shipment.externalReference} created ${created}`;
+}
+
+/** The one shipment id a decision names. */
+function onlyId(positionals: readonly string[], verb: string): string {
+  const [id, extra] = positionals;
+  if (!id || extra !== undefined) throw new UsageError(`usage: pnpm tawsil shipments ${verb} <shipment id>`);
+  return id;
+}
+
+async function run(verb: string, rest: readonly string[], admin: ShipmentAdminClient, io: CliIo): Promise<void> {
+  if (verb === "approve" || verb === "reject") {
+    const { positionals } = parseArgs({ args: [...rest], options: {}, allowPositionals: true, strict: true });
+    const shipmentId = onlyId(positionals, verb);
+    const { shipment } = verb === "approve" ? await admin.approveShipment({ shipmentId }) : await admin.rejectShipment({ shipmentId });
+    if (shipment) io.out(shipmentLine(shipment));
+    return;
+  }
+  if (verb === "pending") {
+    const { values, positionals } = parseArgs({ args: [...rest], options: { merchant: { type: "string" }, limit: { type: "string" } }, allowPositionals: true, strict: true });
+    if (positionals.length > 0) throw new UsageError("usage: pnpm tawsil shipments pending [--merchant <merchant id>] [--limit <1..500>]");
+    // 0 leaves the default to the service.
+    const limit = values.limit === undefined ? 0 : Number(values.limit);
+    if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 500)) throw new UsageError("--limit must be a whole number from 1 to 500");
+    const { shipments } = await admin.listPendingShipments({ merchantId: values.merchant ?? "", limit });
+    if (shipments.length === 0) io.out("no shipment is waiting for approval");
+    shipments.forEach((shipment) => io.out(shipmentLine(shipment)));
+    return;
+  }
+  throw new UsageError(`unknown command "shipments ${verb}"; see \`pnpm tawsil help\``);
+}
+
+/**
+ * Runs `shipments <verb> ...` and returns the process exit code. Failures print one line (the
+ * service's own message, never a stack) and give 1.
+ */
+export async function runShipmentCli(argv: readonly string[], io: CliIo, admin?: ShipmentAdminClient): Promise<number> {
+  const [, verb = "", ...rest] = argv;
+  const url = io.env.SHIPMENT_SERVICE_URL || DEFAULT_SHIPMENT_SERVICE_URL;
+  try {
+    await run(verb, rest, admin ?? createPeerClient(ShipmentAdminService, url, { timeoutMs: 10_000 }), io);
+    return 0;
+  } catch (error) {
+    if (error instanceof ConnectError) {
+      const where = error.code === Code.Unavailable || error.code === Code.DeadlineExceeded ? ` (shipment service at ${url})` : "";
+      io.err(`tawsil: ${error.rawMessage}${where}`);
+    } else {
+      io.err(`tawsil: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return 1;
+  }
+}
