@@ -14,7 +14,7 @@ import { CheckEligibility } from "./app/check-eligibility";
 import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
-import { SandboxFleet } from "./app/sandbox-fleet";
+import { fleetOnDuty, SandboxFleet } from "./app/sandbox-fleet";
 import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./app/shipment-events";
 import type { Config } from "./config";
 import { PrismaClient } from "./infra/prisma/generated/client";
@@ -81,13 +81,25 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
     },
-    checks: [database.readiness],
+    checks: [database.readiness, ...(fleetRuns(config) ? [fleetReadiness(catalogue, activeDrivers)] : [])],
     closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, database],
     database,
     context,
     driverApi,
     catalogue,
     activeDrivers,
+  };
+}
+
+const fleetRuns = (config: Config) => config.TAWSIL_ENVIRONMENT === "sandbox" && config.SANDBOX_FLEET_ENABLED;
+
+/** A sandbox is ready once its fleet is on shift: the first create after start-up must find a driver. */
+function fleetReadiness(catalogue: CatalogueCache, activeDrivers: ActiveDriverIndex): ReadinessCheck {
+  return {
+    name: "sandbox-fleet",
+    check: async () => {
+      if (!fleetOnDuty(catalogue.current(), activeDrivers)) throw new Error("the sandbox fleet is not on shift yet");
+    },
   };
 }
 
@@ -127,7 +139,7 @@ export async function startDispatchWorkers(
     });
     dispatcher.start();
     closers.push(dispatcher);
-    if (config.TAWSIL_ENVIRONMENT === "sandbox" && config.SANDBOX_FLEET_ENABLED) {
+    if (fleetRuns(config)) {
       const fleet = new SandboxFleet({
         db: parts.database.client,
         databaseUrl: config.DATABASE_URL,

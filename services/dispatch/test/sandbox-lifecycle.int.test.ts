@@ -23,6 +23,21 @@ afterAll(async () => {
 });
 
 describe("the sandbox fleet", () => {
+  it("makes the replica ready only once every service and city it staffs has a driver on shift", async () => {
+    const readiness = await eventually(async () => {
+      const body = (await (await fetch(`${stack.dispatch.url}/readyz`)).json()) as { checks: Record<string, string> };
+      return body.checks["sandbox-fleet"] === "up" ? body : undefined;
+    }, "the fleet on shift", 60_000);
+    expect(readiness.checks).toMatchObject({ "sandbox-fleet": "up" });
+    const uncovered = await query<{ count: number }>(
+      stack.dispatchDb.url,
+      `SELECT count(*)::int AS count FROM carrier_service s JOIN carrier c ON c.id = s.carrier_id, unnest(s.cities) AS city
+       WHERE s.active AND c.active AND city = ANY($1) AND NOT EXISTS (SELECT 1 FROM driver d WHERE d.carrier_service_id = s.id AND d.city_code = city AND d.available)`,
+      ["RUH", "JED", "DMM", "MKK", "MED"],
+    );
+    expect(uncovered[0]?.count).toBe(0);
+  }, 90_000);
+
   it("delivers a created shipment by itself, with every public status in order and increasing versions", async () => {
     const shipmentId = await stack.createShipment("SANDBOX-1");
     await eventually(

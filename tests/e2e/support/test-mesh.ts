@@ -9,8 +9,6 @@ import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
 import { freePort } from "@tawsil/testing";
 import { ensureTopics } from "../../../scripts/infra/kafka";
-import { CITY_CENTRES } from "../../../services/dispatch/src/domain/geo";
-import { query as dispatchQuery } from "../../../services/dispatch/test/support";
 import { type Mesh, SERVICES, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
 import { seedDevMerchants } from "../../../scripts/seed-dev";
@@ -59,7 +57,6 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_INSECURE_URLS: "true", ...opts.serviceEnv?.webhook },
     },
   });
-  if (opts.serviceEnv?.dispatch?.SANDBOX_FLEET_ENABLED === "true") await fleetOnDuty(databaseUrls.dispatch);
   const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
   await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
   const credentials = Object.fromEntries(
@@ -89,22 +86,4 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       await Promise.all(SERVICES.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
     },
   };
-}
-
-/**
- * Waits until the sandbox fleet has put its drivers on shift: two per active service and city it
- * serves (sandbox-fleet.ts). Creates need a driver on shift (decisions.md section 2), and the
- * fleet's leader provisions them one by one after the process is ready.
- */
-async function fleetOnDuty(dispatchUrl: string, timeoutMs = 60_000): Promise<void> {
-  const count = async (sql: string) => (await dispatchQuery<{ n: number }>(dispatchUrl, sql, Object.keys(CITY_CENTRES)))[0]?.n ?? 0;
-  const expected = await count(
-    `SELECT 2 * count(*)::int AS n FROM carrier_service s JOIN carrier c ON c.id = s.carrier_id CROSS JOIN LATERAL unnest(s.cities) AS city
-      WHERE c.active AND s.active AND city = ANY($1::text[])`,
-  );
-  const deadline = Date.now() + timeoutMs;
-  while ((await count(`SELECT count(*)::int AS n FROM driver WHERE simulated AND available AND city_code = ANY($1::text[])`)) < expected) {
-    if (Date.now() > deadline) throw new Error("the sandbox fleet did not come on duty");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

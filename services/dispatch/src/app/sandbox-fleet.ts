@@ -34,6 +34,23 @@ function simulatedDriverId(serviceId: string, city: string, index: number): stri
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** Every active service of an active carrier, in each city it serves that has a centre: what the fleet staffs. */
+function staffedPairs(catalogue: Catalogue) {
+  return catalogue.carriers
+    .filter((carrier) => carrier.active)
+    .flatMap((carrier) => carrier.services.filter((service) => service.active).map((service) => ({ carrier, service })))
+    .flatMap(({ carrier, service }) => [...service.cities].flatMap((city) => (CITY_CENTRES[city] ? [{ carrier, service, city, centre: CITY_CENTRES[city] }] : [])));
+}
+
+/**
+ * Whether every pair the fleet staffs has a driver on shift, as this replica's index sees it
+ * (whichever replica leads the fleet). Until then a create finds no driver (decisions.md section
+ * 2), so a sandbox replica is not ready before it.
+ */
+export function fleetOnDuty(catalogue: Catalogue, activeDrivers: { has(cityCode: string, carrierServiceId: string): boolean }): boolean {
+  return staffedPairs(catalogue).every(({ service, city }) => activeDrivers.has(city, service.id));
+}
+
 /**
  * The sandbox's simulated drivers: a few per city and eligible service, near the city centre,
  * driven by exactly one replica (a session advisory lock; another takes over when it stops).
@@ -91,28 +108,22 @@ export class SandboxFleet implements LeaderRole {
       acceptDelayMs: this.opts.acceptDelayMs ?? 300,
       random: this.opts.random ?? Math.random,
     };
-    for (const carrier of this.opts.catalogue.current().carriers.filter((c) => c.active)) {
-      for (const service of carrier.services.filter((s) => s.active)) {
-        for (const city of service.cities) {
-          const centre = CITY_CENTRES[city];
-          if (!centre) continue;
-          for (let index = 0; index < perService; index++) {
-            const id = simulatedDriverId(service.id, city, index);
-            const h = createHash("sha256").update(id).digest();
-            // Within about 2 km of the centre.
-            let position = { latitudeMicro: centre.latitudeMicro + (h.readInt16BE(0) % 18_000), longitudeMicro: centre.longitudeMicro + (h.readInt16BE(2) % 18_000) };
-            const row = await this.opts.db.driver.upsert({
-              where: { id },
-              create: { id, carrierServiceId: service.id, cityCode: city, name: `Sandbox ${carrier.code} ${service.level} ${city} ${index + 1}`, simulated: true },
-              update: {},
-            });
-            if (row.latitudeMicro !== null && row.longitudeMicro !== null) position = { latitudeMicro: row.latitudeMicro, longitudeMicro: row.longitudeMicro };
-            const driver = new SandboxDriver(id, position, settings, await this.#resumedTask(row.currentShipmentId));
-            this.#drivers.set(id, driver);
-            await this.opts.driverApi.setAvailability({ driverId: id, available: true, position });
-            driver.start();
-          }
-        }
+    for (const { carrier, service, city, centre } of staffedPairs(this.opts.catalogue.current())) {
+      for (let index = 0; index < perService; index++) {
+        const id = simulatedDriverId(service.id, city, index);
+        const h = createHash("sha256").update(id).digest();
+        // Within about 2 km of the centre.
+        let position = { latitudeMicro: centre.latitudeMicro + (h.readInt16BE(0) % 18_000), longitudeMicro: centre.longitudeMicro + (h.readInt16BE(2) % 18_000) };
+        const row = await this.opts.db.driver.upsert({
+          where: { id },
+          create: { id, carrierServiceId: service.id, cityCode: city, name: `Sandbox ${carrier.code} ${service.level} ${city} ${index + 1}`, simulated: true },
+          update: {},
+        });
+        if (row.latitudeMicro !== null && row.longitudeMicro !== null) position = { latitudeMicro: row.latitudeMicro, longitudeMicro: row.longitudeMicro };
+        const driver = new SandboxDriver(id, position, settings, await this.#resumedTask(row.currentShipmentId));
+        this.#drivers.set(id, driver);
+        await this.opts.driverApi.setAvailability({ driverId: id, available: true, position });
+        driver.start();
       }
     }
     this.opts.logger.info({ drivers: this.#drivers.size }, "sandbox fleet on duty");
