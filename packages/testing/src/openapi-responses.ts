@@ -37,7 +37,7 @@ function deref(document: Json, node: Json, pointer: string): [Json, string] {
 
 export function openApiResponseCheck(source: Json): ResponseCheck {
   const document = closeObjects(source) as Json;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 9 });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 6 });
   addFormats.default(ajv);
   for (const format of ["int32", "int64", "float", "double"]) ajv.addFormat(format, true);
   ajv.addSchema(document, "openapi");
