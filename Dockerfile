@@ -26,11 +26,13 @@ RUN PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1 CHECKPOIN
     node_modules/.bin/tsx scripts/prisma-generate.ts
 # Every bundle, then the runtime tree in /runtime with the same paths as in the repository: each
 # process's dist/ (bundle and source map, not the make depfile), each service's committed
-# migrations and data/ files it reads at run time (pricing's service areas, for one).
+# migrations and data/ files it reads at run time (pricing's service areas, for one), the gateway's
+# data/ (the OpenAPI document) and the renderer of its /docs page, copied beside its bundle.
 RUN node_modules/.bin/tsx scripts/build.ts --all \
  && mkdir /runtime \
  && find gateway services packages -name node_modules -prune -o -type f \( \
       -path '*/dist/*.mjs' -o -path '*/dist/*.mjs.map' -o -path 'services/*/prisma/migrations/*' -o -path 'services/*/data/*' \
+      -o -path 'gateway/data/*' -o -path 'gateway/dist/redoc.standalone.js' \
     \) -print0 | xargs -0 cp --parents -t /runtime
 
 FROM ${NODE_IMAGE} AS runtime

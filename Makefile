@@ -15,7 +15,7 @@ GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE
 # `make bench BENCH_ARGS="--scenarios create,read --seconds 5"`; `make bench BENCH_ARGS=--help` lists them.
 BENCH_ARGS ?=
 
-.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint check build test dev down bench clean
+.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint check build test dev down bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -81,7 +81,12 @@ typecheck: install ## TypeScript, strict, the whole workspace
 lint: install ## eslint, the whole workspace
 	$(BIN)/eslint --max-warnings 0 .
 
-check: buf-lint buf-breaking check-generated typecheck lint ## every static check
+# The OpenAPI document, with Redocly's recommended ruleset (redocly.yaml). Telemetry and the update
+# check would reach the internet, which these machines cannot.
+openapi-lint: install ## lint the OpenAPI document (Redocly CLI, recommended rules)
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(BIN)/redocly lint --format=stylish
+
+check: buf-lint buf-breaking check-generated typecheck lint openapi-lint ## every static check
 
 # The end-to-end tests start the mesh from its bundles.
 test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)

@@ -9,7 +9,8 @@
  * no process depends on which packages pnpm happened to link next to it.
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -134,12 +135,26 @@ export function staleTargets(targets: BuildTarget[] = buildTargets(), root: stri
   });
 }
 
+/**
+ * Files a process serves that live in an installed package, copied beside its bundle: the image
+ * has no node_modules. The gateway's /docs serves Redoc's standalone bundle.
+ */
+const BESIDE_BUNDLE: Record<string, { module: string; file: string }[]> = {
+  gateway: [{ module: "redoc/bundles/redoc.standalone.js", file: "gateway/dist/redoc.standalone.js" }],
+};
+
+function copyBesideBundle(target: BuildTarget, root: string): void {
+  const require = createRequire(path.join(root, path.dirname(path.dirname(target.entry)), "package.json"));
+  for (const { module, file } of BESIDE_BUNDLE[target.name] ?? []) copyFileSync(require.resolve(module), path.join(root, file));
+}
+
 /** Builds the given targets in parallel (by default those that are stale); returns the bundles' sizes for the log. */
 export async function buildAll(targets: BuildTarget[] = staleTargets(), root: string = ROOT): Promise<{ target: BuildTarget; bytes: number }[]> {
   return Promise.all(
     targets.map(async (target) => {
       const result = await build(esbuildOptions(target, root));
       writeDepfile(target, result.metafile!, root);
+      copyBesideBundle(target, root);
       return { target, bytes: outputBytes(result.metafile) };
     }),
   );

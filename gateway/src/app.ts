@@ -19,6 +19,7 @@ import { AuthLockout } from "./rate-limit/lockout";
 import { SlidingWindow } from "./rate-limit/sliding-window";
 import { TokenBuckets } from "./rate-limit/token-bucket";
 import { registerJwks } from "./routes/jwks";
+import { registerOpenApi } from "./routes/openapi";
 import { registerMe } from "./routes/me";
 import { registerPriceEstimates } from "./routes/price-estimates";
 import { registerShipments } from "./routes/shipments";
@@ -97,5 +98,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerShipments(app, peers.shipment);
   registerTracking(app, peers.tracking, new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60));
   registerWebhook(app, peers.webhook);
+  registerOpenApi(app);
   return app;
 }

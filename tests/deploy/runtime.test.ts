@@ -55,7 +55,7 @@ afterAll(() => {
 });
 
 describe("the image's runtime tree", () => {
-  it("holds every bundle with its source map, the services' migrations and data files, and nothing else", () => {
+  it("holds every bundle with its source map, the services' migrations and data files, the gateway's document and renderer, and nothing else", () => {
     const files = filesUnder(runtime);
     for (const target of buildTargets()) expect(files).toEqual(expect.arrayContaining([target.outfile, `${target.outfile}.map`]));
     const servicesDir = path.join(ROOT, "services");
@@ -65,8 +65,14 @@ describe("the image's runtime tree", () => {
         expect(files).toEqual(expect.arrayContaining(expected));
       }
     }
+    // The gateway's data/ (the OpenAPI document) and the renderer of /docs, copied beside its bundle.
+    const gatewayFiles = [...filesUnder(path.join(ROOT, "gateway", "data")).map((file) => `gateway/data/${file}`), "gateway/dist/redoc.standalone.js"];
+    expect(files).toEqual(expect.arrayContaining(gatewayFiles));
     const unexpected = files.filter(
-      (file) => !/^(gateway|services\/[^/]+|packages\/[^/]+)\/dist\/[^/]+\.mjs(\.map)?$/.test(file) && !/^services\/[^/]+\/(prisma\/migrations|data)\//.test(file),
+      (file) =>
+        !/^(gateway|services\/[^/]+|packages\/[^/]+)\/dist\/[^/]+\.mjs(\.map)?$/.test(file) &&
+        !/^services\/[^/]+\/(prisma\/migrations|data)\//.test(file) &&
+        !gatewayFiles.includes(file),
     );
     // No installed package, TypeScript, test, tool or make depfile.
     expect(unexpected).toEqual([]);
@@ -166,5 +172,32 @@ describe("processes served from the runtime tree", () => {
       KAFKA_BROKERS,
     });
     expect(await pricing.stop()).toBe(0);
+  });
+
+  it("the gateway serves its OpenAPI document and the /docs renderer from the tree, with no node_modules", { timeout: 2 * START_LIMIT_MS }, async () => {
+    // The documentation needs no peer: the gateway runs alone, and is alive (not ready) without them.
+    const port = await freePort();
+    const peers = Object.fromEntries(["MERCHANT", "SHIPMENT", "PRICING", "DISPATCH", "TRACKING", "WEBHOOK"].map((s) => [`${s}_SERVICE_URL`, "http://127.0.0.1:9"]));
+    const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
+      cwd: path.join(runtime, sourceDir("gateway")),
+      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...peers },
+      stdio: "inherit",
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      let alive = false;
+      for (let attempt = 0; attempt < START_LIMIT_MS / 250 && !alive && child.exitCode === null; attempt++) {
+        alive = await fetch(`${url}/healthz`).then((res) => res.ok, () => false);
+        if (!alive) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const document = await fetch(`${url}/v2/openapi.json`);
+      expect(document.status).toBe(200);
+      expect(((await document.json()) as { openapi: string }).openapi).toBe("3.1.0");
+      const renderer = await fetch(`${url}/docs/redoc.standalone.js`);
+      expect(renderer.status).toBe(200);
+      expect((await renderer.text()).length).toBeGreaterThan(100_000);
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 });

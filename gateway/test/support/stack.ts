@@ -22,6 +22,8 @@ import { startMerchantService, type RunningMerchantService } from "../../../serv
 import { buildGateway } from "../../src/app";
 import { createPeers } from "../../src/clients";
 import { readConfig, SERVICES } from "../../src/config";
+import { readOpenApiDocument } from "../../src/openapi/document";
+import { validateResponsesFrom } from "@tawsil/testing";
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../services/merchant/prisma/migrations");
 
@@ -81,6 +83,10 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     gateway.get("/test/needs-write", { onRequest: gateway.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
     await gateway.listen({ host: "127.0.0.1", port: 0 });
 
+    const baseUrl = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
+    // Every response of this gateway must be one the OpenAPI document describes.
+    validateResponsesFrom(baseUrl, readOpenApiDocument());
+
     const admin = createPeerClient(MerchantAdminService, merchantService.url);
     const code = `M${randomUUID().slice(0, 6).toUpperCase()}`;
     const { merchant } = await admin.createMerchant({ code, displayName: `${code} Store`, legalName: `${code} Trading LLC` });
@@ -96,7 +102,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
 
     const running = { merchantService, gateway };
     return {
-      baseUrl: `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`,
+      baseUrl,
       environment: opts.environment,
       admin,
       merchant: { id: merchant!.merchantId, code, full, readOnly, disabled },

@@ -4,3 +4,4 @@ export { capturedLogger } from "./captured-logger";
 export { failure } from "./connect-failure";
 export { createMigratedDatabase, type TestDatabase } from "./test-database";
 export { rawQuery } from "./raw-query";
+export { openApiResponseCheck, validateResponsesFrom, type ResponseCheck } from "./openapi-responses";

@@ -7,7 +7,8 @@ import { readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
-import { freePort } from "@tawsil/testing";
+import { freePort, validateResponsesFrom } from "@tawsil/testing";
+import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
 import { ensureTopics } from "../../../scripts/infra/kafka";
 import { type Mesh, SERVICES, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
@@ -57,6 +58,8 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_INSECURE_URLS: "true", ...opts.serviceEnv?.webhook },
     },
   });
+  // Every response of the gateway, seeding included, must be one the OpenAPI document describes.
+  validateResponsesFrom(mesh.gatewayUrl, readOpenApiDocument());
   const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
   await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
   const credentials = Object.fromEntries(
