@@ -14,11 +14,16 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1
 # `make bench BENCH_ARGS="--scenarios create,read --seconds 5"`; `make bench BENCH_ARGS=--help` lists them.
 BENCH_ARGS ?=
+# One process, for `make test SERVICE=pricing` and `make image SERVICE=pricing` (gateway or a service).
+SERVICE ?=
+SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint check build test dev down bench clean
+.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
 
+# The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 $(PNPM):
 	@echo "installing pnpm $(PNPM_VERSION) into .tools/"
@@ -86,11 +91,37 @@ lint: install ## eslint, the whole workspace
 openapi-lint: install ## lint the OpenAPI document (Redocly CLI, recommended rules)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(BIN)/redocly lint --format=stylish
 
-check: buf-lint buf-breaking check-generated typecheck lint openapi-lint ## every static check
+settings-tables: install ## rewrite each process README's settings table from its config schema
+	@$(BIN)/tsx scripts/settings-tables.ts
 
-# The end-to-end tests start the mesh from its bundles.
-test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
+check-settings-tables: install ## fail when a process README's settings table is stale
+	@$(BIN)/tsx scripts/settings-tables.ts --check
+
+check: buf-lint buf-breaking check-generated typecheck lint openapi-lint check-settings-tables ## every static check
+
+known-service:
+	@test -f "$(SERVICE_DIR)/src/main.ts" || { echo "SERVICE=$(SERVICE): choose gateway or one of: $(notdir $(wildcard services/*))"; exit 2; }
+
+# The end-to-end tests start the mesh from its bundles. With SERVICE, only that process's unit and
+# integration tests run, on PostgreSQL and, if they ask for it, Kafka (tests/setup/test-needs.ts).
+ifeq ($(SERVICE),)
+test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
 	$(BIN)/vitest run
+else
+test: install known-service
+	TAWSIL_TEST_SCOPE=$(SERVICE_DIR) $(BIN)/vitest run --project unit-and-integration $(SERVICE_DIR)/
+endif
+
+# One image per process (Dockerfile, build arg PROCESS), tagged ghcr.io/tawsil/<process>:<version>.
+image: known-service ## build one process's image: make image SERVICE=pricing [IMAGE_VERSION=1.4.0]
+	@engine=$$(command -v podman || command -v docker || true); \
+	cmd="build --build-arg PROCESS=$(SERVICE) -t ghcr.io/tawsil/$(SERVICE):$(IMAGE_VERSION) ."; \
+	if [ -z "$$engine" ]; then \
+	  echo "no container engine here (podman or docker); on a machine with one this runs:"; \
+	  echo "  docker $$cmd"; \
+	  echo "tests/deploy checks the image's invariants and runs its runtime tree without one."; exit 1; \
+	fi; \
+	echo "$$engine $$cmd"; $$engine $$cmd
 
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
 	@$(BIN)/tsx scripts/dev.ts

@@ -4,15 +4,23 @@ import { z } from "zod";
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-const schema = commonEnv.extend({
+/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+export const schema = commonEnv.extend({
+  /** The HTTP port: the REST API, /healthz, /readyz and /metrics. */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The public base address: problem types and links are built from it. */
   PUBLIC_BASE_URL: z.url().default("http://localhost:8080"),
+  /** The merchant service: tokens, clients, saved locations, JWKS. */
   MERCHANT_SERVICE_URL: peerUrl,
+  /** The shipment service: creates, reads, lists and cancels. */
   SHIPMENT_SERVICE_URL: peerUrl,
+  /** The pricing service: price estimates. */
   PRICING_SERVICE_URL: peerUrl,
+  /** The dispatch service: its readiness, reported in /readyz. */
   DISPATCH_SERVICE_URL: peerUrl,
+  /** The tracking service: public tracking and the customer page. */
   TRACKING_SERVICE_URL: peerUrl,
+  /** The webhook service: the merchant's endpoint and secret. */
   WEBHOOK_SERVICE_URL: peerUrl,
   /** Deadline for one peer's readiness answer inside the gateway's /readyz. */
   READINESS_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
@@ -20,18 +28,21 @@ const schema = commonEnv.extend({
   PEER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** Tokens must carry this issuer (the merchant service of the same environment signs them). */
   TOKEN_ISSUER: z.url().optional(),
+  /** Tokens must carry this audience (`aud`). */
   TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2"),
   /** Accepted clock difference for exp, nbf and iat (decisions.md section 10). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(60),
   /** Request bodies above this many bytes are refused with 413 before they are read (decisions.md section 14: 256 KiB). */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
-  /** Per OAuth client (decisions.md section 14): sustained requests per second and burst. */
+  /** Per OAuth client (decisions.md section 14): sustained requests per second. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  /** Per OAuth client (decisions.md section 14): requests allowed in a burst above the sustained rate. */
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
   /** Token endpoint: requests per minute per client id. */
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
-  /** Failed client authentications per minute that lock a client id, and for how long. */
+  /** Failed client authentications per minute that lock a client id. */
   AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
+  /** How long a locked client id stays locked. */
   AUTH_LOCKOUT_SECONDS: z.coerce.number().int().positive().default(60),
   /** Public tracking (JSON and the customer page together): requests per minute per tracking code. */
   PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),

@@ -4,10 +4,15 @@ const port = z.coerce.number().int().min(0).max(65535);
 
 /** Settings every process shares; each service extends this with its own. */
 export const commonEnv = z.object({
+  /** Node's mode; production in every pod. */
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  /** Which Tawsil environment this is: token issuer, sandbox-only behaviour. */
   TAWSIL_ENVIRONMENT: z.enum(["sandbox", "production"]).default("sandbox"),
+  /** Lowest level of the JSON log lines written. */
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Interface to listen on; 0.0.0.0 in a pod. */
   HOST: z.string().default("127.0.0.1"),
+  /** Port of the service: RPCs, /healthz, /readyz and /metrics. */
   PORT: port,
   /** How long SIGTERM waits for in-flight requests before closing them. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -19,6 +24,7 @@ export const peerUrl = z.url({ protocol: /^https?$/ });
 
 /** A service's own PostgreSQL database. */
 export const databaseEnv = z.object({
+  /** The service's own database, `postgresql://user:password@host:5432/tawsil_<service>` (a Secret). */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
   /** Connections per process; times replicas, it must stay under the server's max_connections. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
@@ -26,6 +32,7 @@ export const databaseEnv = z.object({
 
 /** The Kafka bootstrap brokers, comma-separated `host:port`. */
 export const kafkaEnv = z.object({
+  /** The Kafka bootstrap brokers, comma-separated `host:port`. */
   KAFKA_BROKERS: z
     .string()
     .min(1)

@@ -12,7 +12,8 @@ const encryptionKey = z
   .transform((value) => Buffer.from(value, "base64"))
   .refine((key) => key.length === 32, "expected base64 of exactly 32 bytes (openssl rand -base64 32)");
 
-const schema = commonEnv
+/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+export const schema = commonEnv
   .extend(databaseEnv.shape)
   // Merchant changes leave through the outbox to merchant.merchant.events.v1.
   .extend(kafkaEnv.shape)

@@ -18,7 +18,8 @@ const circuityFactors = z
     }
   });
 
-const schema = commonEnv
+/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+export const schema = commonEnv
   .extend(databaseEnv.shape)
   // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh.
   .extend(kafkaEnv.shape)

@@ -8,7 +8,8 @@ const secretKey = z
   .transform((value) => new Uint8Array(Buffer.from(value, "base64")))
   .refine((key) => key.length >= 32, "expected base64 of at least 32 bytes (openssl rand -base64 32)");
 
-const schema = commonEnv
+/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+export const schema = commonEnv
   .extend(databaseEnv.shape)
   .extend(kafkaEnv.shape)
   .extend({

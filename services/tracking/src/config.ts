@@ -1,7 +1,8 @@
 import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 
-const schema = commonEnv
+/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+export const schema = commonEnv
   .extend(databaseEnv.shape)
   .extend(kafkaEnv.shape)
   .extend({

@@ -10,7 +10,8 @@ const secretKey = z
 
 const flag = z.enum(["true", "false"]).transform((value) => value === "true");
 
-const schema = commonEnv
+/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+export const schema = commonEnv
   .extend(databaseEnv.shape)
   .extend(kafkaEnv.shape)
   .extend({

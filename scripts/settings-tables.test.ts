@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { processDirs, tableStates } from "./settings-tables";
+import { BEGIN, END, renderTable, withTable } from "./settings/readme-table";
+import { jsdocByKey, settingsOf } from "./settings/settings-of";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+describe("settings tables of the processes' READMEs", () => {
+  it("cover the gateway and every service", () => {
+    expect(processDirs()).toEqual(["gateway", "services/dispatch", "services/merchant", "services/pricing", "services/shipment", "services/tracking", "services/webhook"]);
+  });
+
+  it("are each exactly what scripts/settings-tables.ts generates from the config schema (make settings-tables)", async () => {
+    for (const state of await tableStates()) {
+      expect(state.undescribed, `${state.readme}: settings without a comment`).toEqual([]);
+      expect(state.current, `${state.readme} is stale`).toBe(state.generated);
+    }
+  });
+
+  it("read defaults through preprocess, transforms and optional keys as the process sees them", async () => {
+    const pricing = Object.fromEntries((await settingsOf(ROOT, "services/pricing")).map((s) => [s.name, s.default]));
+    expect(pricing).toMatchObject({ ROUTING_URL: "unset", CIRCUITY_FACTORS: '""', PEER_TIMEOUT_MS: "2000", DATABASE_URL: "required", LOG_LEVEL: "info" });
+    // merchant's schema is an object under a .transform(); webhook's a flag with a boolean default.
+    expect((await settingsOf(ROOT, "services/merchant")).find((s) => s.name === "TOKEN_TTL_SECONDS")?.default).toBe("3600");
+    expect((await settingsOf(ROOT, "services/webhook")).find((s) => s.name === "WEBHOOK_ALLOW_INSECURE_URLS")?.default).toBe("false");
+  });
+
+  it("take one comment per key, never a neighbour's", () => {
+    const docs = jsdocByKey("/** about AA */\n  AA: x,\n  /** spans\n   * two lines */\n  BB: y,\n  CC: z,\n");
+    expect([...docs]).toEqual([["AA", "about AA"], ["BB", "spans two lines"]]);
+  });
+
+  it("rewrite only what lies between the markers, and refuse a README without them", () => {
+    const table = renderTable([{ name: "X", default: "1", meaning: "a | b" }]);
+    expect(table).toBe("| Setting | Default | Meaning |\n|---|---|---|\n| `X` | `1` | a \\| b |");
+    const stale = `intro\n${BEGIN}\n| old |\n${END}\nafter\n`;
+    expect(withTable(stale, table, "R")).toBe(`intro\n${BEGIN}\n${table}\n${END}\nafter\n`);
+    expect(() => withTable("no markers", table, "R.md")).toThrow(/R\.md has no settings markers/);
+  });
+});
