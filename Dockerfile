@@ -1,11 +1,13 @@
 # syntax=docker/dockerfile:1
-# One image for all seven processes (the gateway and six services) and their migration Jobs; the
-# container's command and working directory choose the process, as deploy/base does:
+# One image per process: `--build-arg PROCESS=<gateway|merchant|shipment|pricing|dispatch|tracking|webhook>`
+# (`make image SERVICE=<name>`), tagged ghcr.io/tawsil/<process>:<version>, so each team releases
+# its process alone. The container's command and working directory start it, as deploy/base does:
 #   workingDir /app/services/shipment, command node --enable-source-maps dist/main.mjs
 #   workingDir /app,                   command node --enable-source-maps packages/db/dist/migrate-cli.mjs <url> <dir>
 # The build stage compiles each process into one JavaScript bundle (scripts/build.ts, as `make build`)
 # that holds its third-party code too, so the runtime stage holds no node_modules, no TypeScript and
-# no tool: only the bundles, their source maps, the migrations and the services' data files.
+# no tool: only the chosen process's bundle, source map, data files and, for a service, its
+# migrations with the migration runner (scripts/image-files.ts lists them).
 #
 # Pin the base by digest in CI (node:20-bookworm-slim@sha256:...) for reproducible builds.
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -24,16 +26,15 @@ RUN pnpm install --frozen-lockfile --offline
 # that one exists, and it cannot be downloaded: any existing file satisfies it (see Makefile).
 RUN PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE=1 CHECKPOINT_DISABLE=1 \
     node_modules/.bin/tsx scripts/prisma-generate.ts
-# Every bundle, then the runtime tree in /runtime with the same paths as in the repository: each
-# process's dist/ (bundle and source map, not the make depfile), each service's committed
-# migrations and data/ files it reads at run time (pricing's service areas, for one), the gateway's
-# data/ (the OpenAPI document) and the renderer of its /docs page, copied beside its bundle.
+# Every bundle, then the runtime tree of the one process in /runtime, with the same paths as in
+# the repository (scripts/image-files.ts): its dist/ (bundle and source map, not the make
+# depfile), the data/ files it reads at run time (pricing's service areas, the gateway's OpenAPI
+# document), the renderer of the gateway's /docs page, and a service's committed migrations with
+# the migration runner. An unknown or missing PROCESS fails here, naming the choices.
+ARG PROCESS
 RUN node_modules/.bin/tsx scripts/build.ts --all \
  && mkdir /runtime \
- && find gateway services packages -name node_modules -prune -o -type f \( \
-      -path '*/dist/*.mjs' -o -path '*/dist/*.mjs.map' -o -path 'services/*/prisma/migrations/*' -o -path 'services/*/data/*' \
-      -o -path 'gateway/data/*' -o -path 'gateway/dist/redoc.standalone.js' \
-    \) -print0 | xargs -0 cp --parents -t /runtime
+ && node_modules/.bin/tsx scripts/image-files.ts "${PROCESS}" | xargs -0 cp --parents -t /runtime
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
@@ -46,6 +47,6 @@ WORKDIR /app
 COPY --from=build /runtime /app
 USER 10001:10001
 EXPOSE 8080 7001-7006
-# No process is the default: a pod that forgets its command fails at once instead of starting the
-# wrong one.
-CMD ["node", "-e", "console.error('choose a process: node --enable-source-maps dist/main.mjs in /app/<gateway|services/NAME>'); process.exit(64)"]
+# No default command: a pod names its working directory and command (deploy/base), and one that
+# forgets them fails at once instead of guessing.
+CMD ["node", "-e", "console.error('start the process: node --enable-source-maps dist/main.mjs in /app/<gateway|services/NAME>'); process.exit(64)"]

@@ -67,6 +67,16 @@ describe("Dockerfile", () => {
     expect(buildStage[build]).toContain("mkdir /runtime");
   });
 
+  it("builds one process's image, named by the PROCESS build arg, as `make image SERVICE=<process>` tags it", () => {
+    expect(buildStage).toContain("ARG PROCESS");
+    const copy = buildStage.find((line) => line.includes("mkdir /runtime")) ?? "";
+    // scripts/image-files.ts lists that process's files; runtime.test.ts checks what it lists.
+    expect(copy).toContain('node_modules/.bin/tsx scripts/image-files.ts "${PROCESS}" | xargs -0 cp --parents -t /runtime');
+    expect(buildStage.indexOf("ARG PROCESS")).toBeLessThan(buildStage.indexOf(copy));
+    const makefile = readFileSync(path.join(ROOT, "Makefile"), "utf8");
+    expect(makefile).toContain("build --build-arg PROCESS=$(SERVICE) -t ghcr.io/tawsil/$(SERVICE):$(IMAGE_VERSION) .");
+  });
+
   it("puts the compiled tree at /app, where the pod specs' working directories point, and nothing else", () => {
     expect(runtimeStage).toContain("WORKDIR /app");
     // The runtime stage takes only the tree the build stage assembled (bundles, source maps,

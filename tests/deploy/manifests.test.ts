@@ -135,8 +135,10 @@ describe.each([...ofKind(base, "Deployment"), ...ofKind(base, "Job")].map((m) =>
     }
   });
 
-  it("uses the one image by name only, for the overlays to pin (never a latest or floating tag)", () => {
-    for (const c of containersOf(m)) expect(c.image, c.name).toBe("tawsil");
+  it("uses its own process's image (ghcr.io/tawsil/<process>) by name only, for the overlays to pin (never a latest or floating tag)", () => {
+    const process = workload(m).template.metadata.labels?.["app.kubernetes.io/name"];
+    expect(PROCESSES).toContain(process);
+    for (const c of containersOf(m)) expect(c.image, c.name).toBe(`ghcr.io/tawsil/${process}`);
   });
 
   it("has no literal env value that holds a credential", () => {

@@ -34,12 +34,23 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     expect(ofKind(manifests, "NetworkPolicy").length).toBeGreaterThan(PROCESSES.length);
   });
 
-  it("pins the image to a registry and an explicit tag or digest, never latest", () => {
-    const images = new Set(ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job")).flatMap((m) => podContainers(m).map((c) => c.image)));
-    expect(images.size).toBe(1);
+  it("pins each process's own image to a registry and an explicit tag or digest, never latest", () => {
+    const workloads = ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"));
+    const images = new Set(workloads.flatMap((m) => podContainers(m).map((c) => c.image)));
+    expect(images.size).toBe(PROCESSES.length);
     for (const image of images) {
       expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]+\/[a-z0-9/_-]+(:[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})$/);
       expect(image).not.toMatch(/:latest$/);
+    }
+  });
+
+  it("pins each process by an images: entry of its own, so one release moves one process", () => {
+    const entries = readKustomization(dir).images ?? [];
+    expect(entries.map((e) => e.name).sort()).toEqual(PROCESSES.map((name) => `ghcr.io/tawsil/${name}`).sort());
+    for (const m of ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"))) {
+      const process = (m.spec as { template: { metadata: { labels?: Record<string, string> } } }).template.metadata.labels?.["app.kubernetes.io/name"];
+      const entry = entries.find((e) => e.name === `ghcr.io/tawsil/${process}`);
+      for (const c of podContainers(m)) expect(c.image, `${m.kind}/${m.metadata.name}`).toBe(`${entry?.newName ?? entry?.name}:${entry?.newTag}`);
     }
   });
 

@@ -1,12 +1,13 @@
 /**
- * The image's runtime stage is the tree the Dockerfile's build stage assembles in /runtime. These
- * tests assemble it with the Dockerfile's own command, from the bundles `make build` wrote, in a
- * temporary directory with no node_modules anywhere above it, and run processes from it as the
- * pods do: so a bundle that still needs an installed package, or a file the image leaves out,
- * fails here rather than in a cluster.
+ * Each process's image (Dockerfile, build arg PROCESS) has as its runtime stage the tree the build
+ * stage assembles in /runtime. These tests assemble that tree for every process with the
+ * Dockerfile's own command, from the bundles `make build` wrote, each in a temporary directory with
+ * no node_modules anywhere above it, and run each process from its own tree as its pods do: so a
+ * bundle that still needs an installed package, a file the image leaves out, or another process's
+ * file it lets in, fails here rather than in a cluster.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -17,11 +18,11 @@ import { BUNDLE, NODE_FLAGS } from "../../scripts/mesh";
 import { FAKE_SECRET_VALUES, PROCESSES, type ProcessName, sourceDir } from "./facts";
 import { ROOT } from "./kustomize";
 
-/** The Dockerfile's command that copies the runtime files into /runtime, with its continuation lines joined. */
+/** The Dockerfile's command that copies one process's runtime files into /runtime, with its continuation lines joined. */
 function runtimeCopyCommand(): string {
   const run = readFileSync(path.join(ROOT, "Dockerfile"), "utf8").replace(/\\\n/g, " ").split("\n").find((line) => line.includes("mkdir /runtime"));
-  const copy = run?.split("&&").map((part) => part.trim()).find((part) => part.startsWith("find "));
-  if (!copy) throw new Error("the Dockerfile no longer assembles /runtime with find: update this test");
+  const copy = run?.split("&&").map((part) => part.trim()).find((part) => part.includes("scripts/image-files.ts"));
+  if (!copy?.includes('"${PROCESS}"')) throw new Error("the Dockerfile no longer assembles /runtime with scripts/image-files.ts for ${PROCESS}: update this test");
   return copy;
 }
 
@@ -40,47 +41,55 @@ function runNode(cwd: string, args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [...NODE_FLAGS, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", timeout: START_LIMIT_MS });
 }
 
+/** Holds one directory per process: that process's image's /app. */
 let runtime = "";
+const appOf = (name: ProcessName) => path.join(runtime, name);
 
 beforeAll(() => {
   expect(staleTargets().map((target) => target.name), "stale or missing bundles: run make build").toEqual([]);
   runtime = mkdtempSync(path.join(os.tmpdir(), "tawsil-runtime-"));
-  const copied = spawnSync("bash", ["-euo", "pipefail", "-c", runtimeCopyCommand().replaceAll("/runtime", runtime)], { cwd: ROOT, encoding: "utf8" });
-  expect(copied.stderr).toBe("");
-  expect(copied.status).toBe(0);
-});
+  for (const name of PROCESSES) {
+    mkdirSync(appOf(name));
+    const command = runtimeCopyCommand().replaceAll("/runtime", appOf(name)).replaceAll("${PROCESS}", name);
+    const copied = spawnSync("bash", ["-euo", "pipefail", "-c", command], { cwd: ROOT, encoding: "utf8" });
+    expect(copied.stderr, name).toBe("");
+    expect(copied.status, name).toBe(0);
+  }
+}, 120_000);
 
 afterAll(() => {
   if (runtime) rmSync(runtime, { recursive: true, force: true });
 });
 
-describe("the image's runtime tree", () => {
-  it("holds every bundle with its source map, the services' migrations and data files, the gateway's document and renderer, and nothing else", () => {
-    const files = filesUnder(runtime);
-    for (const target of buildTargets()) expect(files).toEqual(expect.arrayContaining([target.outfile, `${target.outfile}.map`]));
-    const servicesDir = path.join(ROOT, "services");
-    for (const service of readdirSync(servicesDir)) {
-      for (const kept of ["prisma/migrations", "data"].filter((sub) => existsSync(path.join(servicesDir, service, sub)))) {
-        const expected = filesUnder(path.join(servicesDir, service, kept)).map((file) => `services/${service}/${kept}/${file}`);
-        expect(files).toEqual(expect.arrayContaining(expected));
-      }
-    }
+/** What the image of one process may hold, and must: stated here apart from scripts/image-files.ts. */
+function expectedTree(name: ProcessName): { allowed: RegExp; required: string[] } {
+  const dir = sourceDir(name);
+  const under = (sub: string) => (existsSync(path.join(ROOT, dir, sub)) ? filesUnder(path.join(ROOT, dir, sub)).map((file) => `${dir}/${sub}/${file}`) : []);
+  const bundle = [`${dir}/${BUNDLE}`, `${dir}/${BUNDLE}.map`];
+  if (name === "gateway") {
     // The gateway's data/ (the OpenAPI document) and the renderer of /docs, copied beside its bundle.
-    const gatewayFiles = [...filesUnder(path.join(ROOT, "gateway", "data")).map((file) => `gateway/data/${file}`), "gateway/dist/redoc.standalone.js"];
-    expect(files).toEqual(expect.arrayContaining(gatewayFiles));
-    const unexpected = files.filter(
-      (file) =>
-        !/^(gateway|services\/[^/]+|packages\/[^/]+)\/dist\/[^/]+\.mjs(\.map)?$/.test(file) &&
-        !/^services\/[^/]+\/(prisma\/migrations|data)\//.test(file) &&
-        !gatewayFiles.includes(file),
-    );
-    // No installed package, TypeScript, test, tool or make depfile.
-    expect(unexpected).toEqual([]);
+    return { allowed: /^gateway\/(dist\/main\.mjs(\.map)?|dist\/redoc\.standalone\.js|data\/.+)$/, required: [...bundle, "gateway/dist/redoc.standalone.js", ...under("data")] };
+  }
+  const migrateCli = buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "";
+  return {
+    allowed: new RegExp(`^(services/${name}/(dist/main\\.mjs(\\.map)?|prisma/migrations/.+|data/.+)|packages/db/dist/migrate-cli\\.mjs(\\.map)?)$`),
+    // A service's migration Job and initContainer run the migration runner from its own image.
+    required: [...bundle, migrateCli, `${migrateCli}.map`, ...under("prisma/migrations"), ...under("data")],
+  };
+}
+
+describe("each process's image's runtime tree", () => {
+  it.each(PROCESSES)("of %s holds its bundle with source map, its migrations and data files, and nothing of another process", (name) => {
+    const files = filesUnder(appOf(name));
+    const { allowed, required } = expectedTree(name);
+    expect(files).toEqual(expect.arrayContaining(required));
+    // No other process's bundle, no installed package, TypeScript, test, tool or make depfile.
+    expect(files.filter((file) => !allowed.test(file))).toEqual([]);
   });
 
   it.each(PROCESSES)("starts %s without node_modules; its stack traces point at the TypeScript", (name) => {
     // No settings at all: the process loads its whole bundle, then its config.ts refuses to start.
-    const result = runNode(path.join(runtime, sourceDir(name)), [BUNDLE], {});
+    const result = runNode(path.join(appOf(name), sourceDir(name)), [BUNDLE], {});
     const output = `${result.stdout}${result.stderr}`;
     expect(output).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
     expect(result.status).not.toBe(0);
@@ -93,7 +102,7 @@ describe("the image's runtime tree", () => {
 async function serve(name: ProcessName, env: Record<string, string>): Promise<{ url: string; stop(): Promise<number | null> }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
-    cwd: path.join(runtime, sourceDir(name)),
+    cwd: path.join(appOf(name), sourceDir(name)),
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -125,7 +134,7 @@ describe("processes served from the runtime tree", () => {
   const names = { merchant: `tawsil_runtime_merchant_${process.pid}`, pricing: `tawsil_runtime_pricing_${process.pid}` };
   const migrate = (service: keyof typeof names) =>
     // As the migration Job does: workingDir /app, the migrations by their path in the image.
-    runNode(runtime, [buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "", databaseUrl(adminUrl, names[service]), `services/${service}/prisma/migrations`], {});
+    runNode(appOf(service), [buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "", databaseUrl(adminUrl, names[service]), `services/${service}/prisma/migrations`], {});
 
   beforeAll(async () => {
     for (const name of Object.values(names)) await ensureDatabase(adminUrl, name);
@@ -179,7 +188,7 @@ describe("processes served from the runtime tree", () => {
     const port = await freePort();
     const peers = Object.fromEntries(["MERCHANT", "SHIPMENT", "PRICING", "DISPATCH", "TRACKING", "WEBHOOK"].map((s) => [`${s}_SERVICE_URL`, "http://127.0.0.1:9"]));
     const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
-      cwd: path.join(runtime, sourceDir("gateway")),
+      cwd: path.join(appOf("gateway"), sourceDir("gateway")),
       env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...peers },
       stdio: "inherit",
     });

@@ -1,0 +1,68 @@
+/**
+ * Each process's PrometheusRule (deploy/base/alerts/<process>.yaml): alerts named after and owned
+ * by their process, on metrics that exist, each with a runbook section in the process's README,
+ * and every runbook section of a README backed by a real alert.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { find, PROCESSES, sourceDir } from "./facts";
+import { DEPLOY, ROOT, render } from "./kustomize";
+
+interface Rule { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> }
+interface RuleSpec { groups: { name: string; rules: Rule[] }[] }
+
+const base = render(path.join(DEPLOY, "base"));
+const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
+const readmeOf = (name: string) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
+const runbookHeadings = (readme: string) => [...readme.matchAll(/^### (\w+)$/gm)].map((m) => m[1] as string);
+
+/** Metrics our processes export (packages/rpc/src/metrics.ts). */
+const OWN_METRICS = [...readFileSync(path.join(ROOT, "packages/rpc/src/metrics.ts"), "utf8").matchAll(/name: "(\w+)"/g)].map((m) => m[1] as string);
+/** Exporters the alerts may rely on: prom-client's Node defaults, kube-state-metrics, Strimzi's Kafka Exporter. */
+const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_status_\w+|kafka_consumergroup_lag)$/;
+const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile"]);
+
+/** Consumer groups an IdempotentConsumer of the process commits offsets under (`..._GROUP = "..."`). */
+function consumerGroupsOf(name: string): string[] {
+  const dir = path.join(ROOT, sourceDir(name), "src");
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.includes("generated"));
+  return files.flatMap((f) => [...readFileSync(path.join(dir, f), "utf8").matchAll(/_GROUP = "([\w.-]+)"/g)].map((m) => m[1] as string));
+}
+
+describe.each(PROCESSES)("alerts of %s", (name) => {
+  const rules = (find(base, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
+
+  it("are named after it, labelled for its team, and link a runbook section of its README", () => {
+    expect(rules.length).toBeGreaterThan(0);
+    const headings = runbookHeadings(readmeOf(name));
+    for (const rule of rules) {
+      expect(rule.alert).toMatch(new RegExp(`^${pascal(name)}[A-Z]\\w+$`));
+      expect(rule.labels).toEqual({ severity: expect.stringMatching(/^(page|ticket)$/), team: `team-${name}` });
+      expect(rule.annotations.runbook_url).toBe(`https://github.com/tawsil/tawsil/blob/main/${sourceDir(name)}/README.md#${rule.alert.toLowerCase()}`);
+      expect(headings, `${sourceDir(name)}/README.md has no "### ${rule.alert}"`).toContain(rule.alert);
+      expect(rule.for).toMatch(/^\d+m$/);
+    }
+  });
+
+  it("have a runbook entry in its README only for alerts that exist", () => {
+    expect(runbookHeadings(readmeOf(name)).sort()).toEqual(rules.map((r) => r.alert).sort());
+  });
+
+  it("watch this process only, on metrics that something exports", () => {
+    for (const rule of rules) {
+      const own = rule.expr.includes(`service="${name}"`) || rule.expr.includes(`deployment="${name}"`) ||
+        consumerGroupsOf(name).some((group) => rule.expr.includes(`consumergroup="${group}"`));
+      expect(own, rule.alert).toBe(true);
+      const metrics = [...rule.expr.replace(/\{[^}]*\}|\[[^\]]*\]/g, "").matchAll(/\b([a-z_][a-z0-9_]*)\b/g)].map((m) => m[1] as string).filter((w) => !PROMQL_WORDS.has(w));
+      for (const metric of metrics) expect(OWN_METRICS.some((own) => metric.startsWith(own)) || EXTERNAL_METRIC.test(metric), `${rule.alert}: ${metric}`).toBe(true);
+    }
+  });
+
+  it("cover readiness, errors and latency of its RPCs, and the lag of each consumer group it commits", () => {
+    const alerts = rules.map((r) => r.alert);
+    expect(alerts).toContain(`${pascal(name)}ReadinessDown`);
+    if (name !== "gateway") expect(alerts).toEqual(expect.arrayContaining([`${pascal(name)}HighErrorRate`, `${pascal(name)}HighLatency`]));
+    for (const group of consumerGroupsOf(name)) expect(rules.some((r) => r.expr.includes(`consumergroup="${group}"`)), group).toBe(true);
+  });
+});
