@@ -26,26 +26,35 @@ const STATUS: Record<PublicStatusProto, PublicStatus | undefined> = {
 };
 
 /**
- * Queues a webhook event for each ShipmentChanged whose public status changed (decisions.md
- * section 5: internal dispatch steps announce nothing). `onQueued` runs after the handler, to wake
- * this replica's engine; the row is visible once the consumer's transaction commits.
+ * The public event a ShipmentChanged payload announces, or null when its public status did not
+ * change (decisions.md section 5: internal dispatch steps announce nothing). Pure, so tests/compat
+ * can feed it what the previous release of shipment wrote.
+ */
+export function publicFactOf(payload: Uint8Array, now: Date): ShipmentFact | null {
+  const changed = fromBinary(ShipmentChangedSchema, payload);
+  const shipment = changed.shipment;
+  const status = shipment ? STATUS[shipment.publicStatus] : undefined;
+  if (!changed.publicStatusChanged || !shipment || !status) return null;
+  return {
+    shipmentId: shipment.shipmentId,
+    merchantId: shipment.merchantId,
+    reference: shipment.externalReference,
+    status,
+    version: shipment.version,
+    occurredAt: changed.occurTime ? timestampDate(changed.occurTime) : now,
+    trackingUrl: shipment.trackingUrl,
+    reasonCode: shipment.reasonCode,
+  };
+}
+
+/**
+ * Queues a webhook event for each ShipmentChanged that announces one. `onQueued` runs after the
+ * handler, to wake this replica's engine; the row is visible once the consumer's transaction commits.
  */
 export function shipmentEventHandler(clock: Clock, onQueued: () => void): EventHandler<TransactionClient<PrismaClient>> {
   return async (tx, event) => {
-    const changed = fromBinary(ShipmentChangedSchema, event.payload);
-    const shipment = changed.shipment;
-    const status = shipment ? STATUS[shipment.publicStatus] : undefined;
-    if (!changed.publicStatusChanged || !shipment || !status) return;
-    const fact: ShipmentFact = {
-      shipmentId: shipment.shipmentId,
-      merchantId: shipment.merchantId,
-      reference: shipment.externalReference,
-      status,
-      version: shipment.version,
-      occurredAt: changed.occurTime ? timestampDate(changed.occurTime) : clock.now(),
-      trackingUrl: shipment.trackingUrl,
-      reasonCode: shipment.reasonCode,
-    };
+    const fact = publicFactOf(event.payload, clock.now());
+    if (!fact) return;
     if (await enqueueShipmentEvent(new PrismaQueueWriter(tx), fact, clock.now())) setImmediate(onQueued);
   };
 }
