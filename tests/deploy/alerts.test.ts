@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { find, PROCESSES, sourceDir } from "./facts";
+import { find, PROCESSES, sourceDir, type ProcessName } from "./facts";
 import { DEPLOY, ROOT, render } from "./kustomize";
 
 interface Rule { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> }
@@ -14,7 +14,7 @@ interface RuleSpec { groups: { name: string; rules: Rule[] }[] }
 
 const base = render(path.join(DEPLOY, "base"));
 const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
-const readmeOf = (name: string) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
+const readmeOf = (name: ProcessName) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
 const runbookHeadings = (readme: string) => [...readme.matchAll(/^### (\w+)$/gm)].map((m) => m[1] as string);
 
 /** Metrics our processes export (packages/rpc/src/metrics.ts). */
@@ -24,7 +24,7 @@ const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_status_\w+|kafka_consumerg
 const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile"]);
 
 /** Consumer groups an IdempotentConsumer of the process commits offsets under (`..._GROUP = "..."`). */
-function consumerGroupsOf(name: string): string[] {
+function consumerGroupsOf(name: ProcessName): string[] {
   const dir = path.join(ROOT, sourceDir(name), "src");
   const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.includes("generated"));
   return files.flatMap((f) => [...readFileSync(path.join(dir, f), "utf8").matchAll(/_GROUP = "([\w.-]+)"/g)].map((m) => m[1] as string));
