@@ -114,10 +114,12 @@ endif
 
 # One image per process (Dockerfile, build arg PROCESS), tagged ghcr.io/tawsil/<process>:<version>.
 image: known-service ## build one process's image: make image SERVICE=pricing [IMAGE_VERSION=1.4.0]
-	@engine=$$(command -v podman || command -v docker || true); \
+	@engine=""; for candidate in podman docker; do \
+	  if command -v $$candidate >/dev/null && $$candidate info >/dev/null 2>&1; then engine=$$candidate; break; fi; \
+	done; \
 	cmd="build --build-arg PROCESS=$(SERVICE) -t ghcr.io/tawsil/$(SERVICE):$(IMAGE_VERSION) ."; \
 	if [ -z "$$engine" ]; then \
-	  echo "no container engine here (podman or docker); on a machine with one this runs:"; \
+	  echo "no working container engine here (podman or docker with its daemon); on a machine with one this runs:"; \
 	  echo "  docker $$cmd"; \
 	  echo "tests/deploy checks the image's invariants and runs its runtime tree without one."; exit 1; \
 	fi; \
