@@ -152,24 +152,52 @@ describe.each([...ofKind(base, "Deployment"), ...ofKind(base, "Job")].map((m) =>
 
 describe.each(SERVICES_WITH_MIGRATIONS)("migrations of %s", (name) => {
   const migrateCli = buildTargets().find((target) => target.name === "migrate-cli");
-  const expected = {
-    workingDir: "/app",
-    command: ["node", ...NODE_FLAGS, migrateCli?.outfile],
-    args: ["$(DATABASE_URL)", `services/${name}/prisma/migrations`],
-    env: [{ name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: `${name}-secrets`, key: "DATABASE_URL" } } }],
-  };
+  const command = ["node", ...NODE_FLAGS, migrateCli?.outfile];
+  const migrations = `services/${name}/prisma/migrations`;
 
-  it("run as a Job with the migration runner CLI on its committed migrations", () => {
+  it("run as a Job with the migration runner CLI on its committed migrations, as the schema-owning migration role", () => {
     const job = find(base, "Job", `${name}-migrate`);
-    expect(podSpec(job).containers).toEqual([expect.objectContaining(expected)]);
+    expect(podSpec(job).containers).toEqual([expect.objectContaining({
+      workingDir: "/app", command, args: [migrations],
+      env: [{ name: "MIGRATION_DATABASE_URL", valueFrom: { secretKeyRef: { name: `${name}-migration-secrets`, key: "MIGRATION_DATABASE_URL" } } }],
+    })]);
     expect(podSpec(job).restartPolicy).toBe("Never");
     expect(workload(job).template.metadata.labels).toMatchObject({ "app.kubernetes.io/name": name, "app.kubernetes.io/component": "migration" });
+    // The Job object's own labels: `kubectl delete/wait job -l` select on these, not the pod's.
+    expect(job.metadata.labels).toMatchObject({ "app.kubernetes.io/name": name, "app.kubernetes.io/component": "migration" });
     expect(migrateCli?.entry).toBe("packages/db/src/migrate-cli.ts");
-    for (const file of ["packages/db/src/migrate-cli.ts", `services/${name}/prisma/migrations`]) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
+    for (const file of ["packages/db/src/migrate-cli.ts", migrations]) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
   });
 
-  it("gate the Deployment: an initContainer runs the same idempotent, locked runner first", () => {
-    expect(podSpec(find(base, "Deployment", name)).initContainers).toEqual([expect.objectContaining(expected)]);
+  it("gate the Deployment: an initContainer waits, as the runtime role, until the Job has applied every migration", () => {
+    expect(podSpec(find(base, "Deployment", name)).initContainers).toEqual([expect.objectContaining({
+      workingDir: "/app", command, args: ["--wait", migrations],
+      env: [{ name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: `${name}-secrets`, key: "DATABASE_URL" } } }],
+    })]);
+  });
+
+  it("keep the migration credential out of the Deployment, and the runtime one out of the Job", () => {
+    const deploymentRefs = containersOf(find(base, "Deployment", name)).flatMap(secretRefs);
+    expect(deploymentRefs.filter((r) => r.name.endsWith("-migration-secrets") || r.key === "MIGRATION_DATABASE_URL")).toEqual([]);
+    expect(deploymentRefs.filter((r) => r.env === "DATABASE_URL").map((r) => r.key)).toContain("DATABASE_URL");
+    const jobRefs = containersOf(find(base, "Job", `${name}-migrate`)).flatMap(secretRefs);
+    expect(jobRefs.map((r) => `${r.name}/${r.key}`)).toEqual([`${name}-migration-secrets/MIGRATION_DATABASE_URL`]);
+  });
+});
+
+describe.each(["base", "overlays/sandbox", "overlays/production"])("secrets on command lines, %s", (dir) => {
+  const workloads = render(path.join(DEPLOY, dir)).filter((m) => m.kind === "Deployment" || m.kind === "Job");
+
+  it("no container's command or args expands an env variable ($(VAR)) or holds a url with credentials", () => {
+    expect(workloads.length).toBeGreaterThan(0);
+    for (const m of workloads) {
+      for (const c of containersOf(m)) {
+        for (const word of [...(c.command ?? []), ...(c.args ?? [])]) {
+          expect(word, `${m.metadata.name}/${c.name}`).not.toMatch(/\$\([A-Za-z_][A-Za-z0-9_]*\)/);
+          expect(word, `${m.metadata.name}/${c.name}`).not.toMatch(/:\/\/[^/\s]*:[^@\s]*@/);
+        }
+      }
+    }
   });
 });
 
@@ -190,7 +218,31 @@ describe("deploy/README.md", () => {
   const readme = readFileSync(path.join(DEPLOY, "README.md"), "utf8");
 
   it("documents every Secret and key the manifests reference", () => {
-    const refs = ofKind(base, "Deployment").flatMap((d) => containersOf(d).flatMap(secretRefs));
+    const refs = [...ofKind(base, "Deployment"), ...ofKind(base, "Job")].flatMap((d) => containersOf(d).flatMap(secretRefs));
+    expect(refs.some((ref) => ref.key === "MIGRATION_DATABASE_URL")).toBe(true);
     for (const ref of refs) expect(readme, `${ref.name} ${ref.key}`).toMatch(new RegExp(`${ref.name}\\b[^\\n]*\\b${ref.key}\\b`));
+  });
+});
+
+describe.each(["overlays/sandbox", "overlays/production"])("the deploy procedure of deploy/README.md, on %s", (dir) => {
+  const readme = readFileSync(path.join(DEPLOY, "README.md"), "utf8");
+  const manifests = render(path.join(DEPLOY, dir));
+  // `MIGRATIONS=k=v,k=v` and every `job -l $MIGRATIONS` of the procedure: equality-based selectors only.
+  const selector = /^MIGRATIONS=(\S+)$/m.exec(readme)?.[1] ?? "";
+  const matches = (labels: Record<string, string> | undefined) =>
+    selector.split(",").every((term) => {
+      const [key, value] = term.split("=");
+      return key !== undefined && value !== undefined && labels?.[key] === value;
+    });
+
+  it("selects every migration Job, and nothing else, with the selector it deletes and waits on", () => {
+    expect(selector).toMatch(/^[\w./-]+=[\w.-]+(,[\w./-]+=[\w.-]+)*$/);
+    expect(readme).toContain("delete job -l $MIGRATIONS");
+    expect(readme).toContain("wait --for=condition=complete job -l $MIGRATIONS");
+    const jobs = ofKind(manifests, "Job");
+    expect(jobs.map((j) => j.metadata.name).sort()).toEqual(SERVICES_WITH_MIGRATIONS.map((name) => `${name}-migrate`).sort());
+    expect(jobs.filter((j) => !matches(j.metadata.labels)).map((j) => j.metadata.name)).toEqual([]);
+    // Nothing but migration Jobs may carry it: a Deployment selected by `delete -l` would be lost.
+    expect(manifests.filter((m) => m.kind !== "Job" && matches(m.metadata.labels)).map((m) => `${m.kind}/${m.metadata.name}`)).toEqual([]);
   });
 });

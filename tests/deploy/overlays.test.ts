@@ -82,7 +82,8 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     expect("minAvailable" in pdb && "maxUnavailable" in pdb, "both minAvailable and maxUnavailable").toBe(false);
     const evictable = pdb.maxUnavailable ?? hpa.minReplicas - (pdb.minAvailable ?? hpa.minReplicas);
     expect(evictable).toBeGreaterThanOrEqual(1);
-    if (overlay === "production") expect(pdb).toEqual({ minAvailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow", selector: expect.any(Object) });
+    // Production: one pod at a time, at any replica count (a drain never takes two of a process).
+    if (overlay === "production") expect(pdb).toEqual({ maxUnavailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow", selector: expect.any(Object) });
   });
 
   it("keeps PostgreSQL connections at peak within the budget", () => {

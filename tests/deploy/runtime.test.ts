@@ -134,7 +134,10 @@ describe("processes served from the runtime tree", () => {
   const names = { merchant: `tawsil_runtime_merchant_${process.pid}`, pricing: `tawsil_runtime_pricing_${process.pid}` };
   const migrate = (service: keyof typeof names) =>
     // As the migration Job does: workingDir /app, the migrations by their path in the image.
-    runNode(appOf(service), [buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "", databaseUrl(adminUrl, names[service]), `services/${service}/prisma/migrations`], {});
+    // The url comes from the environment, as the Job passes it: never on the command line.
+    runNode(appOf(service), [buildTargets().find((target) => target.name === "migrate-cli")?.outfile ?? "", `services/${service}/prisma/migrations`], {
+      MIGRATION_DATABASE_URL: databaseUrl(adminUrl, names[service]),
+    });
 
   beforeAll(async () => {
     for (const name of Object.values(names)) await ensureDatabase(adminUrl, name);

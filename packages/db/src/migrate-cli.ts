@@ -1,16 +1,29 @@
-// Operator and Kubernetes-Job entry point:
-//   tsx packages/db/src/migrate-cli.ts <databaseUrl> <migrationsDir>
-// Exits 0 when the database is current (printing what it applied), 1 with the reason otherwise.
+// Operator and Kubernetes entry point. Urls come from the environment, never the command line,
+// where `ps`, the pod spec and shell history would show the password.
+//   MIGRATION_DATABASE_URL=... migrate-cli <migrationsDir>          applies pending migrations
+//     (the migration Job, with the schema-owning role); exits 0 when the database is current.
+//   DATABASE_URL=... migrate-cli --wait <migrationsDir>             waits, reading only, until every
+//     committed migration is applied (a Deployment's initContainer, with the runtime role that
+//     cannot change the schema); exits 1 after MIGRATE_WAIT_SECONDS (default 600).
+// Exits 1 with the reason on failure, 2 with usage on wrong arguments.
+import { setTimeout as sleep } from "node:timers/promises";
 import { migrate } from "./migrate";
+import { pendingMigrations } from "./pending-migrations";
 
-const USAGE = "usage: tsx packages/db/src/migrate-cli.ts <databaseUrl> <migrationsDir>\n";
+const USAGE =
+  "usage: MIGRATION_DATABASE_URL=<url> migrate-cli <migrationsDir>\n" +
+  "       DATABASE_URL=<url> migrate-cli --wait <migrationsDir>\n";
+const POLL_MS = 2_000;
 
-async function main(args: string[]): Promise<number> {
-  const [databaseUrl, migrationsDir, ...rest] = args;
-  if (!databaseUrl || !migrationsDir || rest.length > 0) {
+async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const wait = args[0] === "--wait";
+  const [migrationsDir, ...rest] = wait ? args.slice(1) : args;
+  const databaseUrl = wait ? env.DATABASE_URL : env.MIGRATION_DATABASE_URL;
+  if (!databaseUrl || !migrationsDir || rest.length > 0 || migrationsDir.startsWith("-")) {
     process.stderr.write(USAGE);
     return 2;
   }
+  if (wait) return waitUntilCurrent(databaseUrl, migrationsDir, Number(env.MIGRATE_WAIT_SECONDS ?? 600) * 1000);
   const { applied } = await migrate(databaseUrl, migrationsDir, {
     log: (line) => process.stdout.write(`${line}\n`),
   });
@@ -20,7 +33,23 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
+async function waitUntilCurrent(databaseUrl: string, migrationsDir: string, limitMs: number): Promise<number> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const pending = await pendingMigrations(databaseUrl, migrationsDir);
+    if (pending.length === 0) {
+      process.stdout.write("Schema is current.\n");
+      return 0;
+    }
+    if (Date.now() >= deadline) {
+      process.stderr.write(`Still pending after ${limitMs / 1000} s: ${pending.join(", ")}\n`);
+      return 1;
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+main(process.argv.slice(2), process.env).then(
   (code) => {
     process.exitCode = code;
   },
