@@ -2,6 +2,7 @@ export type { SqlClient, RunInTransaction } from "./sql";
 export { OUTBOX_CHANNEL, outboxRowOf, writeOutbox, type OutboxMessage, type OutboxRow } from "./outbox-writer";
 export { OutboxRelay, type OutboxRelayOptions } from "./outbox-relay";
 export { startOutboxRelay } from "./start-relay";
+export { OUTBOX_LAG_METRIC, registerOutboxLag } from "./outbox-lag";
 export type { EventPublisher, PublishedRecord } from "./publisher";
 export { KafkaEventPublisher } from "./kafka-publisher";
 export { IdempotentConsumer, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions } from "./idempotent-consumer";

@@ -1,7 +1,9 @@
 import { listenForNotifications } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import type { Kafka } from "kafkajs";
+import type { Registry } from "prom-client";
 import { KafkaEventPublisher } from "./kafka-publisher";
+import { registerOutboxLag } from "./outbox-lag";
 import { OutboxRelay } from "./outbox-relay";
 import { OUTBOX_CHANNEL } from "./outbox-writer";
 import type { RunInTransaction, SqlClient } from "./sql";
@@ -13,13 +15,15 @@ const SAFETY_POLL_MS = 10_000;
  * Starts relaying a service's outbox to Kafka through an idempotent producer. It sleeps until a
  * writer's transaction commits (LISTEN on the database at `databaseUrl`, NOTIFY from writeOutbox),
  * so an idle service costs nothing. The returned closer finishes the batch in flight and
- * disconnects the producer; register it for shutdown.
+ * disconnects the producer; register it for shutdown. With `registry` (the process's /metrics),
+ * the outbox's lag is exported there (outbox-lag.ts), for the OutboxLag alerts.
  */
 export async function startOutboxRelay<Tx extends SqlClient>(opts: {
   kafka: Kafka;
   logger: Logger;
   runInTransaction: RunInTransaction<Tx>;
   databaseUrl: string;
+  registry?: Registry;
 }): Promise<{ name: string; close(): Promise<void> }> {
   // maxInFlightRequests 1 keeps the outbox order on the broker when a request is retried. Not
   // kafkajs's idempotent mode: it demands unlimited retries, which would hold the relay's
@@ -32,6 +36,7 @@ export async function startOutboxRelay<Tx extends SqlClient>(opts: {
     idleMs: SAFETY_POLL_MS,
   });
   const listener = await listenForNotifications({ url: opts.databaseUrl, channel: OUTBOX_CHANNEL, onNotify: () => relay.wake(), logger: opts.logger });
+  if (opts.registry) registerOutboxLag(opts.registry, opts.runInTransaction);
   relay.start();
   return {
     name: "outbox-relay",

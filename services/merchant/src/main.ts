@@ -2,7 +2,7 @@
 import { withTransaction } from "@tawsil/db";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { createLogger, initTracing } from "@tawsil/logging";
-import { runService } from "@tawsil/rpc";
+import { createMetrics, runService } from "@tawsil/rpc";
 import { readConfig } from "./config";
 import { composeMerchantService, SERVICE_NAMES } from "./server";
 
@@ -12,6 +12,7 @@ const logger = createLogger({ service: "merchant", level: config.LOG_LEVEL });
 
 try {
   const parts = await composeMerchantService(config, logger);
+  const metrics = createMetrics("merchant");
   const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
   // Merchant events (status, rate cards, places) keep other services' caches fresh.
   const relay = await startOutboxRelay({
@@ -19,11 +20,14 @@ try {
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
     databaseUrl: config.DATABASE_URL,
+    // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
+    registry: metrics.registry,
   });
   await runService({
     name: "merchant",
     config,
     logger,
+    metrics,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
     checks: [...parts.checks, broker.readiness],

@@ -20,6 +20,8 @@ try {
     logger,
     runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000 }),
     databaseUrl: config.DATABASE_URL,
+    // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
+    registry: parts.metrics.registry,
   });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
   merchantChanges.startInBackground();
