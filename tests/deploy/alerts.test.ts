@@ -17,17 +17,30 @@ const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
 const readmeOf = (name: ProcessName) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
 const runbookHeadings = (readme: string) => [...readme.matchAll(/^### (\w+)$/gm)].map((m) => m[1] as string);
 
-/** Metrics our processes export (packages/rpc/src/metrics.ts). */
-const OWN_METRICS = [...readFileSync(path.join(ROOT, "packages/rpc/src/metrics.ts"), "utf8").matchAll(/name: "(\w+)"/g)].map((m) => m[1] as string);
+/** Metrics our processes export: the RPC histogram, the outbox relay's lag and the webhook's deliveries. */
+const OWN_METRICS = [
+  ...["packages/rpc/src/metrics.ts", "services/webhook/src/infra/metrics.ts"].flatMap((file) =>
+    [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/name: "(\w+)"/g)].map((m) => m[1] as string)),
+  ...[...readFileSync(path.join(ROOT, "packages/events/src/outbox-lag.ts"), "utf8").matchAll(/OUTBOX_LAG_METRIC = "(\w+)"/g)].map((m) => m[1] as string),
+];
 /** Exporters the alerts may rely on: prom-client's Node defaults, kube-state-metrics, Strimzi's Kafka Exporter. */
 const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_status_\w+|kafka_consumergroup_lag)$/;
-const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile"]);
+const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile", "outcome", "status_code"]);
 
 /** Consumer groups an IdempotentConsumer of the process commits offsets under (`..._GROUP = "..."`). */
 function consumerGroupsOf(name: ProcessName): string[] {
   const dir = path.join(ROOT, sourceDir(name), "src");
   const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.includes("generated"));
   return files.flatMap((f) => [...readFileSync(path.join(dir, f), "utf8").matchAll(/_GROUP = "([\w.-]+)"/g)].map((m) => m[1] as string));
+}
+
+/** Whether the process's main starts an outbox relay, and so must export its lag. */
+function relaysOutbox(name: ProcessName): boolean {
+  const main = readFileSync(path.join(ROOT, sourceDir(name), "src", "main.ts"), "utf8");
+  if (!main.includes("startOutboxRelay(")) return false;
+  const call = main.slice(main.indexOf("startOutboxRelay("), main.indexOf("\n  });", main.indexOf("startOutboxRelay(")));
+  expect(call, `${name} passes its /metrics registry to startOutboxRelay`).toMatch(/\bregistry: /);
+  return true;
 }
 
 describe.each(PROCESSES)("alerts of %s", (name) => {
@@ -64,5 +77,8 @@ describe.each(PROCESSES)("alerts of %s", (name) => {
     expect(alerts).toContain(`${pascal(name)}ReadinessDown`);
     if (name !== "gateway") expect(alerts).toEqual(expect.arrayContaining([`${pascal(name)}HighErrorRate`, `${pascal(name)}HighLatency`]));
     for (const group of consumerGroupsOf(name)) expect(rules.some((r) => r.expr.includes(`consumergroup="${group}"`)), group).toBe(true);
+    // A process that relays an outbox (its main passes its registry to startOutboxRelay) is alerted on its lag.
+    if (relaysOutbox(name)) expect(rules.some((r) => r.alert === `${pascal(name)}OutboxLag` && r.expr.includes("outbox_oldest_unsent_age_seconds"))).toBe(true);
+    if (name === "webhook") expect(rules.some((r) => r.expr.includes("webhook_delivery_attempts_total") && r.expr.includes('outcome!="DELIVERED"'))).toBe(true);
   });
 });
