@@ -3,14 +3,19 @@
 # (`make image SERVICE=<name>`), tagged ghcr.io/tawsil/<process>:<version>, so each team releases
 # its process alone. The container's command and working directory start it, as deploy/base does:
 #   workingDir /app/services/shipment, command node --enable-source-maps dist/main.mjs
-#   workingDir /app,                   command node --enable-source-maps packages/db/dist/migrate-cli.mjs <url> <dir>
+#   workingDir /app,                   command node --enable-source-maps packages/db/dist/migrate-cli.mjs <dir>
+#   (the migration runner reads its url from MIGRATION_DATABASE_URL, never from its arguments)
 # The build stage compiles each process into one JavaScript bundle (scripts/build.ts, as `make build`)
 # that holds its third-party code too, so the runtime stage holds no node_modules, no TypeScript and
 # no tool: only the chosen process's bundle, source map, data files and, for a service, its
 # migrations with the migration runner (scripts/image-files.ts lists them).
 #
-# Pin the base by digest in CI (node:20-bookworm-slim@sha256:...) for reproducible builds.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 22, the LTS line still supported (Node 20 reached its end of life in April 2026), on Debian
+# bookworm slim, pinned by digest so every build of a release starts from the same bytes and a
+# moved tag cannot change it. The digest was taken from public repositories pinning the same tag,
+# not pulled here (no registry access): the release pipeline refreshes and verifies it
+# (`docker buildx imagetools inspect node:22-bookworm-slim`), as deploy/README.md says.
+ARG NODE_IMAGE=node:22-bookworm-slim@sha256:83f487e0a63425e5b4d146fb5e5be574bcbe1b7b843d3ebafdd95eaf7767a7e5
 
 FROM ${NODE_IMAGE} AS build
 # The same pnpm as the Makefile and package.json's packageManager.

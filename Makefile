@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
+.PHONY: help install kubectl image-size browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -130,6 +130,10 @@ image: known-service ## build one process's image: make image SERVICE=pricing [I
 	  echo "tests/deploy checks the image's invariants and runs its runtime tree without one."; exit 1; \
 	fi; \
 	echo "$$engine $$cmd"; $$engine $$cmd
+
+# No engine is needed: the tree is what scripts/image-files.ts lists, the base's size is documented.
+image-size: build ## print each image's size: its /app tree plus the node:22-bookworm-slim base
+	@$(BIN)/tsx scripts/image-size.ts
 
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
 	@$(BIN)/tsx scripts/dev.ts

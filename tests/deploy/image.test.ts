@@ -43,8 +43,10 @@ function dockerExcludes(pattern: string, file: string): boolean {
 }
 
 describe("Dockerfile", () => {
-  it("builds from node:20-bookworm-slim in every stage", () => {
-    expect(instructions.filter((line) => line.startsWith("ARG NODE_IMAGE="))).toEqual(["ARG NODE_IMAGE=node:20-bookworm-slim"]);
+  it("builds from node:22-bookworm-slim (a supported LTS), pinned by digest, in every stage", () => {
+    expect(instructions.filter((line) => line.startsWith("ARG NODE_IMAGE="))).toEqual([expect.stringMatching(/^ARG NODE_IMAGE=node:22-bookworm-slim@sha256:[a-f0-9]{64}$/)]);
+    // package.json's engines admit the image's Node line.
+    expect(JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).engines.node).toMatch(/>=22\b/);
     const stages = instructions.filter((line) => line.startsWith("FROM "));
     expect(stages.length).toBeGreaterThanOrEqual(2);
     for (const stage of stages) expect(stage).toMatch(/^FROM \$\{NODE_IMAGE\} AS \w+$/);

@@ -7,13 +7,14 @@
  * file it lets in, fails here rather than in a cluster.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { databaseUrl, dropDatabase, ensureDatabase } from "../../packages/db/src/index";
 import { freePort } from "../../packages/testing/src/free-port";
 import { buildTargets, staleTargets } from "../../scripts/build";
+import { runtimeTreeBytes } from "../../scripts/image-size";
 import { BUNDLE, NODE_FLAGS } from "../../scripts/mesh";
 import { FAKE_SECRET_VALUES, PROCESSES, type ProcessName, sourceDir } from "./facts";
 import { ROOT } from "./kustomize";
@@ -40,6 +41,9 @@ const START_LIMIT_MS = 180_000;
 function runNode(cwd: string, args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [...NODE_FLAGS, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8", timeout: START_LIMIT_MS });
 }
+
+/** Each image's /app at most: deploy/README.md records the sizes (`make image-size`). */
+const RUNTIME_TREE_BUDGET_BYTES = 16 * 1000 ** 2;
 
 /** Holds one directory per process: that process's image's /app. */
 let runtime = "";
@@ -85,6 +89,13 @@ describe("each process's image's runtime tree", () => {
     expect(files).toEqual(expect.arrayContaining(required));
     // No other process's bundle, no installed package, TypeScript, test, tool or make depfile.
     expect(files.filter((file) => !allowed.test(file))).toEqual([]);
+  });
+
+  it.each(PROCESSES)("%s's tree weighs what `make image-size` reports, within its budget", (name) => {
+    const copied = filesUnder(appOf(name)).reduce((sum, file) => sum + statSync(path.join(appOf(name), file)).size, 0);
+    expect(copied).toBe(runtimeTreeBytes(name));
+    // A bundle with its source map is about 10 MB; an installed package tree would be hundreds.
+    expect(copied).toBeLessThan(RUNTIME_TREE_BUDGET_BYTES);
   });
 
   it.each(PROCESSES)("starts %s without node_modules; its stack traces point at the TypeScript", (name) => {
