@@ -20,7 +20,8 @@ export function registerOutboxLag<Tx extends SqlClient>(registry: Registry, runI
     registers: [registry],
     async collect() {
       try {
-        const [row] = await runInTransaction((tx) => tx.$queryRawUnsafe<{ age: number }[]>(OLDEST_UNSENT));
+        const rows = await runInTransaction(async (tx) => tx.$queryRawUnsafe<{ age: number }[]>(OLDEST_UNSENT));
+        const row = rows[0];
         this.set(row?.age ?? 0);
       } catch {
         this.set(Number.NaN);

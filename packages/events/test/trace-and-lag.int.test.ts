@@ -86,7 +86,7 @@ describe("events carry the trace and report their lag", () => {
 
   it("reports NaN, not 0, when it cannot read the outbox", async () => {
     const registry = new Registry();
-    registerOutboxLag(registry, () => Promise.reject(new Error("database down")));
+    registerOutboxLag(registry, <R>(): Promise<R> => Promise.reject(new Error("database down")));
     expect(await lagOf(registry)).toBeNaN();
   });
 });
