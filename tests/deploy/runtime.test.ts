@@ -181,6 +181,8 @@ describe("processes served from the runtime tree", () => {
         body: JSON.stringify({ code: "NO-SUCH-MERCHANT" }),
       });
       expect(await res.json()).toMatchObject({ code: "not_found" });
+      // Its outbox relay exports the lag its OutboxLag alert reads, on the /metrics its PodMonitor scrapes.
+      expect(await (await fetch(`${merchant.url}/metrics`)).text()).toMatch(/^outbox_oldest_unsent_age_seconds\{service="merchant"\} 0$/m);
     } finally {
       expect(await merchant.stop()).toBe(0);
     }
