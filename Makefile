@@ -15,7 +15,7 @@ GENERATE_ENV := PRISMA_SCHEMA_ENGINE_BINARY=/bin/true PRISMA_HIDE_UPDATE_MESSAGE
 # `make bench BENCH_ARGS="--scenarios create,read --seconds 5"`; `make bench BENCH_ARGS=--help` lists them.
 BENCH_ARGS ?=
 
-.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint check build test dev down bench clean
+.PHONY: help install browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint check build test dev down bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -67,6 +67,24 @@ check-generated: install ## fail when the committed protobuf TypeScript is stale
 	  || { echo "generated protobuf code is stale: run 'make generate' and commit"; exit 1; }
 	@echo "generated protobuf code is fresh"
 
+# The SDK's types are generated from the OpenAPI document by openapi-typescript and committed, so
+# that the published package needs no generator; this check keeps them in step with the document.
+SDK_TYPES := packages/sdk/src/generated/openapi.ts
+# Run from the package: at the root it would read redocly.yaml (the lint's config) as its own.
+OPENAPI_TS := node_modules/.bin/openapi-typescript
+generate-sdk: install ## regenerate the SDK's types from the OpenAPI document (commit the result)
+	cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml -o src/generated/openapi.ts
+
+check-sdk-types: install ## fail when the committed SDK types are stale against the OpenAPI document
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml -o "$$tmp/openapi.ts" >/dev/null); \
+	diff -u $(SDK_TYPES) "$$tmp/openapi.ts" \
+	  || { echo "the SDK's generated types are stale: run 'make generate-sdk' and commit"; exit 1; }
+	@echo "the SDK's generated types are fresh"
+
+sdk-build: install ## compile the SDK package to packages/sdk/dist (ESM + .d.ts), as it is published
+	cd packages/sdk && ../../$(BIN)/tsc -p tsconfig.build.json
+
 buf-lint: install ## lint the protos (buf STANDARD)
 	$(BIN)/buf lint
 
@@ -86,7 +104,7 @@ lint: install ## eslint, the whole workspace
 openapi-lint: install ## lint the OpenAPI document (Redocly CLI, recommended rules)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(BIN)/redocly lint --format=stylish
 
-check: buf-lint buf-breaking check-generated typecheck lint openapi-lint ## every static check
+check: buf-lint buf-breaking check-generated check-sdk-types typecheck lint openapi-lint ## every static check
 
 # The end-to-end tests start the mesh from its bundles.
 test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
