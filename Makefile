@@ -73,11 +73,11 @@ SDK_TYPES := packages/sdk/src/generated/openapi.ts
 # Run from the package: at the root it would read redocly.yaml (the lint's config) as its own.
 OPENAPI_TS := node_modules/.bin/openapi-typescript
 generate-sdk: install ## regenerate the SDK's types from the OpenAPI document (commit the result)
-	cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml -o src/generated/openapi.ts
+	cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml --default-non-nullable false -o src/generated/openapi.ts
 
 check-sdk-types: install ## fail when the committed SDK types are stale against the OpenAPI document
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	(cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml -o "$$tmp/openapi.ts" >/dev/null); \
+	(cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml --default-non-nullable false -o "$$tmp/openapi.ts" >/dev/null); \
 	diff -u $(SDK_TYPES) "$$tmp/openapi.ts" \
 	  || { echo "the SDK's generated types are stale: run 'make generate-sdk' and commit"; exit 1; }
 	@echo "the SDK's generated types are fresh"

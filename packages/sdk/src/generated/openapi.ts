@@ -516,14 +516,14 @@ export interface components {
             /** @description Becomes one item (quantity = pieces, unit weight = weightKg / pieces). */
             parcel?: {
                 /** @default Parcel */
-                description: string;
+                description?: string;
                 /** @default 1 */
-                pieces: number;
+                pieces?: number;
                 /**
                  * @description Kilograms, 3 decimals; each piece weighs 0.001 to 1000 kg (weightKg / pieces).
                  * @default 1
                  */
-                weightKg: number;
+                weightKg?: number;
             };
             /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (decisions.md section 2). Above the merchant's agreed maximum it is a 422. */
             codAmount?: number;
@@ -555,14 +555,14 @@ export interface components {
                 longitude: components["schemas"]["Longitude"];
             };
             /** @default 0 */
-            declaredValue: components["schemas"]["Money"];
+            declaredValue?: components["schemas"]["Money"];
             /** @default 0 */
-            codAmount: components["schemas"]["Money"];
+            codAmount?: components["schemas"]["Money"];
             /**
              * @description Only SAR is supported (another value is a 422 `UNSUPPORTED_CURRENCY`).
              * @default SAR
              */
-            currency: string;
+            currency?: string;
             /**
              * @description Default COD when codAmount > 0, else PREPAID; an inconsistent pair is a 422.
              * @enum {string}
