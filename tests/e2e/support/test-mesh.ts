@@ -38,6 +38,8 @@ export interface TestMeshOptions {
   readonly adminUrl: string;
   readonly brokers: readonly string[];
   readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Settings for every process, the gateway included (its rate limits, say). */
+  readonly env?: Record<string, string>;
   /** Runs on the migrated databases before any service starts (data services load at start). */
   readonly beforeStart?: (databaseUrls: Readonly<Record<ServiceName, string>>) => Promise<void>;
 }
@@ -57,7 +59,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     gatewayPort: await freePort(),
     servicePorts,
     logDir,
-    env: { LOG_LEVEL: "warn" },
+    env: { LOG_LEVEL: "warn", ...opts.env },
     serviceEnv: {
       ...opts.serviceEnv,
       merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...opts.serviceEnv?.merchant },
