@@ -18,7 +18,7 @@ BENCH_ARGS ?=
 .PHONY: help install browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint check build test dev down bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 $(PNPM):
 	@echo "installing pnpm $(PNPM_VERSION) into .tools/"
@@ -109,6 +109,11 @@ check: buf-lint buf-breaking check-generated check-sdk-types typecheck lint open
 # The end-to-end tests start the mesh from its bundles.
 test: check build browser ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka)
 	$(BIN)/vitest run
+
+# The fuzzer of tests/e2e/fuzz.e2e.test.ts at full length; `make test` runs it with 1,500 requests.
+FUZZ_REQUESTS ?= 10000
+fuzz: install build ## 10,000+ requests generated from the OpenAPI document against a real mesh; report in .artefacts/fuzz/report.json
+	FUZZ_REQUESTS=$(FUZZ_REQUESTS) $(BIN)/vitest run tests/e2e/fuzz.e2e.test.ts
 
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
 	@$(BIN)/tsx scripts/dev.ts
