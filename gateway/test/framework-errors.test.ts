@@ -80,6 +80,14 @@ describe("router refusals", () => {
     }
   });
 
+  it("answers another method on the customer page and its stylesheet with 405 and Allow, as on every path", async () => {
+    for (const path of [`/t/${"c".repeat(43)}`, "/t/assets/page.css"]) {
+      const res = await fetch(`${gateway.base}${path}`, { method: "POST" });
+      await problemOf(res, 405, "METHOD_NOT_ALLOWED");
+      expect(res.headers.get("allow")).toBe("GET, HEAD");
+    }
+  });
+
   it("answers a method Node parses but the resource lacks with 405 and Allow", async () => {
     for (const method of ["PROPFIND", "PURGE"]) {
       const res = await fetch(`${gateway.base}/v2/external/shipments`, { method });
