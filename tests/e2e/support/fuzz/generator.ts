@@ -215,8 +215,15 @@ export function generateRequest(random: Random, op: Operation, kind: string, ctx
       break;
     }
   }
-  return { operation: op.id, kind, change, method, path, headers, body: method === "GET" || (method === "DELETE" && !op.body) ? undefined : body, mutating: op.mutating && kind !== "method" && kind !== "unknown-path" };
+  return { operation: op.id, kind, change, method, path, headers, body: method === "GET" || (method === "DELETE" && !op.body) ? undefined : body, mutating: mayChangeState(method, path) };
 }
+
+/**
+ * Whether an answer may have changed state: any method but a read, on any path but the token
+ * endpoint; decided by what was sent, since a wrong method or path can still reach a real route
+ * (DELETE on the webhook with a good If-Match deletes it, whatever operation it was drawn for).
+ */
+const mayChangeState = (method: string, path: string) => !["GET", "HEAD", "OPTIONS"].includes(method) && path !== "/oauth/token";
 
 function tokenRequest(random: Random, kind: string, ctx: FuzzContext): FuzzRequest {
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;

@@ -20,8 +20,6 @@ export interface Operation {
   body: { mediaType: string; schema: Json; examples: unknown[] } | undefined;
   /** Needs a bearer token (an oauth2 requirement that is not optional). */
   authenticated: boolean;
-  /** Changes state when accepted. */
-  mutating: boolean;
 }
 
 /** Resolves every internal `$ref`, deeply (the document has no cycles). */
@@ -59,7 +57,6 @@ export function operationsOf(document: Json): Operation[] {
         parameters: ((op.parameters ?? []) as Json[]).map((p) => ({ name: p.name as string, in: p.in as Parameter["in"], required: Boolean(p.required), schema: (p.schema ?? {}) as Json })),
         body: mediaType ? { mediaType, schema: mediaJson!.schema as Json, examples } : undefined,
         authenticated: security.some((s) => "oauth2" in s) && !security.some((s) => Object.keys(s).length === 0 || "basicClient" in s),
-        mutating: method !== "get" && op.operationId !== "estimateShipmentPrice" && op.operationId !== "issueAccessToken",
       });
     }
   }
