@@ -33,6 +33,11 @@ describe("validateBody", () => {
     expect(violationsOf(z.strictObject({ note: z.string() }), { note: "a\u0000b" })?.[0]).toMatchObject({ field: "note", code: "INVALID_FORMAT", en: "must be a valid text without NUL characters" });
   });
 
+  it("answers a body nested thousands of levels deep with violations, not a stack overflow", () => {
+    const deep = JSON.parse(`${"[".repeat(20_000)}"\\u0000"${"]".repeat(20_000)}`) as unknown;
+    expect(violationsOf(schema, deep)?.map(({ code }) => code)).toEqual(["INVALID_TYPE", "INVALID_FORMAT"]);
+  });
+
   it("maps each rule to its contract code, with dotted paths and both languages", () => {
     const got = violationsOf(schema, {
       reference: "",
