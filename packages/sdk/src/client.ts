@@ -56,7 +56,7 @@ export interface CreatedShipment<T> {
 
 export type ConditionalRead<T> = { notModified: false; shipment: T; etag: string } | { notModified: true; etag: string };
 
-/** The optimistic-concurrency token of the webhook endpoint: its version, or the endpoint itself. */
+/** The webhook endpoint's version (its ETag, If-Match): `{ version }` or the endpoint itself. */
 export type EndpointVersion = { version: number };
 
 const ifMatch = ({ version }: EndpointVersion) => ({ "if-match": `"${version}"` });
@@ -105,7 +105,7 @@ export class TawsilClient {
   };
 
   readonly webhook = {
-    /** The endpoint and its ETag (the version that If-Match needs). */
+    /** The endpoint, without secrets; its `version` is what update, delete and rotateSecret need. */
     get: async (options?: CallOptions): Promise<WebhookEndpoint> =>
       (await send<WebhookEndpoint>(this.transport, { ...options, method: "GET", path: "/v2/external/webhook" })).body,
     /** Registers the merchant's webhook; the answer holds the signing secret, this once only. */
