@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
+.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -78,6 +78,24 @@ check-generated: install ## fail when the committed protobuf TypeScript is stale
 	  || { echo "generated protobuf code is stale: run 'make generate' and commit"; exit 1; }
 	@echo "generated protobuf code is fresh"
 
+# The SDK's types are generated from the OpenAPI document by openapi-typescript and committed, so
+# that the published package needs no generator; this check keeps them in step with the document.
+SDK_TYPES := packages/sdk/src/generated/openapi.ts
+# Run from the package: at the root it would read redocly.yaml (the lint's config) as its own.
+OPENAPI_TS := node_modules/.bin/openapi-typescript
+generate-sdk: install ## regenerate the SDK's types from the OpenAPI document (commit the result)
+	cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml --default-non-nullable false -o src/generated/openapi.ts
+
+check-sdk-types: install ## fail when the committed SDK types are stale against the OpenAPI document
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	(cd packages/sdk && $(OPENAPI_TS) ../../gateway/data/openapi.yaml --default-non-nullable false -o "$$tmp/openapi.ts" >/dev/null); \
+	diff -u $(SDK_TYPES) "$$tmp/openapi.ts" \
+	  || { echo "the SDK's generated types are stale: run 'make generate-sdk' and commit"; exit 1; }
+	@echo "the SDK's generated types are fresh"
+
+sdk-build: install ## compile the SDK package to packages/sdk/dist (ESM + .d.ts), as it is published
+	cd packages/sdk && ../../$(BIN)/tsc -p tsconfig.build.json
+
 buf-lint: install ## lint the protos (buf STANDARD)
 	$(BIN)/buf lint
 
@@ -103,7 +121,7 @@ settings-tables: install ## rewrite each process README's settings table from it
 check-settings-tables: install ## fail when a process README's settings table is stale
 	@$(BIN)/tsx scripts/settings-tables.ts --check
 
-check: buf-lint buf-breaking check-generated typecheck lint openapi-lint check-settings-tables ## every static check
+check: buf-lint buf-breaking check-generated check-sdk-types typecheck lint openapi-lint check-settings-tables ## every static check
 
 known-service:
 	@test -f "$(SERVICE_DIR)/src/main.ts" || { echo "SERVICE=$(SERVICE): choose gateway or one of: $(notdir $(wildcard services/*))"; exit 2; }
@@ -134,6 +152,11 @@ image: known-service ## build one process's image: make image SERVICE=pricing [I
 # No engine is needed: the tree is what scripts/image-files.ts lists, the base's size is documented.
 image-size: build ## print each image's size: its /app tree plus the node:22-bookworm-slim base
 	@$(BIN)/tsx scripts/image-size.ts
+
+# The fuzzer of tests/e2e/fuzz.e2e.test.ts at full length; `make test` runs it with 1,500 requests.
+FUZZ_REQUESTS ?= 10000
+fuzz: install build ## 10,000+ requests generated from the OpenAPI document against a real mesh; report in .artefacts/fuzz/report.json
+	FUZZ_REQUESTS=$(FUZZ_REQUESTS) $(BIN)/vitest run tests/e2e/fuzz.e2e.test.ts
 
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
 	@$(BIN)/tsx scripts/dev.ts

@@ -11,6 +11,8 @@ import type { Peers } from "./clients";
 import type { GatewayConfig } from "./config";
 import { clientErrorHandler } from "./problem/client-error";
 import { frameworkErrorHandler, registerProblemHandlers } from "./problem/error-handler";
+import { NO_RESOURCE } from "./problem/framework-errors";
+import { ProblemError } from "./problem/problem-error";
 import type { MeshReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
@@ -26,6 +28,7 @@ import { registerShipments } from "./routes/shipments";
 import { registerTracking } from "./routes/tracking";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
+import { ParameterisedPaths } from "./routes/parameterised-paths";
 import { acceptEveryParsedMethod } from "./routes/route-table";
 import { registerWebhook } from "./routes/webhook";
 
@@ -53,6 +56,7 @@ const MAX_PATH_PARAMETER_LENGTH = 100;
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config, peers } = deps;
   const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
+  const parameterised = new ParameterisedPaths();
   const app = Fastify({
     // A pino logger; typed as fastify's base logger so the instance keeps its default generics.
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -60,13 +64,14 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     bodyLimit: config.BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // Refusals made before fastify has a route or even a request: each still answers a problem.
-    frameworkErrors: frameworkErrorHandler(problems),
+    frameworkErrors: frameworkErrorHandler(problems, parameterised),
     clientErrorHandler: clientErrorHandler(config.PUBLIC_BASE_URL),
     requestIdHeader: false,
     genReqId: () => randomUUID(),
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
   });
+  app.addHook("onRoute", (route) => parameterised.add(route.url));
   app.decorateRequest("principal", undefined);
   acceptEveryParsedMethod(app);
   // The API reads JSON only: fastify's text/plain parser goes, so any other body type is a 415.
@@ -76,6 +81,18 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     const header = request.headers["accept-language"];
     checkLanguageHeader(typeof header === "string" ? header : undefined);
     void reply.header("content-language", languageOf(request));
+  });
+  // The router matches an empty parameter (`/v2/public/tracking/`) to its route, but such a path
+  // names nothing: 404 like every path the document does not describe (found by fuzzing: it was a
+  // 400, and a 405 for other methods).
+  app.addHook("onRequest", async (request) => {
+    if (Object.values((request.params ?? {}) as Record<string, unknown>).includes("")) throw new ProblemError("RESOURCE_NOT_FOUND", NO_RESOURCE);
+  });
+  // A DELETE carries no content: a Content-Type on an empty one describes nothing, so it is
+  // dropped before fastify would refuse it with a 415 the document does not list (found by fuzzing).
+  app.addHook("onRequest", async (request) => {
+    const { headers } = request.raw;
+    if (request.method === "DELETE" && headers["transfer-encoding"] === undefined && (headers["content-length"] ?? "0") === "0") delete headers["content-type"];
   });
   registerProblemHandlers(app, problems);
   registerProbeRoutes(app, deps.readiness, deps.registry);

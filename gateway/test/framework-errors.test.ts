@@ -65,6 +65,29 @@ describe("router refusals", () => {
     expect(JSON.stringify(body)).not.toMatch(/FST_|valid url component/);
   });
 
+  it("answers a path that does not percent-decode but has no parameter with 404 RESOURCE_NOT_FOUND, as any path the API lacks", async () => {
+    await problemOf(await fetch(`${gateway.base}/v2/external/%ff`), 404, "RESOURCE_NOT_FOUND");
+    await problemOf(await fetch(`${gateway.base}/v2/%E0%A4%A/me`, { method: "POST" }), 404, "RESOURCE_NOT_FOUND");
+    // A parameter in a deeper route is still a malformed parameter.
+    await problemOf(await fetch(`${gateway.base}/v2/external/shipments/%ff/cancel`, { method: "POST" }), 400, "INVALID_PARAMETER");
+  });
+
+  it("answers an empty path parameter with 404 RESOURCE_NOT_FOUND, whatever the method: the path names nothing", async () => {
+    for (const [method, path] of [["GET", "/v2/public/tracking/"], ["POST", "/v2/public/tracking/"], ["GET", "/t/"], ["GET", "/v2/external/shipments//tracking"]]) {
+      const res = await fetch(`${gateway.base}${path}`, { method });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+      await problemOf(res, 404, "RESOURCE_NOT_FOUND");
+    }
+  });
+
+  it("answers another method on the customer page and its stylesheet with 405 and Allow, as on every path", async () => {
+    for (const path of [`/t/${"c".repeat(43)}`, "/t/assets/page.css"]) {
+      const res = await fetch(`${gateway.base}${path}`, { method: "POST" });
+      await problemOf(res, 405, "METHOD_NOT_ALLOWED");
+      expect(res.headers.get("allow")).toBe("GET, HEAD");
+    }
+  });
+
   it("answers a method Node parses but the resource lacks with 405 and Allow", async () => {
     for (const method of ["PROPFIND", "PURGE"]) {
       const res = await fetch(`${gateway.base}/v2/external/shipments`, { method });

@@ -121,6 +121,13 @@ describe("create: request rules", () => {
     ]);
   });
 
+  it("refuses a NUL character in any string of either shape with 422 INVALID_FORMAT, never passing it on (PostgreSQL text cannot hold it)", async () => {
+    const a = { ...SHAPE_A, reference: "ORDER\u0000", recipient: { name: "No\u0000ura", mobile: "0512345678" } };
+    expect(fields(await problem(await send("/v2/external/shipments", a), 422, "VALIDATION_FAILED"))).toEqual(["reference INVALID_FORMAT", "recipient.name INVALID_FORMAT"]);
+    const b = { ...SHAPE_B, items: [{ description: "\u0000", quantity: 1, weightKilograms: 1.2 }] };
+    expect(fields(await problem(await send("/v2/external/shipments", b), 422, "VALIDATION_FAILED"))).toEqual(["items[0].description INVALID_FORMAT"]);
+  });
+
   it("rejects an Idempotency-Key outside 16..128 characters with 400 INVALID_PARAMETER", async () => {
     await problem(await send("/v2/external/shipments", SHAPE_A, { "idempotency-key": "too-short" }), 400, "INVALID_PARAMETER");
     await problem(await send("/v2/external/shipments", SHAPE_A, { "idempotency-key": "k".repeat(129) }), 400, "INVALID_PARAMETER");
@@ -144,6 +151,11 @@ describe("read, list and cancel: request rules", () => {
       await problem(await get(`/v2/external/shipments?${query}`), 400, "INVALID_PARAMETER");
     }
     await problem(await get("/v2/external/shipments?cursor=not%20a%20cursor"), 400, "INVALID_CURSOR");
+  });
+
+  it("rejects an externalReference holding a NUL character with 400 INVALID_PARAMETER", async () => {
+    await problem(await get("/v2/external/shipments?externalReference=%00"), 400, "INVALID_PARAMETER");
+    await problem(await get("/v2/external/shipments?externalReference=ORDER%00-1"), 400, "INVALID_PARAMETER");
   });
 
   it("quotes an unknown query parameter's name only so far: the detail stays within 512 characters", async () => {

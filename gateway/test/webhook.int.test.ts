@@ -89,6 +89,12 @@ describe("webhook management through the gateway", () => {
     expect(body.violations?.map((v) => `${v.field} ${v.code}`)).toEqual([`url ${code}`]);
   });
 
+  it("ignores a Content-Type on a DELETE without content, which describes nothing: no 415", async () => {
+    for (const type of ["application/xml", "application/json, text/plain"]) {
+      await problem(await call("DELETE", "", { headers: { "if-match": '"1"', "content-type": type } }), 404, "WEBHOOK_NOT_FOUND");
+    }
+  });
+
   it("rejects unknown properties and event types with 422", async () => {
     const body = await problem(await call("POST", "", { body: { url: URL_OK, secret: "x", events: ["shipment.lost"] } }), 422, "VALIDATION_FAILED");
     expect(body.violations?.map((v) => `${v.field} ${v.code}`).sort()).toEqual(["events[0] UNSUPPORTED_VALUE", "secret UNKNOWN_PROPERTY"]);

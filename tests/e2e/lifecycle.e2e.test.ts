@@ -26,28 +26,24 @@ const PUBLIC = ["", "CREATED", "ASSIGNED", "PICKED_UP", "OUT_FOR_DELIVERY", "DEL
 
 describe("the sandbox fleet", () => {
   it("delivers a shipment created through the gateway by itself", async () => {
-    const { credentials, gatewayUrl } = testMesh;
-    const token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-    const created = await fetch(`${gatewayUrl}/v2/external/shipments`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        reference: `FLEET-${randomUUID().slice(0, 8)}`,
-        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
-        destination: { latitude: 24.774265, longitude: 46.738586 },
-        recipient: { name: "Huda", mobile: "0512345600" },
-      }),
+    const { credentials } = testMesh;
+    const merchant = testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+    const created = await merchant.shipments.create({
+      reference: `FLEET-${randomUUID().slice(0, 8)}`,
+      pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION! },
+      destination: { latitude: 24.774265, longitude: 46.738586 },
+      recipient: { name: "Huda", mobile: "0512345600" },
     });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
+    expect(created.replayed).toBe(false);
+    const { id } = created.shipment;
 
     let state = "";
     const states: string[] = [];
     const deadline = Date.now() + 150_000;
     while (state !== "DELIVERED" && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1000));
-      const read = await fetch(`${gatewayUrl}/v2/external/shipments/${id}`, { headers: { authorization: `Bearer ${token}` } });
-      state = ((await read.json()) as { state: string }).state;
+      const read = await merchant.shipments.get(id);
+      state = read.notModified ? state : read.shipment.state;
       states.push(state);
     }
     expect({ state, seen: [...new Set(states)] }).toMatchObject({ state: "DELIVERED" });

@@ -13,6 +13,7 @@ import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { decodeJwt } from "jose";
 import { Kafka, logLevel } from "kafkajs";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/proto/grpc/health/v1/health_pb";
+import { TawsilProblemError } from "@tawsil/sdk";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Mesh, SERVICES } from "../../scripts/mesh";
@@ -36,6 +37,16 @@ const JEDDAH_BALAD = { latitude: 21.485811, longitude: 39.192505 };
 const RED_SEA = { latitude: 21.45, longitude: 38.95 };
 
 const tokenFor = (clientId: string, clientSecret: string) => testMesh.tokenFor(clientId, clientSecret);
+/** The seeded merchant as an SDK user (all scopes), its read-only client, and the other merchant. */
+const merchant = () => testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+const readOnlyMerchant = () => testMesh.sdkFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
+const otherMerchant = () => testMesh.sdkFor(credentials.TAWSIL_CLIENT2_ID!, credentials.TAWSIL_CLIENT2_SECRET!);
+/** The problem a call failed with, for the same assertions a raw answer gets. */
+async function problemOf(call: Promise<unknown>): Promise<TawsilProblemError> {
+  const error = await call.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(TawsilProblemError);
+  return error as TawsilProblemError;
+}
 
 beforeAll(async () => {
   // No sandbox fleet here: shipments must stay cancellable; the fleet has its own lifecycle test.
@@ -88,9 +99,8 @@ describe("the mesh", () => {
     expect(tokenRes.status).toBe(200);
     const { access_token: token, scope } = (await tokenRes.json()) as { access_token: string; scope: string };
     expect(scope).toBe("shipments:read shipments:write webhooks:manage");
-    const me = await fetch(`${mesh.gatewayUrl}/v2/external/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ status: "ACTIVE", code: expect.any(String), displayName: expect.any(String), legalName: expect.any(String) });
+    expect(token).toEqual(expect.any(String));
+    expect(await merchant().me()).toMatchObject({ status: "ACTIVE", code: expect.any(String), displayName: expect.any(String), legalName: expect.any(String) });
     expect(credentials).toMatchObject({
       TAWSIL_BASE_URL: mesh.gatewayUrl,
       TAWSIL_CLIENT2_ID: expect.any(String),
@@ -101,14 +111,7 @@ describe("the mesh", () => {
 
   it("estimates a Riyadh delivery for the seeded merchant exactly as the pricing RPC prices it", async () => {
     const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-    const body = { pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA, destinationCityCode: "RUH" };
-    const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipment-price-estimates`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(200);
-    const estimate = (await res.json()) as { distanceMetres: number; price: number; currency: string };
+    const estimate = await merchant().estimates.create({ pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA, destinationCityCode: "RUH" });
     expect(estimate).toEqual({ distanceMetres: expect.any(Number), price: expect.any(Number), currency: "SAR" });
     expect(estimate.distanceMetres).toBeGreaterThan(5000);
     expect(Math.round(estimate.price * 100)).toBe(estimate.price * 100);
@@ -126,29 +129,17 @@ describe("the mesh", () => {
   });
 
   it("answers a delivery point in the sea with 422 OUTSIDE_COVERAGE", async () => {
-    const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
-    const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipment-price-estimates`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ pickup: JEDDAH_BALAD, delivery: RED_SEA }),
-    });
-    expect(res.status).toBe(422);
-    const problem = (await res.json()) as Record<string, unknown>;
-    expect(problemSchemaErrors(problem)).toEqual([]);
-    expect(problem.code).toBe("OUTSIDE_COVERAGE");
+    const error = await problemOf(readOnlyMerchant().estimates.create({ pickup: JEDDAH_BALAD, delivery: RED_SEA }));
+    expect(error.status).toBe(422);
+    expect(problemSchemaErrors(error.problem)).toEqual([]);
+    expect(error.code).toBe("OUTSIDE_COVERAGE");
   });
 
   it("answers a destination city code that is not the destination's city with 422 CITY_MISMATCH", async () => {
-    const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
-    const res = await fetch(`${mesh.gatewayUrl}/v2/external/shipment-price-estimates`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "accept-language": "ar" },
-      body: JSON.stringify({ pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA, destinationCityCode: "JED" }),
-    });
-    expect(res.status).toBe(422);
-    const problem = (await res.json()) as Record<string, unknown>;
-    expect(problemSchemaErrors(problem)).toEqual([]);
-    expect(problem).toMatchObject({ code: "CITY_MISMATCH", title: "المدينة غير مطابقة" });
+    const error = await problemOf(readOnlyMerchant().estimates.create({ pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA, destinationCityCode: "JED" }, { acceptLanguage: "ar" }));
+    expect(error.status).toBe(422);
+    expect(problemSchemaErrors(error.problem)).toEqual([]);
+    expect(error.problem).toMatchObject({ code: "CITY_MISMATCH", title: "المدينة غير مطابقة" });
   });
 
   it("never writes the margin or the carrier cost to any log", () => {
@@ -168,43 +159,42 @@ describe("the mesh", () => {
     const reference = `E2E-${randomUUID().slice(0, 8)}`;
 
     it("creates in shape A with a saved pickup, then replays the same request as 200 with the same body", async () => {
-      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
       const body = {
         reference: `${reference}-A`,
-        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION! },
         destination: RIYADH_MALQA,
         recipient: { name: "Noura Al-Saud", mobile: "0512345678" },
         parcel: { description: "Abaya", pieces: 2, weightKg: 1.5 },
         codAmount: 120.5,
       };
-      const first = await api("POST", "/v2/external/shipments", token, body);
-      expect(first.status).toBe(201);
-      const shipment = (await first.json()) as Record<string, unknown>;
+      // No Idempotency-Key: the reference is the key, so the second create is a replay (200).
+      const first = await merchant().shipments.create(body, { idempotencyKey: false });
+      expect(first.replayed).toBe(false);
+      const shipment = first.shipment;
       expect(shipment).toMatchObject({ reference: `${reference}-A`, status: "CREATED", codAmount: 120.5, version: expect.any(Number) });
       expect(shipment.trackingUrl).toMatch(/\/t\/[A-Za-z0-9_-]{43}$/);
-      expect(first.headers.get("etag")).toBe(`"${shipment.version}"`);
-      expect(first.headers.get("location")).toBe(`/v2/external/shipments/${shipment.id}`);
+      expect(first.etag).toBe(`"${shipment.version}"`);
+      expect(first.location).toBe(`/v2/external/shipments/${shipment.id}`);
 
-      const replay = await api("POST", "/v2/external/shipments", token, body);
-      expect(replay.status).toBe(200);
-      expect(await replay.json()).toEqual(shipment);
-      expect(replay.headers.get("etag")).toBe(first.headers.get("etag"));
+      const replay = await merchant().shipments.create(body, { idempotencyKey: false });
+      expect(replay.replayed).toBe(true);
+      expect(replay.shipment).toEqual(shipment);
+      expect(replay.etag).toBe(first.etag);
       created.push({ id: String(shipment.id), reference: `${reference}-A` });
     });
 
     it("creates in shape B with a branch and reads it back with ETag and If-None-Match", async () => {
-      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-      const res = await api("POST", "/v2/external/shipments", token, {
+      const client = merchant();
+      const { shipment, replayed } = await client.shipments.create({
         externalReference: `${reference}-B`,
-        pickupLocationCode: credentials.TAWSIL_SAVED_LOCATION,
+        pickupLocationCode: credentials.TAWSIL_SAVED_LOCATION!,
         branchCode: "RUH-MAIN",
         recipient: { name: "Fahad", phone: "+966512345679" },
         destination: { ...RIYADH_MALQA, cityCode: "RUH" },
         items: [{ description: "Shoes", quantity: 2, weightKilograms: 0.75, lengthCentimetres: 30, widthCentimetres: 20, heightCentimetres: 12 }],
         requirements: ["FRAGILE"],
-      }, { "idempotency-key": `${reference}-key-for-b` });
-      expect(res.status).toBe(201);
-      const shipment = (await res.json()) as Record<string, unknown>;
+      }, { idempotencyKey: `${reference}-key-for-b` });
+      expect(replayed).toBe(false);
       expect(shipment).toMatchObject({
         externalReference: `${reference}-B`,
         maskedRecipientPhone: "*********5679",
@@ -217,12 +207,12 @@ describe("the mesh", () => {
         timelineMedia: [],
       });
       expect(shipment.shipmentNumber).toMatch(/^TWS-\d{10}$/);
-      const read = await api("GET", `/v2/external/shipments/${shipment.shipmentId}`, token);
-      expect(read.status).toBe(200);
-      const etag = read.headers.get("etag")!;
+      const read = await client.shipments.get(shipment.shipmentId);
+      expect(read.notModified).toBe(false);
+      const etag = read.etag;
       expect(etag).toMatch(/^"\d+"$/);
-      expect(await read.json()).toMatchObject({ shipmentId: shipment.shipmentId });
-      expect((await api("GET", `/v2/external/shipments/${shipment.shipmentId}`, token, undefined, { "if-none-match": etag })).status).toBe(304);
+      expect(read).toMatchObject({ shipment: { shipmentId: shipment.shipmentId } });
+      expect(await client.shipments.get(shipment.shipmentId, { ifNoneMatch: etag })).toEqual({ notModified: true, etag });
       created.push({ id: String(shipment.shipmentId), reference: `${reference}-B` });
     });
 
@@ -265,49 +255,44 @@ describe("the mesh", () => {
     });
 
     it("accepts a shape A codAmount of 0 as prepaid: one money rule, >= 0, for both shapes", async () => {
-      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-      const res = await api("POST", "/v2/external/shipments", token, {
+      const client = merchant();
+      const { shipment, replayed } = await client.shipments.create({
         reference: `${reference}-A0`,
-        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION! },
         destination: RIYADH_MALQA,
         recipient: { name: "Noura", mobile: "0512345678" },
         codAmount: 0,
       });
-      expect(res.status).toBe(201);
-      const read = await api("GET", `/v2/external/shipments/${((await res.json()) as { id: string }).id}`, token);
-      expect(await read.json()).toMatchObject({ codAmount: 0, paymentMethod: "PREPAID" });
+      expect(replayed).toBe(false);
+      expect(await client.shipments.get(shipment.id)).toMatchObject({ shipment: { codAmount: 0, paymentMethod: "PREPAID" } });
     });
 
     it("lists the merchant's shipments and keeps them from other merchants", async () => {
-      const token = await tokenFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
-      const page = (await (await api("GET", `/v2/external/shipments?externalReference=${reference}-B`, token)).json()) as {
-        data: { shipmentId: string }[];
-        page: Record<string, unknown>;
-        links: { self: string };
-      };
+      const page = await readOnlyMerchant().shipments.page({ externalReference: `${reference}-B` });
       expect(page.data.map((s) => s.shipmentId)).toEqual([created[1]!.id]);
       expect(page.page).toEqual({ limit: 25, nextCursor: null, hasMore: false });
       expect(page.links.self).toBe(`/v2/external/shipments?externalReference=${reference}-B`);
-      const other = await tokenFor(credentials.TAWSIL_CLIENT2_ID!, credentials.TAWSIL_CLIENT2_SECRET!);
-      const foreign = await api("GET", `/v2/external/shipments/${created[0]!.id}`, other);
+      const iterated: string[] = [];
+      for await (const s of readOnlyMerchant().shipments.list({ externalReference: `${reference}-B` })) iterated.push(s.shipmentId);
+      expect(iterated).toEqual([created[1]!.id]);
+      const foreign = await problemOf(otherMerchant().shipments.get(created[0]!.id));
       expect(foreign.status).toBe(403);
-      expect(((await foreign.json()) as { code: string }).code).toBe("ACCESS_DENIED");
-      expect((await api("POST", `/v2/external/shipments/${created[0]!.id}/cancel`, other, { reason: "NOT_MINE" })).status).toBe(403);
+      expect(foreign.code).toBe("ACCESS_DENIED");
+      expect((await problemOf(otherMerchant().shipments.cancel(created[0]!.id, { reason: "NOT_MINE" }, { idempotencyKey: false }))).status).toBe(403);
     });
 
     it("cancels in shape A, replays the cancel, and refuses another cancel of the final state", async () => {
-      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-      const path = `/v2/external/shipments/${created[0]!.id}/cancel`;
-      const cancel = await api("POST", path, token, { reason: "CUSTOMER_REQUEST" });
-      expect(cancel.status).toBe(200);
-      const body = (await cancel.json()) as Record<string, unknown>;
-      expect(body).toMatchObject({ id: created[0]!.id, status: "CANCELLED" });
-      const again = await api("POST", path, token, { reason: "CUSTOMER_REQUEST" });
-      expect(again.status).toBe(200);
-      expect(await again.json()).toEqual(body);
-      const different = await api("POST", path, token, { reasonCode: "CUSTOMER_REQUEST" }, { "idempotency-key": `${reference}-other-cancel` });
+      const client = merchant();
+      const id = created[0]!.id;
+      // No Idempotency-Key: the server derives it from the shipment id, so the second is a replay.
+      const cancel = await client.shipments.cancel(id, { reason: "CUSTOMER_REQUEST" }, { idempotencyKey: false });
+      const body = cancel.shipment;
+      expect(body).toMatchObject({ id, status: "CANCELLED" });
+      const again = await client.shipments.cancel(id, { reason: "CUSTOMER_REQUEST" }, { idempotencyKey: false });
+      expect(again.shipment).toEqual(body);
+      const different = await problemOf(client.shipments.cancel(id, { reasonCode: "CUSTOMER_REQUEST" }, { idempotencyKey: `${reference}-other-cancel` }));
       expect(different.status).toBe(409);
-      expect(((await different.json()) as { code: string }).code).toBe("SHIPMENT_NOT_CANCELLABLE");
+      expect(different.code).toBe("SHIPMENT_NOT_CANCELLABLE");
     });
 
     it("answers 50 concurrent identical creates with one shipment and byte-identical bodies", async () => {

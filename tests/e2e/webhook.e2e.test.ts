@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Webhook } from "standardwebhooks";
+import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
  * Issue 11 done: a merchant registers a local receiver through the gateway, creates a sandbox
  * shipment, and the receiver gets one signed event per public status, from created to delivered,
- * each verified by the official Standard Webhooks library.
+ * each verified by the SDK's helper (the official Standard Webhooks library underneath).
  */
 let testMesh: TestMesh;
 const received: { headers: IncomingHttpHeaders; body: string }[] = [];
@@ -37,37 +37,24 @@ afterAll(async () => {
 
 describe("webhooks through the mesh", () => {
   it("deliver every public status of a sandbox shipment exactly once, signed", async () => {
-    const { credentials, gatewayUrl } = testMesh;
-    const token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-    const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const { credentials } = testMesh;
+    const merchant = testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tawsil-hooks`;
-    const registered = await fetch(`${gatewayUrl}/v2/external/webhook`, { method: "POST", headers: auth, body: JSON.stringify({ url }) });
-    expect(registered.status).toBe(201);
-    const { signingSecret } = (await registered.json()) as { signingSecret: string };
+    const { signingSecret } = await merchant.webhook.register({ url });
 
-    const created = await fetch(`${gatewayUrl}/v2/external/shipments`, {
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify({
-        reference: `HOOK-${randomUUID().slice(0, 8)}`,
-        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
-        destination: { latitude: 24.774265, longitude: 46.738586 },
-        recipient: { name: "Huda", mobile: "0512345600" },
-      }),
+    const created = await merchant.shipments.create({
+      reference: `HOOK-${randomUUID().slice(0, 8)}`,
+      pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION! },
+      destination: { latitude: 24.774265, longitude: 46.738586 },
+      recipient: { name: "Huda", mobile: "0512345600" },
     });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
+    expect(created.replayed).toBe(false);
+    const { id } = created.shipment;
 
-    const verifier = new Webhook(signingSecret);
-    type Event = { id: string; type: string; sequence: number; data: { shipmentId: string; status: string } };
     const events = () =>
       received.map((r) => ({
         webhookId: String(r.headers["webhook-id"]),
-        event: verifier.verify(r.body, {
-          "webhook-id": String(r.headers["webhook-id"]),
-          "webhook-timestamp": String(r.headers["webhook-timestamp"]),
-          "webhook-signature": String(r.headers["webhook-signature"]),
-        }) as Event,
+        event: verifyWebhook({ payload: r.body, headers: r.headers, secret: signingSecret }),
       })).filter(({ event }) => event.data.shipmentId === id);
     const deadline = Date.now() + 150_000;
     while (!events().some(({ event }) => event.type === "shipment.delivered") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
@@ -78,7 +65,8 @@ describe("webhooks through the mesh", () => {
     for (const { webhookId, event } of mine) expect(event.id).toBe(webhookId);
     const sequences = mine.map(({ event }) => event.sequence);
     expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
-    const read = (await (await fetch(`${gatewayUrl}/v2/external/shipments/${id}`, { headers: auth })).json()) as { version: number; state: string };
-    expect({ state: read.state, lastSequence: sequences.at(-1) }).toEqual({ state: "DELIVERED", lastSequence: read.version });
+    const read = await merchant.shipments.get(id);
+    if (read.notModified) throw new Error("an unconditional read answered 304");
+    expect({ state: read.shipment.state, lastSequence: sequences.at(-1) }).toEqual({ state: "DELIVERED", lastSequence: read.shipment.version });
   }, 240_000);
 });

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { correlate } from "../request/correlation";
 import { problemFromConnect } from "./from-connect";
-import { problemFromFastify } from "./framework-errors";
+import type { ParameterisedPaths } from "../routes/parameterised-paths";
+import { NO_RESOURCE, problemFromFastify } from "./framework-errors";
 import { ProblemError } from "./problem-error";
 import { sendProblem } from "./render";
 
@@ -18,7 +19,7 @@ export interface ProblemSettings {
 export function registerProblemHandlers(app: FastifyInstance, settings: ProblemSettings): void {
   const { baseUrl } = settings;
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, new ProblemError("RESOURCE_NOT_FOUND", { en: "No resource exists at this path.", ar: "لا يوجد مورد في هذا المسار." }), baseUrl),
+    sendProblem(request, reply, new ProblemError("RESOURCE_NOT_FOUND", NO_RESOURCE), baseUrl),
   );
   app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
     if (error instanceof ProblemError) return sendProblem(request, reply, error, baseUrl);
@@ -33,10 +34,10 @@ export function registerProblemHandlers(app: FastifyInstance, settings: ProblemS
  * Fastify's `frameworkErrors` option: the router's refusals (a path segment over maxParamLength,
  * one that does not percent-decode) happen before any hook runs, so the request is correlated here.
  */
-export function frameworkErrorHandler(settings: ProblemSettings) {
+export function frameworkErrorHandler(settings: ProblemSettings, parameterised: ParameterisedPaths) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     correlate(request, reply);
-    const problem = problemFromFastify(error, settings.bodyLimitBytes) ?? new ProblemError("INTERNAL_ERROR");
+    const problem = problemFromFastify(error, settings.bodyLimitBytes, () => parameterised.matches(request.raw.url ?? "")) ?? new ProblemError("INTERNAL_ERROR");
     if (problem.code === "INTERNAL_ERROR") request.log.error({ err: error }, "unhandled framework error");
     void sendProblem(request, reply, problem, settings.baseUrl);
   };

@@ -11,16 +11,27 @@ const BAD_PATH = {
  * cannot be parsed). Matched by fastify's error code first, then by status, so a refusal fastify
  * adds later still leaves as a problem of the catalogue rather than fastify's own body.
  */
-export function problemFromFastify(error: FastifyError | Error, bodyLimitBytes: number): ProblemError | undefined {
+/** The detail of 404 RESOURCE_NOT_FOUND: a path the API does not have. */
+export const NO_RESOURCE = { en: "No resource exists at this path.", ar: "لا يوجد مورد في هذا المسار." };
+
+/**
+ * `isParameterised` tells whether the refused request's target has the shape of a route with a
+ * parameter; without it every undecodable path counts as a malformed parameter.
+ */
+export function problemFromFastify(error: FastifyError | Error, bodyLimitBytes: number, isParameterised: () => boolean = () => true): ProblemError | undefined {
   const code = "code" in error ? error.code : undefined;
   switch (code) {
-    // The router refuses a path segment over maxParamLength, or one that does not percent-decode,
-    // before matching a route. Every path parameter of the API is an identifier far shorter than
-    // the limit (a uuid, a 43-character tracking code), so this is a malformed path parameter:
-    // 400 INVALID_PARAMETER, as for a malformed shipment id (decisions.md section 8).
+    // The router refuses a path segment over maxParamLength before matching a route. Every path
+    // parameter of the API is an identifier far shorter than the limit (a uuid, a 43-character
+    // tracking code), so this is a malformed path parameter: 400 INVALID_PARAMETER, as for a
+    // malformed shipment id (decisions.md section 8).
     case "FST_ERR_MAX_PARAM_LENGTH":
-    case "FST_ERR_BAD_URL":
       return new ProblemError("INVALID_PARAMETER", BAD_PATH);
+    // A path that does not percent-decode is refused before matching too: a malformed parameter
+    // when it has the shape of a route with one, else a path the API does not have (found by
+    // fuzzing: /v2/external/%ff answered 400 where the document promises 404 RESOURCE_NOT_FOUND).
+    case "FST_ERR_BAD_URL":
+      return isParameterised() ? new ProblemError("INVALID_PARAMETER", BAD_PATH) : new ProblemError("RESOURCE_NOT_FOUND", NO_RESOURCE);
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return tooLarge(bodyLimitBytes);
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

@@ -1,8 +1,9 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import { reasonOf } from "../problem/from-connect";
 import type { SlidingWindow } from "../rate-limit/sliding-window";
+import { resource } from "../routes/route-table";
 import { negotiateLanguage, type Language } from "../request/language";
 import { errorPage, STYLESHEET, STYLESHEET_PATH, trackingPage, type ErrorPage } from "./page";
 
@@ -43,10 +44,15 @@ const PAGE_STATUS: Record<ErrorPage, number> = { notFound: 404, expired: 410, bu
  * JSON endpoint, and answers its failures as pages, not problem documents.
  */
 export function registerTrackingPage(app: FastifyInstance, tracking: Client<typeof TrackingService>, perCode: SlidingWindow): void {
-  app.get(STYLESHEET_PATH, async (_request, reply) =>
-    reply.headers({ "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }).send(STYLESHEET),
-  );
-  app.get("/t/:code", async (request, reply) => {
+  // Through resource(): another method on the page or its stylesheet is a 405 with Allow, as on
+  // every path of the document (found by fuzzing: POST /t/{code} was a 404).
+  resource(app, STYLESHEET_PATH, {
+    GET: {
+      handler: async (_request, reply) =>
+        reply.headers({ "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }).send(STYLESHEET),
+    },
+  });
+  const page: RouteHandlerMethod = async (request, reply) => {
     const lang = pageLanguage(request);
     const fail = (kind: ErrorPage, headers: Record<string, string> = {}) => sendHtml(reply, PAGE_STATUS[kind], lang, errorPage(kind, lang), headers);
     const code = (request.params as { code?: string }).code ?? "";
@@ -63,5 +69,6 @@ export function registerTrackingPage(app: FastifyInstance, tracking: Client<type
       if ([Code.Unavailable, Code.DeadlineExceeded, Code.ResourceExhausted].includes(error.code)) return fail("unavailable");
       throw error;
     }
-  });
+  };
+  resource(app, "/t/:code", { GET: { handler: page } });
 }

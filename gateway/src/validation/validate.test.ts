@@ -27,6 +27,17 @@ describe("validateBody", () => {
     expect(validateBody(schema, body)).toEqual(body);
   });
 
+  it("refuses a NUL character in any string, nested ones included, once per field", () => {
+    const body = { reference: "R\u0000", pickup: { latitude: 24.7136, longitude: 46.675296 }, items: [{ quantity: 2, code: "X" }, { quantity: 1, code: "\u0000" }] };
+    expect(violationsOf(schema, body)?.map(({ field, code }) => `${field} ${code}`)).toEqual(["items[1].code PATTERN_MISMATCH", "reference INVALID_FORMAT"]);
+    expect(violationsOf(z.strictObject({ note: z.string() }), { note: "a\u0000b" })?.[0]).toMatchObject({ field: "note", code: "INVALID_FORMAT", en: "must be a valid text without NUL characters" });
+  });
+
+  it("answers a body nested thousands of levels deep with violations, not a stack overflow", () => {
+    const deep = JSON.parse(`${"[".repeat(20_000)}"\\u0000"${"]".repeat(20_000)}`) as unknown;
+    expect(violationsOf(schema, deep)?.map(({ code }) => code)).toEqual(["INVALID_TYPE", "INVALID_FORMAT"]);
+  });
+
   it("maps each rule to its contract code, with dotted paths and both languages", () => {
     const got = violationsOf(schema, {
       reference: "",

@@ -7,6 +7,7 @@ import { readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
+import { TawsilClient } from "@tawsil/sdk";
 import { freePort, validateResponsesFrom } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
 import { ensureTopics } from "../../../scripts/infra/kafka";
@@ -22,8 +23,14 @@ export interface TestMesh {
   /** The seeded credentials, as `make dev` writes them to .dev/credentials.env. */
   readonly credentials: Record<string, string>;
   readonly logDir: string;
-  /** An access token for a client, through POST /oauth/token. */
+  /** An access token for a client, through POST /oauth/token (by the SDK). */
   tokenFor(clientId: string, clientSecret: string): Promise<string>;
+  /**
+   * The SDK as a merchant uses it, for a client, through the fetch that validates every response
+   * against the OpenAPI document, and with retries off: a test must see every failure, not the
+   * SDK's recovery from it.
+   */
+  sdkFor(clientId: string, clientSecret: string): TawsilClient;
   close(): Promise<void>;
 }
 
@@ -31,6 +38,8 @@ export interface TestMeshOptions {
   readonly adminUrl: string;
   readonly brokers: readonly string[];
   readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Settings for every process, the gateway included (its rate limits, say). */
+  readonly env?: Record<string, string>;
   /** Runs on the migrated databases before any service starts (data services load at start). */
   readonly beforeStart?: (databaseUrls: Readonly<Record<ServiceName, string>>) => Promise<void>;
 }
@@ -50,7 +59,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     gatewayPort: await freePort(),
     servicePorts,
     logDir,
-    env: { LOG_LEVEL: "warn" },
+    env: { LOG_LEVEL: "warn", ...opts.env },
     serviceEnv: {
       ...opts.serviceEnv,
       merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...opts.serviceEnv?.merchant },
@@ -68,20 +77,18 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       .filter((line) => /^[A-Z0-9_]+=/.test(line))
       .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
   );
+  // globalThis.fetch is the validating fetch from here on.
+  const validatingFetch = globalThis.fetch;
+  const sdkFor = (clientId: string, clientSecret: string) =>
+    new TawsilClient({ baseUrl: mesh.gatewayUrl, clientId, clientSecret, fetch: validatingFetch, retry: { maxAttempts: 1 } });
   return {
     mesh,
     databaseUrls,
     gatewayUrl: mesh.gatewayUrl,
     credentials,
     logDir,
-    async tokenFor(clientId, clientSecret) {
-      const res = await fetch(`${mesh.gatewayUrl}/oauth/token`, {
-        method: "POST",
-        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
-        body: "grant_type=client_credentials",
-      });
-      return ((await res.json()) as { access_token: string }).access_token;
-    },
+    tokenFor: (clientId, clientSecret) => sdkFor(clientId, clientSecret).accessToken(),
+    sdkFor,
     async close() {
       rmSync(credentialsFile, { force: true });
       rmSync(logDir, { recursive: true, force: true });
