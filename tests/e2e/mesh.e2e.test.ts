@@ -295,6 +295,27 @@ describe("the mesh", () => {
       expect(different.code).toBe("SHIPMENT_NOT_CANCELLABLE");
     });
 
+    it("binds a cancel's Idempotency-Key to the shipment in the path: the same key and body on another shipment is 422, and changes nothing", async () => {
+      const client = merchant();
+      const make = async (suffix: string) =>
+        (
+          await client.shipments.create({
+            reference: `${reference}-${suffix}`,
+            pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION! },
+            destination: RIYADH_MALQA,
+            recipient: { name: "Noura", mobile: "0512345678" },
+          })
+        ).shipment;
+      const [first, second] = [await make("KEY-1"), await make("KEY-2")];
+      const key = `${reference}-one-cancel-key`;
+      expect((await client.shipments.cancel(String(first.id), { reason: "CUSTOMER_REQUEST" }, { idempotencyKey: key })).shipment).toMatchObject({ status: "CANCELLED" });
+      const reused = await problemOf(client.shipments.cancel(String(second.id), { reason: "CUSTOMER_REQUEST" }, { idempotencyKey: key }));
+      expect([reused.status, reused.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);
+      expect(await client.shipments.get(String(second.id))).toMatchObject({ shipment: { state: expect.not.stringMatching(/^CANCELLED$/), version: second.version } });
+      // The same key still replays the first shipment's cancel.
+      expect((await client.shipments.cancel(String(first.id), { reason: "CUSTOMER_REQUEST" }, { idempotencyKey: key })).shipment).toMatchObject({ id: first.id, status: "CANCELLED" });
+    });
+
     it("answers 50 concurrent identical creates with one shipment and byte-identical bodies", async () => {
       const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
       const body = {

@@ -28,7 +28,10 @@ export class CancelShipment {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  async execute(request: CancelShipmentRequest): Promise<IdempotentResult> {
+  async execute(given: CancelShipmentRequest): Promise<IdempotentResult> {
+    // A cancel's key is bound to the shipment in its path: the same key and body sent for another
+    // shipment is another request (422 IDEMPOTENCY_KEY_REUSED), never a replay of the first one.
+    const request = { ...given, idempotency: { ...given.idempotency, fingerprint: `${given.shipmentId}:${given.idempotency.fingerprint}` } };
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
     const shape = shapeOf(request.idempotency);
     if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH", params: { pattern: REASON.source } }]);
