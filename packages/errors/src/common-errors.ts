@@ -42,7 +42,7 @@ export class AlreadyExistsError extends DomainError {
 }
 
 /** A kind whose reason the thrower names, because one kind covers many rules. */
-abstract class ReasonedError extends DomainError {
+export abstract class ReasonedError extends DomainError {
   constructor(
     readonly reason: string,
     message: string,
@@ -78,4 +78,30 @@ export class DependencyUnavailableError extends DomainError {
   constructor(dependency: string, options?: { cause?: unknown }) {
     super(`${dependency} is unavailable`, options);
   }
+}
+
+/* The kinds below exist so a service's own failure is one short subclass naming its reason, not a copy of the class body. */
+
+/** A request that breaks a rule of the service's own (a cursor it did not issue, a scope that is not granted). */
+export class InvalidArgumentError extends ReasonedError {
+  override readonly name: string = "InvalidArgumentError";
+  readonly kind = "invalid-argument";
+}
+
+/** The caller could not be authenticated; the message must not say why. */
+export class UnauthenticatedError extends ReasonedError {
+  override readonly name: string = "UnauthenticatedError";
+  readonly kind = "unauthenticated";
+}
+
+/** The caller is known but may not do this (another merchant's shipment, a merchant not active). */
+export class PermissionDeniedError extends ReasonedError {
+  override readonly name: string = "PermissionDeniedError";
+  readonly kind = "permission-denied";
+}
+
+/** A value that must be unique is taken already, under a reason of the thrower's (DUPLICATE_REFERENCE). */
+export class DuplicateError extends ReasonedError {
+  override readonly name: string = "DuplicateError";
+  readonly kind = "already-exists";
 }

@@ -7,3 +7,4 @@ export { drainOnSignals, type Closer } from "./shutdown";
 export { runService, startInProcess, type InProcessService, type ServiceSpec } from "./service";
 export { toEdgeError } from "./error-edge";
 export { toConnectError, withDomainErrors, type DomainErrorOptions } from "./domain-errors";
+export { isNotFound, peerFailure, peerReason } from "./peer-errors";

@@ -1,5 +1,5 @@
 import { FailedPreconditionError, NotFoundError } from "@tawsil/errors";
-import { PermissionDeniedError, ShipmentValidationError } from "../domain/errors";
+import { accessDenied, ShipmentValidationError } from "../domain/errors";
 import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
 import { replay, resultOf, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
@@ -43,7 +43,7 @@ export class CancelShipment {
       if (stored) return replay(request.idempotency, stored);
       const shipment = await tx.lockShipment(request.shipmentId);
       if (!shipment) throw new NotFoundError("shipment");
-      if (shipment.merchantId !== request.merchantId) throw new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");
+      if (shipment.merchantId !== request.merchantId) throw accessDenied();
 
       const verdict = cancelVerdict(shipment.state);
       const expiresAt = new Date(now.getTime() + this.deps.retentionMs);

@@ -1,7 +1,8 @@
 import { FailedPreconditionError } from "@tawsil/errors";
 import { v7 as uuidv7 } from "uuid";
 import { parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
-import { DuplicateReferenceError, PermissionDeniedError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
+import { PermissionDeniedError } from "@tawsil/errors";
+import { DuplicateReferenceError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
 import { approve, created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
 import { newShipmentNumber } from "../domain/shipment-number";
 import { replay, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
