@@ -12,6 +12,8 @@ import { Places } from "./app/places";
 import { RateCards } from "./app/rate-cards";
 import { SigningKeyRing } from "./app/signing-key-ring";
 import type { Config } from "./config";
+import { randomCredentials } from "./infra/client-credentials";
+import { es256Signer } from "./infra/es256";
 import { KeyEncryption } from "./infra/key-encryption";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ClientRepository } from "./infra/repositories/clients";
@@ -19,6 +21,7 @@ import { MerchantRepository } from "./infra/repositories/merchants";
 import { PlaceRepository } from "./infra/repositories/places";
 import { RateCardRepository } from "./infra/repositories/rate-cards";
 import { SigningKeyRepository } from "./infra/repositories/signing-keys";
+import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
 import { merchantService } from "./rpc/merchant-service";
 
@@ -52,6 +55,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const signingKeys = new SigningKeyRing({
       keys: new SigningKeyRepository(db),
       encryption: new KeyEncryption(config.SIGNING_KEY_ENCRYPTION_KEY),
+      signer: es256Signer,
       tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
       refreshMs: opts.signingKeyRefreshMs ?? SIGNING_KEY_REFRESH_MS,
       logger,
@@ -64,6 +68,8 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const issueAccessToken = new IssueAccessToken({
       clients: clientRepository,
       keys: signingKeys,
+      secrets: scryptSecrets,
+      signer: es256Signer,
       policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
     });
     const rateCardRepository = new RateCardRepository(db);
@@ -73,7 +79,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const contexts = new MerchantContexts({ merchants, rateCards: rateCardRepository, places: placeRepository });
     const admin = {
       merchants,
-      clients: new Clients({ clients: clientRepository, merchants, environment: config.TAWSIL_ENVIRONMENT, logger }),
+      clients: new Clients({ clients: clientRepository, merchants, secrets: scryptSecrets, credentials: randomCredentials, environment: config.TAWSIL_ENVIRONMENT, logger }),
       places,
       rateCards,
       signingKeys,
