@@ -15,8 +15,10 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
 import { fleetOnDuty, SandboxFleet } from "./app/sandbox-fleet";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./app/shipment-events";
 import type { Config } from "./config";
+import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { electOver } from "./infra/leadership";
+import { PrismaDispatchStore } from "./infra/prisma-dispatch-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
@@ -68,7 +70,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   }
   const checkEligibility = new CheckEligibility(catalogue, activeDrivers);
   const context: DispatchContext = {
-    db: database.client,
+    store: new PrismaDispatchStore(database.client),
     shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
     catalogue,
     logger,
@@ -131,19 +133,14 @@ export async function startDispatchWorkers(
       await consumer.start();
       closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
     }
-    const dispatcher = new Dispatcher(parts.context, {
-      databaseUrl: config.DATABASE_URL,
-      safetyNetMs: config.DISPATCHER_SAFETY_NET_MS,
-      leaderRetryMs: config.LEADER_RETRY_MS,
-      unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS,
-    });
+    const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
+    const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS });
     dispatcher.start();
     closers.push(dispatcher);
     if (fleetRuns(config)) {
       const fleet = new SandboxFleet({
-        db: parts.database.client,
-        databaseUrl: config.DATABASE_URL,
-        leaderRetryMs: config.LEADER_RETRY_MS,
+        store: parts.context.store,
+        elect,
         driverApi: parts.driverApi,
         catalogue: parts.catalogue,
         logger: logger.child({ component: "sandbox-fleet" }),
