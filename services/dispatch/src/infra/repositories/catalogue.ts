@@ -1,5 +1,5 @@
 import { isRequirement, type Requirement } from "@tawsil/domain";
-import type { Carrier, Catalogue } from "../../domain/catalogue";
+import type { Carrier } from "../../domain/catalogue";
 import type { LoadedCatalogue } from "../../app/ports";
 import type { PrismaClient } from "../prisma/generated/client";
 
