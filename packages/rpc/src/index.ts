@@ -8,3 +8,4 @@ export { runService, startInProcess, type InProcessService, type ServiceSpec } f
 export { toEdgeError } from "./error-edge";
 export { toConnectError, withDomainErrors, type DomainErrorOptions } from "./domain-errors";
 export { isNotFound, peerFailure, peerReason } from "./peer-errors";
+export { serviceLevelFromProto, serviceLevelToProto } from "./service-level-codec";

@@ -3,7 +3,7 @@ import type { CheckEligibilityResponse, DispatchService } from "@tawsil/proto/ta
 import type { Eligibility, EligibilityChecker } from "../app/ports";
 import type { Parcel } from "../domain/parcel";
 import { peerFailure } from "@tawsil/rpc";
-import { serviceLevelFromProto } from "./service-level-codec";
+import { serviceLevelFromProto } from "@tawsil/rpc";
 
 /** Dispatch's eligibility verdict; dispatch keeps the carrier, pricing learns only the service level. */
 export class DispatchEligibility implements EligibilityChecker {

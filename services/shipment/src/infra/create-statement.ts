@@ -1,7 +1,7 @@
 import { OUTBOX_CHANNEL, outboxRowOf } from "@tawsil/events";
 import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-message";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "../rpc/shipment-message";
 
 /**
  * The whole write of a create as ONE statement, run after the idempotency lock is held: it reads

@@ -9,7 +9,7 @@ import type { Shipment, ShipmentChange } from "../domain/shipment";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import { sqlStateOf } from "./prisma-errors";
 import type { PrismaClient } from "./prisma/generated/client";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "./shipment-message";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
 import { shipmentFromRow } from "./shipment-rows";
 
 type Tx = TransactionClient<PrismaClient>;
