@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 import { parseCircuityFactors } from "./domain/route-distance";
 
@@ -18,8 +18,8 @@ const circuityFactors = z
     }
   });
 
+// No databaseEnv: pricing owns no data of its own, so it opens no database.
 const schema = commonEnv
-  .extend(databaseEnv.shape)
   // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh.
   .extend(kafkaEnv.shape)
   .extend({

@@ -1,5 +1,4 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
@@ -13,7 +12,6 @@ import { DispatchEligibility } from "./infra/dispatch-eligibility";
 import { MarginCounter } from "./infra/margin-counter";
 import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
-import { PrismaClient } from "./infra/prisma/generated/client";
 import { pricingService } from "./rpc/pricing-service";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
@@ -21,7 +19,10 @@ export const SERVICE_NAMES = [PricingService.typeName] as const;
 
 export interface PricingServiceParts {
   readonly routes: (router: ConnectRouter) => void;
-  /** The database only: a peer that is down fails quotes with Unavailable, it does not make pricing unready. */
+  /**
+   * None: pricing owns no database, and a peer that is down fails quotes with Unavailable rather
+   * than making pricing unready. Ready once it listens with its city data loaded.
+   */
   readonly checks: readonly ReadinessCheck[];
   /** In shutdown order, after the server has drained. */
   readonly closers: readonly Closer[];
@@ -33,8 +34,8 @@ export interface PricingServiceParts {
 
 /**
  * Builds the service from its configuration: city data (refused at start-up when invalid), the
- * route distance model, peer clients, the use case and its RPC handler. The database holds no
- * table yet; it is opened so that readiness reflects what a later feature will need.
+ * route distance model, peer clients, the use case and its RPC handler. No database: pricing owns
+ * no data of its own (cities and service areas ship in data/, rate cards are merchant's).
  */
 export async function composePricingService(config: Config, logger: Logger): Promise<PricingServiceParts> {
   const cities = loadCityMap();
@@ -46,7 +47,6 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   logger.info({ cities: cities.cities.map((city) => city.code), routing: config.ROUTING_URL ? "osrm" : "great-circle" }, "pricing model ready");
 
   const metrics = createMetrics("pricing");
-  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS }), {
     maxAgeMs: config.RATE_CARD_CACHE_MAX_AGE_MS,
   });
@@ -60,8 +60,8 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   });
   return {
     routes: (router) => router.service(PricingService, pricingService({ quoteDelivery, logger })),
-    checks: [database.readiness],
-    closers: [database],
+    checks: [],
+    closers: [],
     metrics,
     rateCardCache: rateCards.cache,
   };
