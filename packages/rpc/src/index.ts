@@ -9,3 +9,4 @@ export { toEdgeError } from "./error-edge";
 export { toConnectError, withDomainErrors, type DomainErrorOptions } from "./domain-errors";
 export { isNotFound, peerFailure, peerReason } from "./peer-errors";
 export { serviceLevelFromProto, serviceLevelToProto } from "./service-level-codec";
+export { runMain } from "./run-main";

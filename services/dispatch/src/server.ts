@@ -26,6 +26,8 @@ import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
+import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import type { ServiceSpec } from "@tawsil/rpc";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
@@ -190,4 +192,16 @@ export async function startDispatchService(
     checks: parts.checks,
     closers: [...workerClosers, ...parts.closers],
   });
+}
+
+/** The relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
+const RELAY_TRANSACTION = { timeoutMs: 30_000 };
+
+/** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer, dispatcher and (sandbox) simulated fleet. */
+export async function dispatchProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = await composeDispatchService(config, logger);
+  const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(parts.database.client, fn, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
+  const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
+  return { name: "dispatch", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [...workers, relay, broker, ...parts.closers] };
 }

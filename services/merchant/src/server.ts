@@ -24,6 +24,9 @@ import { SigningKeyRepository } from "./infra/repositories/signing-keys";
 import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
 import { merchantService } from "./rpc/merchant-service";
+import { withTransaction } from "@tawsil/db";
+import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import type { ServiceSpec } from "@tawsil/rpc";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typeName] as const;
@@ -105,4 +108,15 @@ export type RunningMerchantService = InProcessService;
 export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
   const parts = await composeMerchantService(config, logger, opts);
   return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers });
+}
+
+/** The relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
+const RELAY_TRANSACTION = { timeoutMs: 30_000 };
+
+/** The whole process as main.ts runs it: the service, its broker and the outbox relay of merchant events (status, rate cards, places keep other services' caches fresh). */
+export async function merchantProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = await composeMerchantService(config, logger);
+  const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(parts.database.client, fn, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
+  return { name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [relay, broker, ...parts.closers] };
 }

@@ -13,6 +13,9 @@ import { MarginCounter } from "./infra/margin-counter";
 import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
 import { pricingService } from "./rpc/pricing-service";
+import { connectKafka } from "@tawsil/events";
+import type { ServiceSpec } from "@tawsil/rpc";
+import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [PricingService.typeName] as const;
@@ -73,4 +76,18 @@ export type RunningPricingService = InProcessService;
 export async function startPricingService(config: Config, logger: Logger): Promise<RunningPricingService> {
   const parts = await composePricingService(config, logger);
   return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers, metrics: parts.metrics });
+}
+
+/**
+ * The whole process as main.ts runs it: the service and the merchant-change listener. The broker
+ * only keeps the rate-card cache fresh: it is not part of pricing's readiness, since quotes go on
+ * (with entries bounded by RATE_CARD_CACHE_MAX_AGE_MS) while it is away.
+ */
+export async function pricingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = await composePricingService(config, logger);
+  const broker = connectKafka({ clientId: "pricing", brokers: config.KAFKA_BROKERS, logger });
+  const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);
+  merchantChanges.startInBackground();
+  const closers = [{ name: "merchant-changes", close: () => merchantChanges.stop() }, broker, ...parts.closers];
+  return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, metrics: parts.metrics, closers };
 }

@@ -22,6 +22,10 @@ import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
+import { withTransaction } from "@tawsil/db";
+import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import type { ServiceSpec } from "@tawsil/rpc";
+import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [ShipmentService.typeName, ShipmentAdminService.typeName] as const;
@@ -115,5 +119,27 @@ export async function startShipmentService(config: Config, logger: Logger): Prom
       await server.close(config.SHUTDOWN_GRACE_MS);
       for (const closer of parts.closers) await closer.close();
     },
+  };
+}
+
+/** The relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
+const RELAY_TRANSACTION = { timeoutMs: 30_000 };
+
+/** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
+export async function shipmentProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = composeShipmentService(config, logger);
+  const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(parts.database.client, fn, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
+  const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
+  merchantChanges.startInBackground();
+  return {
+    name: "shipment",
+    config,
+    logger,
+    metrics: parts.metrics,
+    routes: parts.routes,
+    serviceNames: SERVICE_NAMES,
+    checks: [...parts.checks, broker.readiness],
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
   };
 }

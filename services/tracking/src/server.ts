@@ -14,6 +14,8 @@ import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { trackingService } from "./rpc/tracking-service";
+import { connectKafka } from "@tawsil/events";
+import type { ServiceSpec } from "@tawsil/rpc";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [TrackingService.typeName] as const;
@@ -65,4 +67,12 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
     }
   }
   return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: [...closers, ...parts.closers] });
+}
+
+/** The whole process as main.ts runs it: the service, its broker and the projection consumer. */
+export async function trackingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = composeTrackingService(config, logger);
+  const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
+  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
+  return { name: "tracking", config, logger, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: [...parts.checks, broker.readiness], closers: [consumer, broker, ...parts.closers] };
 }

@@ -18,6 +18,8 @@ import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
 import { webhookService } from "./rpc/webhook-service";
+import { connectKafka } from "@tawsil/events";
+import type { ServiceSpec } from "@tawsil/rpc";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [WebhookService.typeName] as const;
@@ -125,4 +127,12 @@ export async function startWebhookService(
     closers: [...workers, ...parts.closers],
   });
   return { ...running, parts };
+}
+
+/** The whole process as main.ts runs it: the service, its broker, the shipment event consumer and the delivery engine. */
+export async function webhookProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = composeWebhookService(config, logger);
+  const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
+  const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: [...parts.checks, broker.readiness], closers: [...workers, broker, ...parts.closers] };
 }
