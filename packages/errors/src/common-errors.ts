@@ -1,4 +1,4 @@
-import { DomainError } from "./domain-error";
+import { DomainError, type ErrorKind } from "./domain-error";
 
 /** A field that is missing or malformed. The message names the field and the rule, never a secret. */
 export class ValidationError extends DomainError {
@@ -80,28 +80,22 @@ export class DependencyUnavailableError extends DomainError {
   }
 }
 
-/* The kinds below exist so a service's own failure is one short subclass naming its reason, not a copy of the class body. */
+/** A ReasonedError of one kind: each kind below is one line, and a service's own failure one short subclass. */
+function ofKind<K extends ErrorKind>(kind: K, name: string) {
+  return class extends ReasonedError {
+    override readonly name: string = name;
+    readonly kind: K = kind;
+  };
+}
 
 /** A request that breaks a rule of the service's own (a cursor it did not issue, a scope that is not granted). */
-export class InvalidArgumentError extends ReasonedError {
-  override readonly name: string = "InvalidArgumentError";
-  readonly kind = "invalid-argument";
-}
+export class InvalidArgumentError extends ofKind("invalid-argument", "InvalidArgumentError") {}
 
 /** The caller could not be authenticated; the message must not say why. */
-export class UnauthenticatedError extends ReasonedError {
-  override readonly name: string = "UnauthenticatedError";
-  readonly kind = "unauthenticated";
-}
+export class UnauthenticatedError extends ofKind("unauthenticated", "UnauthenticatedError") {}
 
 /** The caller is known but may not do this (another merchant's shipment, a merchant not active). */
-export class PermissionDeniedError extends ReasonedError {
-  override readonly name: string = "PermissionDeniedError";
-  readonly kind = "permission-denied";
-}
+export class PermissionDeniedError extends ofKind("permission-denied", "PermissionDeniedError") {}
 
 /** A value that must be unique is taken already, under a reason of the thrower's (DUPLICATE_REFERENCE). */
-export class DuplicateError extends ReasonedError {
-  override readonly name: string = "DuplicateError";
-  readonly kind = "already-exists";
-}
+export class DuplicateError extends ofKind("already-exists", "DuplicateError") {}

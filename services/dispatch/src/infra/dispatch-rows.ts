@@ -1,9 +1,11 @@
+import type { Coordinate } from "@tawsil/domain";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import type { Offer } from "../domain/offer";
 import type { DispatchJob as JobRow, Driver as DriverRow, Offer as OfferRow, Prisma } from "./prisma/generated/client";
 
 /** Rows to the domain's shapes and back: coordinates travel as pairs of microdegree columns. */
+const point = (latitudeMicro: number, longitudeMicro: number): Coordinate => ({ latitudeMicro, longitudeMicro });
 
 export function jobFromRow(row: JobRow): DispatchJob {
   return {
@@ -11,8 +13,8 @@ export function jobFromRow(row: JobRow): DispatchJob {
     merchantId: row.merchantId,
     cityCode: row.cityCode,
     serviceLevel: row.serviceLevel,
-    pickup: { latitudeMicro: row.pickupLatitudeMicro, longitudeMicro: row.pickupLongitudeMicro },
-    destination: { latitudeMicro: row.destinationLatitudeMicro, longitudeMicro: row.destinationLongitudeMicro },
+    pickup: point(row.pickupLatitudeMicro, row.pickupLongitudeMicro),
+    destination: point(row.destinationLatitudeMicro, row.destinationLongitudeMicro),
     weightGrams: row.weightGrams,
     longestSideMm: row.longestSideMm,
     requirements: row.requirements,
@@ -68,7 +70,7 @@ export function driverFromRow(row: DriverRow): Driver {
     cityCode: row.cityCode,
     available: row.available,
     availableSince: row.availableSince,
-    position: row.latitudeMicro === null || row.longitudeMicro === null ? undefined : { latitudeMicro: row.latitudeMicro, longitudeMicro: row.longitudeMicro },
+    position: row.latitudeMicro === null || row.longitudeMicro === null ? undefined : point(row.latitudeMicro, row.longitudeMicro),
     currentShipmentId: row.currentShipmentId,
   };
 }
