@@ -1,6 +1,6 @@
 export { createPrismaClient, disconnect } from "./prisma-client";
 export type { Disconnectable, PrismaClientClass, PrismaClientOptions } from "./prisma-client";
-export { withTransaction } from "./transaction";
+export { CONSUMER_TRANSACTION, RELAY_TRANSACTION, transactionRunner, withTransaction } from "./transaction";
 export type { Db, IsolationLevel, TransactionClient, TransactionOptions } from "./transaction";
 export { databaseUrl, dropDatabase, ensureDatabase } from "./database";
 export { migrate } from "./migrate";

@@ -6,3 +6,4 @@ export { DRAFT_BOUNDS, ITEM_BOUNDS, MONEY_BOUNDS, stepOf } from "./shipment-boun
 export { EARTH_RADIUS_METRES, haversineMetres } from "./great-circle";
 export { SERVICE_LEVELS, type ServiceLevel } from "./service-levels";
 export type { RateCardTerms, RequirementSurcharge } from "./rate-card-terms";
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhook-event-types";

@@ -4,7 +4,7 @@ export { OutboxRelay, type OutboxRelayOptions } from "./outbox-relay";
 export { startOutboxRelay } from "./start-relay";
 export type { EventPublisher, PublishedRecord } from "./publisher";
 export { KafkaEventPublisher } from "./kafka-publisher";
-export { IdempotentConsumer, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions } from "./idempotent-consumer";
+export { IdempotentConsumer, startConsumer, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions, type Subscription } from "./idempotent-consumer";
 export { createKafka, kafkaReadinessCheck, type KafkaSettings } from "./kafka";
 export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";

@@ -4,7 +4,7 @@ export { createMetrics, type Metrics } from "./metrics";
 export { createPeerClient, type PeerClientOptions } from "./client";
 export { currentRequestId } from "./request-context";
 export { drainOnSignals, type Closer } from "./shutdown";
-export { runService, startInProcess, type InProcessService, type ServiceSpec } from "./service";
+export { runService, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "./service";
 export { toEdgeError } from "./error-edge";
 export { toConnectError, withDomainErrors, type DomainErrorOptions } from "./domain-errors";
 export { isNotFound, peerFailure, peerReason } from "./peer-errors";

@@ -1,13 +1,10 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, withTransaction, type ServiceDatabase } from "@tawsil/db";
-import { IdempotentConsumer } from "@tawsil/events";
+import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
-import { listenForNotifications } from "@tawsil/db";
 import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
@@ -26,17 +23,12 @@ import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, startOutboxRelay } from "@tawsil/events";
-import type { ServiceSpec } from "@tawsil/rpc";
+import { connectKafka, startConsumer, startOutboxRelay } from "@tawsil/events";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
 
-export interface DispatchServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
+export interface DispatchServiceParts extends ServiceParts {
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
   /** What the background workers share with the RPC handlers. */
@@ -124,16 +116,8 @@ export async function startDispatchWorkers(
   };
   try {
     if (opts.kafka) {
-      const consumer = new IdempotentConsumer({
-        kafka: opts.kafka,
-        groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP,
-        topics: [SHIPMENT_EVENTS_TOPIC],
-        runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
-        handler: shipmentEventHandler(parts.context),
-        logger,
-      });
-      await consumer.start();
-      closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
+      const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
+      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS });
@@ -194,14 +178,11 @@ export async function startDispatchService(
   });
 }
 
-/** The relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
-const RELAY_TRANSACTION = { timeoutMs: 30_000 };
-
 /** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer, dispatcher and (sandbox) simulated fleet. */
 export async function dispatchProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composeDispatchService(config, logger);
   const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
-  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(parts.database.client, fn, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
   return { name: "dispatch", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [...workers, relay, broker, ...parts.closers] };
 }

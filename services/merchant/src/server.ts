@@ -1,9 +1,8 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import { startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { Clients } from "./app/clients";
 import { IssueAccessToken } from "./app/issue-access-token";
 import { MerchantContexts } from "./app/merchant-context";
@@ -24,9 +23,7 @@ import { SigningKeyRepository } from "./infra/repositories/signing-keys";
 import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
 import { merchantService } from "./rpc/merchant-service";
-import { withTransaction } from "@tawsil/db";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
-import type { ServiceSpec } from "@tawsil/rpc";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typeName] as const;
@@ -34,11 +31,7 @@ export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typ
 /** How often a replica checks whether another one rotated the signing key. */
 const SIGNING_KEY_REFRESH_MS = 5_000;
 
-export interface MerchantServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
+export interface MerchantServiceParts extends ServiceParts {
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
 }
@@ -110,13 +103,10 @@ export async function startMerchantService(config: Config, logger: Logger, opts:
   return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers });
 }
 
-/** The relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
-const RELAY_TRANSACTION = { timeoutMs: 30_000 };
-
 /** The whole process as main.ts runs it: the service, its broker and the outbox relay of merchant events (status, rate cards, places keep other services' caches fresh). */
 export async function merchantProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composeMerchantService(config, logger);
   const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
-  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(parts.database.client, fn, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
   return { name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [relay, broker, ...parts.closers] };
 }

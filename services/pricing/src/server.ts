@@ -1,9 +1,8 @@
-import type { ConnectRouter } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
-import { createMetrics, createPeerClient, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, startInProcess, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { QuoteDelivery } from "./app/quote-delivery";
 import type { Config } from "./config";
 import { GreatCircleDistance, type RouteDistance } from "./domain/route-distance";
@@ -14,21 +13,17 @@ import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
 import { pricingService } from "./rpc/pricing-service";
 import { connectKafka } from "@tawsil/events";
-import type { ServiceSpec } from "@tawsil/rpc";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [PricingService.typeName] as const;
 
-export interface PricingServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
+export interface PricingServiceParts extends ServiceParts {
   /**
    * None: pricing owns no database, and a peer that is down fails quotes with Unavailable rather
    * than making pricing unready. Ready once it listens with its city data loaded.
    */
   readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
   /** Holds the negative-margin counter next to the RPC metrics. */
   readonly metrics: Metrics;
   /** Rate cards as this replica knows them; main.ts keeps it fresh from merchant events. */

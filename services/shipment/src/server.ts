@@ -1,11 +1,10 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase } from "@tawsil/db";
+import { openDatabase, RELAY_TRANSACTION, transactionRunner } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, Readiness, startRpcServer, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
@@ -22,9 +21,7 @@ import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
-import { withTransaction } from "@tawsil/db";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
-import type { ServiceSpec } from "@tawsil/rpc";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
@@ -32,12 +29,9 @@ export const SERVICE_NAMES = [ShipmentService.typeName, ShipmentAdminService.typ
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
-export interface ShipmentServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
+export interface ShipmentServiceParts extends ServiceParts {
   /** The database only: a peer that is down fails creates with Unavailable, reads still work. */
   readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
   readonly metrics: Metrics;
   /** Merchants as this replica knows them; main.ts keeps it fresh from merchant events. */
   readonly merchantCache: CachedMerchantDirectory["cache"];
@@ -122,14 +116,11 @@ export async function startShipmentService(config: Config, logger: Logger): Prom
   };
 }
 
-/** The relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
-const RELAY_TRANSACTION = { timeoutMs: 30_000 };
-
 /** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
 export async function shipmentProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeShipmentService(config, logger);
   const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
-  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: (fn) => withTransaction(parts.database.client, fn, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
   merchantChanges.startInBackground();
   return {

@@ -1,10 +1,9 @@
-import type { ConnectRouter } from "@connectrpc/connect";
 import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import type { ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
-import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { createPeerClient, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
@@ -15,15 +14,11 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { trackingService } from "./rpc/tracking-service";
 import { connectKafka } from "@tawsil/events";
-import type { ServiceSpec } from "@tawsil/rpc";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [TrackingService.typeName] as const;
 
-export interface TrackingServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  readonly closers: readonly Closer[];
+export interface TrackingServiceParts extends ServiceParts {
   readonly database: ServiceDatabase<PrismaClient>;
 }
 
