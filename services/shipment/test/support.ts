@@ -6,7 +6,7 @@ import { ConnectError } from "@connectrpc/connect";
 import { createPrismaClient, disconnect } from "@tawsil/db";
 import { FieldViolationsSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
-import { RequestShape, ShipmentService, type ShipmentDraftSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { ShipmentService, type ShipmentDraftSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { capturedLogger, createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
 import { createDispatchDatabase, putFleetOnShift, startTestService as startDispatch } from "../../dispatch/test/support";
@@ -135,7 +135,7 @@ export function fingerprint(body: unknown): string {
 }
 
 export function idempotency(key: string, body: unknown, clientId = "client-1") {
-  return { key, clientId, fingerprint: fingerprint(body), shape: RequestShape.B };
+  return { key, clientId, fingerprint: fingerprint(body) };
 }
 
 export async function violationsOf(call: Promise<unknown>): Promise<{ field: string; code: string; params: Record<string, string> }[]> {

@@ -2,7 +2,7 @@ import { FailedPreconditionError, NotFoundError } from "@tawsil/errors";
 import { accessDenied, ShipmentValidationError } from "../domain/errors";
 import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
-import { replay, resultOf, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
+import { replay, resultOf, scopeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
 import type { Outcome, ShipmentStore } from "./ports";
 import { isUuid } from "@tawsil/domain";
 
@@ -30,7 +30,6 @@ export class CancelShipment {
 
   async execute(request: CancelShipmentRequest): Promise<IdempotentResult> {
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
-    const shape = shapeOf(request.idempotency);
     if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH", params: { pattern: REASON.source } }]);
     if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");
     const early = await this.deps.store.findRecord(scope, this.clock());
@@ -48,7 +47,7 @@ export class CancelShipment {
       const verdict = cancelVerdict(shipment.state);
       const expiresAt = new Date(now.getTime() + this.deps.retentionMs);
       const save = (outcome: Outcome) =>
-        tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome, shape, shipmentId: shipment.id }, now, expiresAt);
+        tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome, shipmentId: shipment.id }, now, expiresAt);
       if (verdict === "SHIPMENT_ALREADY_ASSIGNED") {
         // Stored, so a retry keeps answering 409 even after the shipment moves on; thrown after the commit.
         const refused: Outcome = { kind: "refused", reason: verdict };

@@ -186,7 +186,6 @@ class PrismaShipmentTx implements ShipmentTx {
       data: {
         ...scope,
         fingerprint: record.fingerprint,
-        shape: record.shape,
         shipmentId: record.shipmentId,
         snapshot: record.outcome.kind === "snapshot" ? Buffer.from(record.outcome.snapshot) : null,
         errorReason: record.outcome.kind === "refused" ? record.outcome.reason : null,
