@@ -18,7 +18,7 @@ const circuityFactors = z
     }
   });
 
-// No databaseEnv: pricing owns no data of its own, so it opens no database.
+// No database settings: pricing owns no data of its own, so it opens no database.
 const schema = commonEnv
   // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh.
   .extend(kafkaEnv.shape)
