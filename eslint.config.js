@@ -2,6 +2,7 @@
 // TypeScript file; generated code is checked by its own freshness test instead.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { layerRules } from "./scripts/lint/layers.js";
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "**/generated/**", "packages/proto/src/gen/**", ".tools/**", ".dev/**"] },
@@ -16,4 +17,5 @@ export default tseslint.config(
     },
   },
   { files: ["scripts/**", "tests/**", "**/test/**", "**/*.test.ts"], rules: { "no-console": "off" } },
+  ...layerRules,
 );

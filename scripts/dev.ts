@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
-import { type Mesh, SERVICES, type ServiceName, startMesh, TOPICS } from "./mesh";
+import { type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, startMesh, TOPICS } from "./mesh";
 import { dropDatabase } from "../packages/db/src/index";
 import { migrateAll, type MigratedDatabase } from "./migrate-all";
 import { seedDevMerchants } from "./seed-dev";
@@ -45,7 +45,7 @@ export class DevStack {
   postgres: PostgresHandle | undefined;
   kafka: KafkaHandle | undefined;
   mesh: Mesh | undefined;
-  databases: Record<ServiceName, MigratedDatabase> | undefined;
+  databases: Record<DatabaseServiceName, MigratedDatabase> | undefined;
   readonly credentialsFile: string;
   readonly logDir: string;
   readonly gatewayBaseUrl: string;
@@ -78,19 +78,19 @@ export class DevStack {
       // The local databases hold data sealed with the secrets of secrets.env (the merchant's
       // signing keys, for one). Without that file, what they hold cannot be opened: start empty.
       if (!opts.freshDatabases) say(`no ${path.relative(ROOT, this.#secretsFile)} in this checkout: new local secrets, so the local databases start empty`);
-      await Promise.all(SERVICES.map((service) => dropDatabase(adminUrl, `${opts.dbPrefix}${service}`)));
+      await Promise.all(SERVICES_WITH_DATABASE.map((service) => dropDatabase(adminUrl, `${opts.dbPrefix}${service}`)));
       this.secret("SIGNING_KEY_ENCRYPTION_KEY");
     }
     const databases = await migrateAll(adminUrl, { dbPrefix: opts.dbPrefix });
     this.databases = databases;
-    for (const service of SERVICES) {
+    for (const service of SERVICES_WITH_DATABASE) {
       const db = databases[service];
       say(`database ${db.name}: ${db.applied.length ? `applied ${db.applied.join(", ")}` : "up to date"}`);
     }
 
     say("starting the services and the gateway...");
     this.mesh = await startMesh({
-      databaseUrls: Object.fromEntries(SERVICES.map((s) => [s, databases[s].url])) as Record<ServiceName, string>,
+      databaseUrls: Object.fromEntries(SERVICES_WITH_DATABASE.map((s) => [s, databases[s].url])) as Record<DatabaseServiceName, string>,
       kafkaBrokers: this.kafka.brokers,
       gatewayPort: opts.gatewayPort,
       servicePorts: opts.servicePorts,

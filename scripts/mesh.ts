@@ -12,6 +12,15 @@ import { staleTargets } from "./build";
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/**
+ * The services that own data, each in a database of its own. The others open none and count none
+ * in their readiness: pricing's data (cities, service areas) ships with it in data/.
+ */
+export const SERVICES_WITH_DATABASE = ["merchant", "shipment", "dispatch", "tracking", "webhook"] as const satisfies readonly ServiceName[];
+export type DatabaseServiceName = (typeof SERVICES_WITH_DATABASE)[number];
+
+export const ownsDatabase = (name: ServiceName): name is DatabaseServiceName => (SERVICES_WITH_DATABASE as readonly ServiceName[]).includes(name);
+
 /** Kafka topics of the architecture; created before any service starts. */
 export const TOPICS = [
   { topic: "shipment.shipment.events.v1", numPartitions: 3 },
@@ -31,8 +40,8 @@ export const NODE_FLAGS = ["--enable-source-maps"] as const;
 export const BUNDLE = "dist/main.mjs";
 
 export interface MeshOptions {
-  /** Database url per service (already migrated). */
-  readonly databaseUrls: Record<ServiceName, string>;
+  /** Database url per service that owns one (already migrated). */
+  readonly databaseUrls: Record<DatabaseServiceName, string>;
   readonly kafkaBrokers: readonly string[];
   readonly gatewayPort: number;
   /** Ports of the services, in SERVICES order. */
@@ -89,7 +98,7 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...common,
       // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
       ...serviceUrls,
-      DATABASE_URL: opts.databaseUrls[name],
+      ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
       KAFKA_BROKERS: opts.kafkaBrokers.join(","),
       ...opts.serviceEnv?.[name],
     },

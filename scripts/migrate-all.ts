@@ -6,7 +6,7 @@
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { databaseUrl, ensureDatabase, migrate } from "../packages/db/src/index";
-import { SERVICES, type ServiceName } from "./mesh";
+import { SERVICES_WITH_DATABASE, type DatabaseServiceName } from "./mesh";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_PREFIX = "tawsil_";
@@ -21,18 +21,18 @@ export interface MigratedDatabase {
 }
 
 /**
- * Creates any missing service database (`<dbPrefix><service>`) through `adminUrl` and applies the
+ * Creates any missing database of a service that owns data (`<dbPrefix><service>`) through `adminUrl` and applies the
  * service's pending migrations. Services run in parallel: they are separate databases, and
  * advisory locks are per database, so they do not wait on one another.
  */
 export async function migrateAll(
   adminUrl: string,
   opts: { dbPrefix?: string } = {},
-): Promise<Record<ServiceName, MigratedDatabase>> {
+): Promise<Record<DatabaseServiceName, MigratedDatabase>> {
   const prefix = opts.dbPrefix ?? DEFAULT_PREFIX;
-  const databases = {} as Record<ServiceName, MigratedDatabase>;
+  const databases = {} as Record<DatabaseServiceName, MigratedDatabase>;
   await Promise.all(
-    SERVICES.map(async (service) => {
+    SERVICES_WITH_DATABASE.map(async (service) => {
       const name = `${prefix}${service}`;
       await ensureDatabase(adminUrl, name);
       const url = databaseUrl(adminUrl, name);

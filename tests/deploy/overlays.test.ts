@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVICES } from "../../scripts/mesh";
+import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
 import { FAKE_SECRET_VALUES, PROCESSES, find, ofKind, podSpec, readConfigOf } from "./facts";
 import { DEPLOY, podContainers, readKustomization, render } from "./kustomize";
 
@@ -87,7 +87,7 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
   });
 
   it("keeps PostgreSQL connections at peak within the budget", () => {
-    const peak = SERVICES.reduce((sum, name) => {
+    const peak = SERVICES_WITH_DATABASE.reduce((sum, name) => {
       const pool = Number(find(manifests, "ConfigMap", `${name}-config`).data?.DATABASE_POOL_SIZE);
       return sum + pool * (find(manifests, "HorizontalPodAutoscaler", name).spec as Hpa).maxReplicas;
     }, 0);

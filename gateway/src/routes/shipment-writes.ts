@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
-import { RequestShape, type ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Endpoint } from "./route-table";
 import { idempotencyKeyOf } from "../request/idempotency-key";
@@ -14,7 +14,6 @@ import { inRequestShape } from "../shipments/violation-fields";
 import { validateBody } from "../validation/validate";
 import { shipmentIdOf } from "./shipment-id";
 
-const SHAPES = { A: RequestShape.A, B: RequestShape.B } as const;
 
 function sendShipment(reply: FastifyReply, shape: "A" | "B", shipment: Shipment, status: number): FastifyReply {
   return reply.code(status).header("etag", etagOf(shipment)).send(shape === "A" ? renderShapeA(shipment) : renderShapeB(shipment));
@@ -36,7 +35,7 @@ export function createEndpoint(app: FastifyInstance, shipments: Client<typeof Sh
       const { shipment, replayed } = await shipments
         .createShipment({
           merchantId: principal.merchantId,
-          idempotency: { key: header ?? draft.externalReference ?? "", clientId: principal.clientId, fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] },
+          idempotency: { key: header ?? draft.externalReference ?? "", clientId: principal.clientId, fingerprint: fingerprint(shape, request.body) },
           draft,
         })
         .catch((error: unknown) => {
@@ -66,8 +65,8 @@ export function cancelEndpoint(app: FastifyInstance, shipments: Client<typeof Sh
           reasonCode,
           // Without a header the key derives from the shipment and is scoped to the merchant only.
           idempotency: header
-            ? { key: header, clientId: principal.clientId, fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] }
-            : { key: shipmentId, clientId: "", fingerprint: fingerprint(shape, request.body), shape: SHAPES[shape] },
+            ? { key: header, clientId: principal.clientId, fingerprint: fingerprint(shape, request.body) }
+            : { key: shipmentId, clientId: "", fingerprint: fingerprint(shape, request.body) },
         })
         .catch((error: unknown) => {
           throw inRequestShape(shape, error);

@@ -1,15 +1,7 @@
 import { z } from "zod";
+import { WEBHOOK_EVENT_TYPES as EVENT_TYPES, type WebhookEventType } from "@tawsil/domain";
 
-export const EVENT_TYPES = [
-  "shipment.created",
-  "shipment.assigned",
-  "shipment.picked_up",
-  "shipment.out_for_delivery",
-  "shipment.delivered",
-  "shipment.failed",
-  "shipment.cancelled",
-] as const;
-export type WebhookEventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type WebhookEventType };
 
 /*
  * The URL's rules (scheme, length, userinfo, fragment, address) are the webhook service's: it

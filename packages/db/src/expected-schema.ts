@@ -1,198 +1,116 @@
 import { foreignKeyName, indexName, primaryKeyName, uniqueIndexName } from "./constraint-names";
-import type { GeneratedDataModel, RuntimeModel } from "./generated-data-model";
-import {
-  argument,
-  findAttribute,
-  parsePrismaSchema,
-  type Attribute,
-  type AttributeValue,
-  type BlockDeclaration,
-  type FieldDeclaration,
-} from "./prisma-schema-parser";
 import { nativeTypeName, scalarTypeName } from "./postgres-types";
+import type { DatamodelField, DatamodelIndex, DatamodelModel, PrismaSchema } from "./prisma-schema";
 import type { ForeignKeyShape, IndexShape, ReferentialAction, SchemaShape, TableShape } from "./schema-shape";
 
 /** `@default(...)` functions Prisma evaluates in the client: the column itself has no default. */
 const CLIENT_SIDE_DEFAULTS = new Set(["uuid", "cuid", "nanoid", "ulid"]);
+const REFERENTIAL_ACTIONS: readonly ReferentialAction[] = ["Cascade", "Restrict", "NoAction", "SetNull", "SetDefault"];
 
 /**
- * The tables, columns, keys, indexes, foreign keys and enums the generated client expects, as
- * Prisma's migrations would create them for PostgreSQL.
+ * The tables, columns, keys, indexes, foreign keys and enums a schema declares, as Prisma's
+ * migrations would create them for PostgreSQL. Constraint names follow Prisma's conventions unless
+ * the schema maps them; a foreign key's `map:` is not in the DMMF, so such a name reads as drift.
  */
-export function expectedSchema(model: GeneratedDataModel): SchemaShape {
-  const blocks = parsePrismaSchema(model.inlineSchema);
-  const context = new ModelContext(model, blocks);
+export function expectedSchema(schema: PrismaSchema): SchemaShape {
+  const { datamodel } = schema;
+  const models = new Map(datamodel.models.map((model) => [model.name, model]));
+  const enumNames = new Map(datamodel.enums.map((e) => [e.name, e.dbName ?? e.name]));
+  const tableOf = (modelName: string): DatamodelModel => {
+    const model = models.get(modelName);
+    if (!model) throw new Error(`Model ${modelName} is not in the schema`);
+    return model;
+  };
   const tables = new Map<string, TableShape>();
-  for (const [modelName, runtimeModel] of Object.entries(model.runtimeDataModel.models)) {
-    if (runtimeModel.schema) throw new Error(`Model ${modelName} uses @@schema; drift detection covers one schema`);
-    const table = context.table(modelName, runtimeModel);
+  for (const model of datamodel.models) {
+    if (model.schema) throw new Error(`Model ${model.name} uses @@schema; drift detection covers one schema`);
+    const table = tableShape(model, enumNames);
+    if (schema.relationMode === "foreignKeys") table.foreignKeys.push(...foreignKeys(model, table.name, tableOf));
+    for (const index of datamodel.indexes.filter((candidate) => candidate.model === model.name)) addIndex(table, model, index);
     tables.set(table.name, table);
   }
-  const enums = new Map<string, string[]>();
-  for (const block of blocks.filter((candidate) => candidate.keyword === "enum")) {
-    enums.set(mappedName(block.attributes, block.name), block.fields.map((value) => mappedName(value.attributes, value.name)));
-  }
+  const enums = new Map(datamodel.enums.map((e) => [e.dbName ?? e.name, e.values.map((value) => value.dbName ?? value.name)]));
   return { tables, enums };
 }
 
-class ModelContext {
-  private readonly models = new Map<string, BlockDeclaration>();
-  private readonly enumNames = new Map<string, string>();
-  private readonly foreignKeysEnforced: boolean;
+const tableNameOf = (model: DatamodelModel): string => model.dbName ?? model.name;
 
-  constructor(
-    private readonly model: GeneratedDataModel,
-    blocks: BlockDeclaration[],
-  ) {
-    for (const block of blocks) {
-      if (block.keyword === "model") this.models.set(block.name, block);
-      if (block.keyword === "enum") this.enumNames.set(block.name, mappedName(block.attributes, block.name));
-    }
-    const relationMode = blocks.find((block) => block.keyword === "datasource")?.settings.get("relationMode");
-    this.foreignKeysEnforced = !(relationMode?.kind === "string" && relationMode.value === "prisma");
-  }
+function columnOf(model: DatamodelModel, fieldName: string): string {
+  const field = model.fields.find((candidate) => candidate.name === fieldName);
+  if (!field) throw new Error(`Field ${model.name}.${fieldName} is not in the schema`);
+  return field.dbName ?? field.name;
+}
 
-  table(modelName: string, runtimeModel: RuntimeModel): TableShape {
-    const block = this.block(modelName);
-    const name = runtimeModel.dbName ?? modelName;
-    const table: TableShape = { name, source: `model ${modelName}`, columns: new Map(), primaryKey: null, indexes: [], foreignKeys: [] };
-    for (const runtimeField of runtimeModel.fields) {
-      const field = this.field(block, runtimeField.name);
-      if (runtimeField.kind === "object") {
-        const foreignKey = this.foreignKey(name, block, field);
-        if (foreignKey) table.foreignKeys.push(foreignKey);
-        continue;
-      }
-      const column = this.columnName(modelName, field.name);
-      table.columns.set(column, {
-        name: column,
-        source: `${modelName}.${field.name}`,
-        type: this.columnType(field, runtimeField.kind),
-        nullable: field.optional || field.list,
-        hasDefault: hasDatabaseDefault(field),
-      });
-      const id = findAttribute(field.attributes, "id");
-      if (id) table.primaryKey = { name: mapArgument(id) ?? primaryKeyName(name), columns: [column] };
-      const unique = findAttribute(field.attributes, "unique");
-      if (unique) table.indexes.push(index(mapArgument(unique) ?? uniqueIndexName(name, [column]), [column], true));
-    }
-    for (const attribute of block.attributes) {
-      if (!["id", "unique", "index"].includes(attribute.name)) continue;
-      const keys = this.indexKeys(modelName, attribute);
-      const columns = keys.map((key) => (key.descending ? `${key.column} DESC` : key.column));
-      const plain = keys.map((key) => key.column);
-      const explicitName = mapArgument(attribute);
-      if (attribute.name === "id") table.primaryKey = { name: explicitName ?? primaryKeyName(name), columns };
-      if (attribute.name === "unique") table.indexes.push(index(explicitName ?? uniqueIndexName(name, plain), columns, true));
-      if (attribute.name === "index") {
-        const method = argument(attribute, "type");
-        const shape = index(explicitName ?? indexName(name, plain), columns, false);
-        if (method?.kind === "constant") shape.method = method.name.toLowerCase();
-        table.indexes.push(shape);
-      }
-    }
-    return table;
-  }
-
-  private foreignKey(table: string, block: BlockDeclaration, field: FieldDeclaration): ForeignKeyShape | null {
-    const relation = findAttribute(field.attributes, "relation");
-    const fields = relation && argument(relation, "fields");
-    const references = relation && argument(relation, "references");
-    if (!this.foreignKeysEnforced || !relation || !fields || !references) return null;
-    const localFields = fieldNames(fields).map((name) => this.field(block, name));
-    const columns = localFields.map((local) => this.columnName(block.name, local.name));
-    const optional = localFields.some((local) => local.optional);
-    return {
-      name: mapArgument(relation) ?? foreignKeyName(table, columns),
-      columns,
-      referencedTable: this.tableName(field.type),
-      referencedColumns: fieldNames(references).map((name) => this.columnName(field.type, name)),
-      onDelete: action(argument(relation, "onDelete")) ?? (optional ? "SetNull" : "Restrict"),
-      onUpdate: action(argument(relation, "onUpdate")) ?? "Cascade",
-    };
-  }
-
-  private columnType(field: FieldDeclaration, kind: string): string | null {
-    const suffix = field.list ? "[]" : "";
-    if (kind === "enum") return `${this.enumNames.get(field.type) ?? field.type}${suffix}`;
-    const native = field.attributes.find((attribute) => attribute.name.startsWith("db."));
-    const base = native ? nativeTypeName(native) : scalarTypeName(field.type);
-    return base === null ? null : `${base}${suffix}`;
-  }
-
-  /** Key columns of an @@id/@@unique/@@index, in order, with their sort direction. */
-  private indexKeys(modelName: string, attribute: Attribute): { column: string; descending: boolean }[] {
-    const fields = argument(attribute, "fields") ?? argument(attribute);
-    if (fields?.kind !== "array") throw new Error(`@@${attribute.name} on ${modelName} has no field list`);
-    return fields.items.map((item) => {
-      const [fieldName = ""] = fieldNames({ kind: "array", items: [item] });
-      const sort = item.kind === "call" ? argument(item, "sort") : undefined;
-      return {
-        column: this.columnName(modelName, fieldName),
-        descending: sort?.kind === "constant" && sort.name === "Desc",
-      };
+function tableShape(model: DatamodelModel, enumNames: ReadonlyMap<string, string>): TableShape {
+  const table: TableShape = { name: tableNameOf(model), source: `model ${model.name}`, columns: new Map(), primaryKey: null, indexes: [], foreignKeys: [] };
+  for (const field of model.fields) {
+    if (field.kind !== "scalar" && field.kind !== "enum") continue;
+    const column = field.dbName ?? field.name;
+    table.columns.set(column, {
+      name: column,
+      source: `${model.name}.${field.name}`,
+      type: columnType(field, enumNames),
+      nullable: !field.isRequired || field.isList,
+      hasDefault: hasDatabaseDefault(field),
     });
   }
-
-  private columnName(modelName: string, fieldName: string): string {
-    const runtimeField = this.model.runtimeDataModel.models[modelName]?.fields.find((field) => field.name === fieldName);
-    if (!runtimeField) throw new Error(`Field ${modelName}.${fieldName} is not in the generated client's data model`);
-    return runtimeField.dbName ?? fieldName;
-  }
-
-  private tableName(modelName: string): string {
-    const runtimeModel = this.model.runtimeDataModel.models[modelName];
-    if (!runtimeModel) throw new Error(`Model ${modelName} is not in the generated client's data model`);
-    return runtimeModel.dbName ?? modelName;
-  }
-
-  private block(modelName: string): BlockDeclaration {
-    const block = this.models.get(modelName);
-    if (!block) throw new Error(`Model ${modelName} is missing from the generated client's inline schema`);
-    return block;
-  }
-
-  private field(block: BlockDeclaration, name: string): FieldDeclaration {
-    const field = block.fields.find((candidate) => candidate.name === name);
-    if (!field) throw new Error(`Field ${block.name}.${name} is missing from the generated client's inline schema`);
-    return field;
-  }
+  return table;
 }
 
-function hasDatabaseDefault(field: FieldDeclaration): boolean {
-  const value = findAttribute(field.attributes, "default")?.args[0]?.value;
-  if (!value) return false;
-  return !(value.kind === "call" && CLIENT_SIDE_DEFAULTS.has(value.name));
+function columnType(field: DatamodelField, enumNames: ReadonlyMap<string, string>): string | null {
+  const suffix = field.isList ? "[]" : "";
+  if (field.kind === "enum") return `${enumNames.get(field.type) ?? field.type}${suffix}`;
+  const base = field.nativeType ? nativeTypeName(field.nativeType[0], field.nativeType[1]) : scalarTypeName(field.type);
+  return base === null ? null : `${base}${suffix}`;
 }
 
-function index(name: string, columns: string[], unique: boolean): IndexShape {
-  return { name, columns, unique, method: "btree" };
+function hasDatabaseDefault(field: DatamodelField): boolean {
+  if (!field.hasDefaultValue) return false;
+  const value: unknown = field.default;
+  const fn = typeof value === "object" && value !== null && "name" in value ? String(value.name) : undefined;
+  return fn === undefined || !CLIENT_SIDE_DEFAULTS.has(fn);
 }
 
-function mapArgument(attribute: Attribute): string | undefined {
-  const value = argument(attribute, "map");
-  return value?.kind === "string" ? value.value : undefined;
+/** Primary keys, unique and plain indexes: names as mapped, else Prisma's conventions. */
+function addIndex(table: TableShape, model: DatamodelModel, index: DatamodelIndex): void {
+  const keys = index.fields.map((key) => ({ column: columnOf(model, key.name), descending: key.sortOrder === "desc" }));
+  const columns = keys.map((key) => (key.descending ? `${key.column} DESC` : key.column));
+  const plain = keys.map((key) => key.column);
+  const mapped = index.dbName ?? undefined;
+  if (index.type === "id") table.primaryKey = { name: mapped ?? primaryKeyName(table.name), columns };
+  else if (index.type === "unique") table.indexes.push(indexShape(mapped ?? uniqueIndexName(table.name, plain), columns, true));
+  else if (index.type === "normal") table.indexes.push(indexShape(mapped ?? indexName(table.name, plain), columns, false, index.algorithm));
+  else throw new Error(`${index.type} index on ${model.name} is not covered by drift detection`);
 }
 
-function mappedName(attributes: Attribute[], name: string): string {
-  const map = findAttribute(attributes, "map");
-  const value = map && argument(map);
-  return value?.kind === "string" ? value.value : name;
+function indexShape(name: string, columns: string[], unique: boolean, algorithm?: string | null): IndexShape {
+  return { name, columns, unique, method: algorithm ? algorithm.toLowerCase() : "btree" };
 }
 
-/** Field names in `[a, b(sort: Desc)]`. */
-function fieldNames(value: AttributeValue): string[] {
-  if (value.kind !== "array") throw new Error("Expected a list of fields");
-  return value.items.map((item) => {
-    if (item.kind === "constant" || item.kind === "call") return item.name;
-    throw new Error("Expected a field name");
+/** The foreign keys of the relations this model holds the fields of. */
+function foreignKeys(model: DatamodelModel, table: string, tableOf: (name: string) => DatamodelModel): ForeignKeyShape[] {
+  return model.fields.flatMap((field) => {
+    const from = field.relationFromFields ?? [];
+    if (field.kind !== "object" || from.length === 0) return [];
+    const referenced = tableOf(field.type);
+    const columns = from.map((name) => columnOf(model, name));
+    const optional = from.some((name) => model.fields.find((f) => f.name === name)?.isRequired === false);
+    return [
+      {
+        name: foreignKeyName(table, columns),
+        columns,
+        referencedTable: tableNameOf(referenced),
+        referencedColumns: (field.relationToFields ?? []).map((name) => columnOf(referenced, name)),
+        onDelete: action(field.relationOnDelete) ?? (optional ? "SetNull" : "Restrict"),
+        onUpdate: action(field.relationOnUpdate) ?? "Cascade",
+      },
+    ];
   });
 }
 
-function action(value: AttributeValue | undefined): ReferentialAction | undefined {
-  if (value?.kind !== "constant") return undefined;
-  const known: ReferentialAction[] = ["Cascade", "Restrict", "NoAction", "SetNull", "SetDefault"];
-  const found = known.find((candidate) => candidate === value.name);
-  if (!found) throw new Error(`Unknown referential action ${value.name}`);
+function action(value: string | undefined | null): ReferentialAction | undefined {
+  if (!value) return undefined;
+  const found = REFERENTIAL_ACTIONS.find((candidate) => candidate === value);
+  if (!found) throw new Error(`Unknown referential action ${value}`);
   return found;
 }

@@ -1,6 +1,6 @@
 export { createPrismaClient, disconnect } from "./prisma-client";
 export type { Disconnectable, PrismaClientClass, PrismaClientOptions } from "./prisma-client";
-export { withTransaction } from "./transaction";
+export { CONSUMER_TRANSACTION, RELAY_TRANSACTION, transactionRunner, withTransaction } from "./transaction";
 export type { Db, IsolationLevel, TransactionClient, TransactionOptions } from "./transaction";
 export { databaseUrl, dropDatabase, ensureDatabase } from "./database";
 export { migrate } from "./migrate";
@@ -9,9 +9,6 @@ export { MigrationError } from "./migration-error";
 export type { MigrationErrorKind } from "./migration-error";
 export { checksumMatches, migrationChecksum } from "./migration-checksum";
 export { PRISMA_MIGRATE_LOCK_KEY } from "./advisory-lock";
-export { findSchemaDrift } from "./schema-drift";
-export { generatedDataModelOf } from "./generated-data-model";
-export type { GeneratedDataModel, RuntimeDataModel } from "./generated-data-model";
 export { databaseReadinessCheck } from "./readiness";
 export { openDatabase, type ServiceDatabase } from "./service-database";
 export { listenForNotifications, type Listener } from "./notifications";

@@ -1,5 +1,3 @@
-import type { Attribute } from "./prisma-schema-parser";
-
 /**
  * Column types as PostgreSQL's `format_type()` spells them, for what Prisma's migrations create:
  * the default type of each Prisma scalar, or the type an `@db.*` attribute names.
@@ -51,11 +49,11 @@ export function scalarTypeName(prismaType: string): string | null {
   return SCALAR_DEFAULTS[prismaType] ?? null;
 }
 
-export function nativeTypeName(attribute: Attribute): string {
-  const render = NATIVE_TYPES[attribute.name.slice("db.".length)];
-  if (!render) throw new Error(`Unknown PostgreSQL native type @${attribute.name}`);
-  const args = attribute.args.map((arg) => (arg.value.kind === "number" ? arg.value.value : ""));
-  return render(args);
+/** A native type as the DMMF gives it: `["VarChar", ["200"]]` for `@db.VarChar(200)`. */
+export function nativeTypeName(name: string, args: readonly string[]): string {
+  const render = NATIVE_TYPES[name];
+  if (!render) throw new Error(`Unknown PostgreSQL native type @db.${name}`);
+  return render([...args]);
 }
 
 function withArgs(name: string, arg: string | undefined): string {

@@ -48,3 +48,17 @@ export function withTransaction<Tx, R>(
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
 }
+
+/**
+ * A consumer's handler runs in one transaction per event (its writes and the processed-event
+ * claim): 30 s to finish, 10 s to get a connection from a pool that request handlers share.
+ */
+export const CONSUMER_TRANSACTION: TransactionOptions = { timeoutMs: 30_000, maxWaitMs: 10_000 };
+
+/** The outbox relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
+export const RELAY_TRANSACTION: TransactionOptions = { timeoutMs: 30_000 };
+
+/** `fn => withTransaction(client, fn, options)`: what consumers and relays take as `runInTransaction`. */
+export function transactionRunner<Tx>(client: InteractiveTransactions<Tx>, options: TransactionOptions = CONSUMER_TRANSACTION): <R>(fn: (tx: Tx) => Promise<R>) => Promise<R> {
+  return (fn) => withTransaction(client, fn, options);
+}

@@ -1,4 +1,4 @@
-import { DomainError } from "./domain-error";
+import { DomainError, type ErrorKind } from "./domain-error";
 
 /** A field that is missing or malformed. The message names the field and the rule, never a secret. */
 export class ValidationError extends DomainError {
@@ -42,7 +42,7 @@ export class AlreadyExistsError extends DomainError {
 }
 
 /** A kind whose reason the thrower names, because one kind covers many rules. */
-abstract class ReasonedError extends DomainError {
+export abstract class ReasonedError extends DomainError {
   constructor(
     readonly reason: string,
     message: string,
@@ -79,3 +79,23 @@ export class DependencyUnavailableError extends DomainError {
     super(`${dependency} is unavailable`, options);
   }
 }
+
+/** A ReasonedError of one kind: each kind below is one line, and a service's own failure one short subclass. */
+function ofKind<K extends ErrorKind>(kind: K, name: string) {
+  return class extends ReasonedError {
+    override readonly name: string = name;
+    readonly kind: K = kind;
+  };
+}
+
+/** A request that breaks a rule of the service's own (a cursor it did not issue, a scope that is not granted). */
+export class InvalidArgumentError extends ofKind("invalid-argument", "InvalidArgumentError") {}
+
+/** The caller could not be authenticated; the message must not say why. */
+export class UnauthenticatedError extends ofKind("unauthenticated", "UnauthenticatedError") {}
+
+/** The caller is known but may not do this (another merchant's shipment, a merchant not active). */
+export class PermissionDeniedError extends ofKind("permission-denied", "PermissionDeniedError") {}
+
+/** A value that must be unique is taken already, under a reason of the thrower's (DUPLICATE_REFERENCE). */
+export class DuplicateError extends ofKind("already-exists", "DuplicateError") {}

@@ -2,6 +2,11 @@ export { DomainError, type ErrorKind } from "./domain-error";
 export {
   AlreadyExistsError,
   DependencyUnavailableError,
+  DuplicateError,
+  InvalidArgumentError,
+  PermissionDeniedError,
+  ReasonedError,
+  UnauthenticatedError,
   FailedPreconditionError,
   NotFoundError,
   ValidationError,

@@ -106,3 +106,22 @@ const kafkaHeaderGetter = {
   get: (carrier: IHeaders, key: string) => header(carrier, key),
   keys: (carrier: IHeaders) => Object.keys(carrier),
 };
+
+/** Which topics a consumer group reads. */
+export interface Subscription {
+  readonly kafka: Kafka;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+}
+
+/** An IdempotentConsumer started on `subscription`; the closer stops it (register it before the database). */
+export async function startConsumer<Tx extends SqlClient>(
+  subscription: Subscription,
+  runInTransaction: RunInTransaction<Tx>,
+  handler: EventHandler<Tx>,
+  logger: Logger,
+): Promise<{ name: string; close(): Promise<void> }> {
+  const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger });
+  await consumer.start();
+  return { name: `${subscription.groupId}-consumer`, close: () => consumer.stop() };
+}

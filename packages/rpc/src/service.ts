@@ -81,3 +81,14 @@ export async function startInProcess(spec: ServiceSpec): Promise<InProcessServic
 async function closeAll(closers: readonly Closer[]): Promise<void> {
   for (const closer of closers) await closer.close();
 }
+
+/**
+ * What every composition root (a service's src/server.ts) builds before anything listens: its
+ * handlers, what its readiness reports on, and what to close, in shutdown order, after the server
+ * has drained. Each service adds what its process wires around them (database, caches, workers).
+ */
+export interface ServiceParts {
+  readonly routes: (router: ConnectRouter) => void;
+  readonly checks: readonly ReadinessCheck[];
+  readonly closers: readonly Closer[];
+}

@@ -1,13 +1,10 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, withTransaction, type ServiceDatabase } from "@tawsil/db";
-import { IdempotentConsumer } from "@tawsil/events";
+import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
-import { listenForNotifications } from "@tawsil/db";
 import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
@@ -15,8 +12,10 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
 import { fleetOnDuty, SandboxFleet } from "./app/sandbox-fleet";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./app/shipment-events";
 import type { Config } from "./config";
+import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { electOver } from "./infra/leadership";
+import { PrismaDispatchStore } from "./infra/prisma-dispatch-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
@@ -24,15 +23,12 @@ import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
+import { connectKafka, startConsumer, startOutboxRelay } from "@tawsil/events";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
 
-export interface DispatchServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
+export interface DispatchServiceParts extends ServiceParts {
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
   /** What the background workers share with the RPC handlers. */
@@ -68,7 +64,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   }
   const checkEligibility = new CheckEligibility(catalogue, activeDrivers);
   const context: DispatchContext = {
-    db: database.client,
+    store: new PrismaDispatchStore(database.client),
     shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
     catalogue,
     logger,
@@ -120,30 +116,17 @@ export async function startDispatchWorkers(
   };
   try {
     if (opts.kafka) {
-      const consumer = new IdempotentConsumer({
-        kafka: opts.kafka,
-        groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP,
-        topics: [SHIPMENT_EVENTS_TOPIC],
-        runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
-        handler: shipmentEventHandler(parts.context),
-        logger,
-      });
-      await consumer.start();
-      closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
+      const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
+      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger));
     }
-    const dispatcher = new Dispatcher(parts.context, {
-      databaseUrl: config.DATABASE_URL,
-      safetyNetMs: config.DISPATCHER_SAFETY_NET_MS,
-      leaderRetryMs: config.LEADER_RETRY_MS,
-      unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS,
-    });
+    const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
+    const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS });
     dispatcher.start();
     closers.push(dispatcher);
     if (fleetRuns(config)) {
       const fleet = new SandboxFleet({
-        db: parts.database.client,
-        databaseUrl: config.DATABASE_URL,
-        leaderRetryMs: config.LEADER_RETRY_MS,
+        store: parts.context.store,
+        elect,
         driverApi: parts.driverApi,
         catalogue: parts.catalogue,
         logger: logger.child({ component: "sandbox-fleet" }),
@@ -193,4 +176,15 @@ export async function startDispatchService(
     checks: parts.checks,
     closers: [...workerClosers, ...parts.closers],
   });
+}
+
+/** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer, dispatcher and (sandbox) simulated fleet. */
+export async function dispatchProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = await composeDispatchService(config, logger);
+  const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
+  const metrics = createMetrics("dispatch");
+  // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
+  const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [...workers, relay, broker, ...parts.closers] };
 }

@@ -37,7 +37,7 @@ const cancel = (shipmentId: string) =>
     merchantId: stack.merchantId,
     shipmentId,
     reasonCode: "CUSTOMER_REQUEST",
-    idempotency: { key: `cancel-${shipmentId}`, clientId: "", fingerprint: "a".repeat(64), shape: 2 },
+    idempotency: { key: `cancel-${shipmentId}`, clientId: "", fingerprint: "a".repeat(64) },
   });
 
 describe("the event-driven dispatcher", () => {

@@ -4,9 +4,11 @@ import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CatalogueCache } from "../src/app/catalogue-cache";
 import { Dispatcher } from "../src/app/dispatcher";
+import type { Shipments } from "../src/app/ports";
+import { electOver } from "../src/infra/leadership";
+import { PrismaDispatchStore } from "../src/infra/prisma-dispatch-store";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { CatalogueRepository } from "../src/infra/repositories/catalogue";
-import type { Shipments } from "../src/infra/shipment-client";
 import { eventually, SAQR_BIKE } from "./stack";
 import { createDispatchDatabase, query } from "./support";
 
@@ -88,8 +90,9 @@ describe("an idle dispatcher", () => {
     const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
     await catalogue.start();
     const counting = countingClient(client);
-    const ctx = { db: counting.db, shipments: noShipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000 };
-    const dispatcher = new Dispatcher(ctx, { databaseUrl: database.url, safetyNetMs: 3_600_000, leaderRetryMs: 1_000, unresolvedBackoffMs: 30_000 });
+    const ctx = { store: new PrismaDispatchStore(counting.db), shipments: noShipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000 };
+    const elect = electOver({ databaseUrl: database.url, retryMs: 1_000, logger });
+    const dispatcher = new Dispatcher(ctx, { elect, safetyNetMs: 3_600_000, unresolvedBackoffMs: 30_000 });
     try {
       dispatcher.start();
       await eventually(async () => (dispatcher.leading ? true : undefined), "leadership", 30_000);

@@ -116,7 +116,7 @@ describe("offers", () => {
           merchantId: stack.merchantId,
           shipmentId,
           reasonCode: "CUSTOMER_REQUEST",
-          idempotency: { key: `cancel-${shipmentId}`, clientId: "", fingerprint: "a".repeat(64), shape: 2 },
+          idempotency: { key: `cancel-${shipmentId}`, clientId: "", fingerprint: "a".repeat(64) },
         });
         return call.then(() => "CANCELLED" as const, async (error: unknown) => (await failure(Promise.reject(error))).reason);
       }),

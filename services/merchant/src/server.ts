@@ -1,9 +1,8 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import { startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { Clients } from "./app/clients";
 import { IssueAccessToken } from "./app/issue-access-token";
 import { MerchantContexts } from "./app/merchant-context";
@@ -12,6 +11,8 @@ import { Places } from "./app/places";
 import { RateCards } from "./app/rate-cards";
 import { SigningKeyRing } from "./app/signing-key-ring";
 import type { Config } from "./config";
+import { randomCredentials } from "./infra/client-credentials";
+import { es256Signer } from "./infra/es256";
 import { KeyEncryption } from "./infra/key-encryption";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ClientRepository } from "./infra/repositories/clients";
@@ -19,8 +20,10 @@ import { MerchantRepository } from "./infra/repositories/merchants";
 import { PlaceRepository } from "./infra/repositories/places";
 import { RateCardRepository } from "./infra/repositories/rate-cards";
 import { SigningKeyRepository } from "./infra/repositories/signing-keys";
+import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
 import { merchantService } from "./rpc/merchant-service";
+import { connectKafka, startOutboxRelay } from "@tawsil/events";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typeName] as const;
@@ -28,11 +31,7 @@ export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typ
 /** How often a replica checks whether another one rotated the signing key. */
 const SIGNING_KEY_REFRESH_MS = 5_000;
 
-export interface MerchantServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
+export interface MerchantServiceParts extends ServiceParts {
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
 }
@@ -52,6 +51,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const signingKeys = new SigningKeyRing({
       keys: new SigningKeyRepository(db),
       encryption: new KeyEncryption(config.SIGNING_KEY_ENCRYPTION_KEY),
+      signer: es256Signer,
       tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
       refreshMs: opts.signingKeyRefreshMs ?? SIGNING_KEY_REFRESH_MS,
       logger,
@@ -64,6 +64,8 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const issueAccessToken = new IssueAccessToken({
       clients: clientRepository,
       keys: signingKeys,
+      secrets: scryptSecrets,
+      signer: es256Signer,
       policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
     });
     const rateCardRepository = new RateCardRepository(db);
@@ -73,7 +75,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const contexts = new MerchantContexts({ merchants, rateCards: rateCardRepository, places: placeRepository });
     const admin = {
       merchants,
-      clients: new Clients({ clients: clientRepository, merchants, environment: config.TAWSIL_ENVIRONMENT, logger }),
+      clients: new Clients({ clients: clientRepository, merchants, secrets: scryptSecrets, credentials: randomCredentials, environment: config.TAWSIL_ENVIRONMENT, logger }),
       places,
       rateCards,
       signingKeys,
@@ -99,4 +101,14 @@ export type RunningMerchantService = InProcessService;
 export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
   const parts = await composeMerchantService(config, logger, opts);
   return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers });
+}
+
+/** The whole process as main.ts runs it: the service, its broker and the outbox relay of merchant events (status, rate cards, places keep other services' caches fresh). */
+export async function merchantProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = await composeMerchantService(config, logger);
+  const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
+  const metrics = createMetrics("merchant");
+  // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
+  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [relay, broker, ...parts.closers] };
 }

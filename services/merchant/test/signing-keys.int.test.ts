@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { createPrismaClient, disconnect } from "@tawsil/db";
 import { capturedLogger } from "@tawsil/testing";
 import { SigningKeyRing } from "../src/app/signing-key-ring";
+import { es256Signer } from "../src/infra/es256";
 import { KeyEncryption } from "../src/infra/key-encryption";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { SigningKeyRepository } from "../src/infra/repositories/signing-keys";
@@ -122,6 +123,7 @@ describe("signing keys", () => {
       const ring = new SigningKeyRing({
         keys: counting,
         encryption: new KeyEncryption(randomBytes(32)),
+        signer: es256Signer,
         tokenTtlSeconds: 3600,
         refreshMs: 200,
         logger: capturedLogger("merchant-test").logger,

@@ -4,7 +4,6 @@ import { readConfig } from "./config";
 
 const BASE = {
   PORT: "7003",
-  DATABASE_URL: "postgres://tawsil@127.0.0.1:5432/tawsil_pricing",
   MERCHANT_SERVICE_URL: "http://127.0.0.1:7001",
   DISPATCH_SERVICE_URL: "http://127.0.0.1:7004",
   KAFKA_BROKERS: "127.0.0.1:9092",
@@ -36,7 +35,7 @@ describe("pricing config", () => {
   });
 
   it("requires both peer urls and reports every bad setting at once", () => {
-    expect(problems({ PORT: "7003", DATABASE_URL: BASE.DATABASE_URL, KAFKA_BROKERS: BASE.KAFKA_BROKERS, ROUTING_URL: "osrm", CIRCUITY_FACTORS: "RUH=9", ROUTING_TIMEOUT_MS: "0" }).sort()).toEqual([
+    expect(problems({ PORT: "7003", KAFKA_BROKERS: BASE.KAFKA_BROKERS, ROUTING_URL: "osrm", CIRCUITY_FACTORS: "RUH=9", ROUTING_TIMEOUT_MS: "0" }).sort()).toEqual([
       "CIRCUITY_FACTORS",
       "DISPATCH_SERVICE_URL",
       "MERCHANT_SERVICE_URL",

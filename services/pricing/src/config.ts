@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 import { parseCircuityFactors } from "./domain/route-distance";
 
@@ -18,9 +18,11 @@ const circuityFactors = z
     }
   });
 
-/** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
+/**
+ * Every setting of the process; scripts/settings-tables.ts turns it into its README's table. No
+ * database settings: pricing owns no data of its own, so it opens no database.
+ */
 export const schema = commonEnv
-  .extend(databaseEnv.shape)
   // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh.
   .extend(kafkaEnv.shape)
   .extend({

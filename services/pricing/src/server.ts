@@ -1,10 +1,8 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
-import { createMetrics, createPeerClient, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, startInProcess, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { QuoteDelivery } from "./app/quote-delivery";
 import type { Config } from "./config";
 import { GreatCircleDistance, type RouteDistance } from "./domain/route-distance";
@@ -13,18 +11,19 @@ import { DispatchEligibility } from "./infra/dispatch-eligibility";
 import { MarginCounter } from "./infra/margin-counter";
 import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
-import { PrismaClient } from "./infra/prisma/generated/client";
 import { pricingService } from "./rpc/pricing-service";
+import { connectKafka } from "@tawsil/events";
+import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [PricingService.typeName] as const;
 
-export interface PricingServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  /** The database only: a peer that is down fails quotes with Unavailable, it does not make pricing unready. */
+export interface PricingServiceParts extends ServiceParts {
+  /**
+   * None: pricing owns no database, and a peer that is down fails quotes with Unavailable rather
+   * than making pricing unready. Ready once it listens with its city data loaded.
+   */
   readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
   /** Holds the negative-margin counter next to the RPC metrics. */
   readonly metrics: Metrics;
   /** Rate cards as this replica knows them; main.ts keeps it fresh from merchant events. */
@@ -33,8 +32,8 @@ export interface PricingServiceParts {
 
 /**
  * Builds the service from its configuration: city data (refused at start-up when invalid), the
- * route distance model, peer clients, the use case and its RPC handler. The database holds no
- * table yet; it is opened so that readiness reflects what a later feature will need.
+ * route distance model, peer clients, the use case and its RPC handler. No database: pricing owns
+ * no data of its own (cities and service areas ship in data/, rate cards are merchant's).
  */
 export async function composePricingService(config: Config, logger: Logger): Promise<PricingServiceParts> {
   const cities = loadCityMap();
@@ -46,7 +45,6 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   logger.info({ cities: cities.cities.map((city) => city.code), routing: config.ROUTING_URL ? "osrm" : "great-circle" }, "pricing model ready");
 
   const metrics = createMetrics("pricing");
-  const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS }), {
     maxAgeMs: config.RATE_CARD_CACHE_MAX_AGE_MS,
   });
@@ -60,8 +58,8 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   });
   return {
     routes: (router) => router.service(PricingService, pricingService({ quoteDelivery, logger })),
-    checks: [database.readiness],
-    closers: [database],
+    checks: [],
+    closers: [],
     metrics,
     rateCardCache: rateCards.cache,
   };
@@ -73,4 +71,18 @@ export type RunningPricingService = InProcessService;
 export async function startPricingService(config: Config, logger: Logger): Promise<RunningPricingService> {
   const parts = await composePricingService(config, logger);
   return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers, metrics: parts.metrics });
+}
+
+/**
+ * The whole process as main.ts runs it: the service and the merchant-change listener. The broker
+ * only keeps the rate-card cache fresh: it is not part of pricing's readiness, since quotes go on
+ * (with entries bounded by RATE_CARD_CACHE_MAX_AGE_MS) while it is away.
+ */
+export async function pricingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = await composePricingService(config, logger);
+  const broker = connectKafka({ clientId: "pricing", brokers: config.KAFKA_BROKERS, logger });
+  const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);
+  merchantChanges.startInBackground();
+  const closers = [{ name: "merchant-changes", close: () => merchantChanges.stop() }, broker, ...parts.closers];
+  return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, metrics: parts.metrics, closers };
 }

@@ -10,7 +10,7 @@ import { createMerchantDatabase, startTestService as startMerchant, type TestSer
 import { carrierCost, marginOf } from "../src/domain/carrier-cost";
 import { priceDelivery, type RateCardTerms } from "../src/domain/price";
 import { DEFAULT_CIRCUITY_FACTORS, GreatCircleDistance } from "../src/domain/route-distance";
-import { Code, createPricingDatabase, failure, startTestService, type TestService } from "./support";
+import { Code, failure, startTestService, type TestService } from "./support";
 
 type Coordinate = { latitudeMicro: number; longitudeMicro: number };
 type ParcelInit = { totalWeightGrams: bigint; longestSideMm: number; requirements: string[]; cashOnDelivery: boolean };
@@ -75,15 +75,11 @@ async function createMerchant(code: string, terms?: typeof TERMS): Promise<strin
 
 beforeAll(async () => {
   const adminUrl = inject("databaseAdminUrl");
-  const [merchantDb, dispatchDb, pricingDb] = await Promise.all([
-    createMerchantDatabase(adminUrl, "pricing"),
-    createDispatchDatabase(adminUrl, "pricing"),
-    createPricingDatabase(adminUrl, "quote"),
-  ]);
-  dbs.push(merchantDb, dispatchDb, pricingDb);
+  const [merchantDb, dispatchDb] = await Promise.all([createMerchantDatabase(adminUrl, "pricing"), createDispatchDatabase(adminUrl, "pricing")]);
+  dbs.push(merchantDb, dispatchDb);
   await putFleetOnShift(dispatchDb.url);
   [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url)]);
-  service = await startTestService(pricingDb.url, { merchantUrl: merchant.url, dispatchUrl: dispatch.url });
+  service = await startTestService({ merchantUrl: merchant.url, dispatchUrl: dispatch.url });
 
   merchantId = await createMerchant("PRICED", TERMS);
   noCardMerchantId = await createMerchant("NOCARD");
@@ -226,9 +222,7 @@ describe("PricingService.QuoteDelivery against the real merchant and dispatch se
 
 describe("QuoteDelivery when a peer is down", () => {
   it("fails with Unavailable when the merchant service cannot be reached, naming no address", async () => {
-    const db = await createPricingDatabase(inject("databaseAdminUrl"), "nomerchant");
-    dbs.push(db);
-    const orphan = await startTestService(db.url, { merchantUrl: `http://127.0.0.1:${await freePort()}`, dispatchUrl: dispatch.url });
+    const orphan = await startTestService({ merchantUrl: `http://127.0.0.1:${await freePort()}`, dispatchUrl: dispatch.url });
     try {
       expect(await failure(orphan.pricing.quoteDelivery(request()))).toEqual({
         code: Code.Unavailable,

@@ -1,33 +1,22 @@
-import { randomUUID } from "node:crypto";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
-import { capturedLogger, createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
+import { capturedLogger } from "@tawsil/testing";
 import { readConfig, type Config } from "../src/config";
 import { startPricingService, type RunningPricingService } from "../src/server";
 
 export { Code } from "@connectrpc/connect";
 export { failure } from "@tawsil/testing";
 
-const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "prisma", "migrations");
-
-/** A fresh, migrated pricing database (no tables yet), dropped by `drop()`. */
-export function createPricingDatabase(adminUrl: string, label: string): Promise<TestDatabase> {
-  return createMigratedDatabase(adminUrl, `pricing_test_${label}_${randomUUID().slice(0, 8)}`, MIGRATIONS);
-}
-
 export interface Peers {
   readonly merchantUrl: string;
   readonly dispatchUrl: string;
 }
 
-export function testConfig(databaseUrlValue: string, peers: Peers, env: Record<string, string> = {}): Config {
+/** Pricing owns no database: its peers and its data/ folder are all it needs. */
+export function testConfig(peers: Peers, env: Record<string, string> = {}): Config {
   return readConfig({
     HOST: "127.0.0.1",
     PORT: "0",
-    DATABASE_URL: databaseUrlValue,
-    DATABASE_POOL_SIZE: "3",
     MERCHANT_SERVICE_URL: peers.merchantUrl,
     DISPATCH_SERVICE_URL: peers.dispatchUrl,
     // In-process tests run no merchant-event listener: read the rate card afresh on every quote.
@@ -44,8 +33,8 @@ export interface TestService extends RunningPricingService {
   readonly logLines: string[];
 }
 
-export async function startTestService(databaseUrlValue: string, peers: Peers, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(peers: Peers, env: Record<string, string> = {}): Promise<TestService> {
   const { logger, lines } = capturedLogger("pricing-test");
-  const running = await startPricingService(testConfig(databaseUrlValue, peers, env), logger);
+  const running = await startPricingService(testConfig(peers, env), logger);
   return { ...running, pricing: createPeerClient(PricingService, running.url, { timeoutMs: 10_000 }), logLines: lines };
 }

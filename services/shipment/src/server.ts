@@ -1,11 +1,10 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase } from "@tawsil/db";
+import { openDatabase, RELAY_TRANSACTION, transactionRunner } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, Readiness, startRpcServer, type Closer, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, Readiness, startRpcServer, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
@@ -22,18 +21,17 @@ import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
+import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [ShipmentService.typeName, ShipmentAdminService.typeName] as const;
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
-export interface ShipmentServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
+export interface ShipmentServiceParts extends ServiceParts {
   /** The database only: a peer that is down fails creates with Unavailable, reads still work. */
   readonly checks: readonly ReadinessCheck[];
-  /** In shutdown order, after the server has drained. */
-  readonly closers: readonly Closer[];
   readonly metrics: Metrics;
   /** Merchants as this replica knows them; main.ts keeps it fresh from merchant events. */
   readonly merchantCache: CachedMerchantDirectory["cache"];
@@ -115,5 +113,31 @@ export async function startShipmentService(config: Config, logger: Logger): Prom
       await server.close(config.SHUTDOWN_GRACE_MS);
       for (const closer of parts.closers) await closer.close();
     },
+  };
+}
+
+/** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
+export async function shipmentProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = composeShipmentService(config, logger);
+  const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
+  // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
+  const relay = await startOutboxRelay({
+    kafka: broker.kafka,
+    logger,
+    runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION),
+    databaseUrl: config.DATABASE_URL,
+    registry: parts.metrics.registry,
+  });
+  const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
+  merchantChanges.startInBackground();
+  return {
+    name: "shipment",
+    config,
+    logger,
+    metrics: parts.metrics,
+    routes: parts.routes,
+    serviceNames: SERVICE_NAMES,
+    checks: [...parts.checks, broker.readiness],
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
   };
 }

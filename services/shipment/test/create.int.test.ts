@@ -123,7 +123,7 @@ describe("reads and cancels across merchants", () => {
     const shipmentId = shipment?.shipmentId ?? "";
     expect(await failure(stack.client.getShipment({ merchantId: otherMerchantId, shipmentId }))).toMatchObject({ code: Code.PermissionDenied, reason: "ACCESS_DENIED" });
     const cancel = (merchant: string, id: string) =>
-      stack.client.cancelShipment({ merchantId: merchant, shipmentId: id, reasonCode: "CUSTOMER_REQUEST", idempotency: { key: id, clientId: "", fingerprint: "a".repeat(64), shape: 2 } });
+      stack.client.cancelShipment({ merchantId: merchant, shipmentId: id, reasonCode: "CUSTOMER_REQUEST", idempotency: { key: id, clientId: "", fingerprint: "a".repeat(64) } });
     expect(await failure(cancel(otherMerchantId, shipmentId))).toMatchObject({ code: Code.PermissionDenied, reason: "ACCESS_DENIED" });
     expect(await failure(stack.client.getShipment({ merchantId, shipmentId: randomUUID() }))).toMatchObject({ code: Code.NotFound, reason: "SHIPMENT_NOT_FOUND" });
     expect((await stack.client.getShipment({ merchantId, shipmentId })).shipment?.trackingUrl).toBe(shipment?.trackingUrl);

@@ -6,12 +6,12 @@ import { ConnectError } from "@connectrpc/connect";
 import { createPrismaClient, disconnect } from "@tawsil/db";
 import { FieldViolationsSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
-import { RequestShape, ShipmentService, type ShipmentDraftSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { ShipmentService, type ShipmentDraftSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { capturedLogger, createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
 import { createDispatchDatabase, putFleetOnShift, startTestService as startDispatch } from "../../dispatch/test/support";
 import { createMerchantDatabase, startTestService as startMerchant, type TestService as MerchantTestService } from "../../merchant/test/support";
-import { createPricingDatabase, startTestService as startPricing } from "../../pricing/test/support";
+import { startTestService as startPricing } from "../../pricing/test/support";
 import { readConfig, type Config } from "../src/config";
 import type { Shipment } from "../src/domain/shipment";
 import { trackingCodeHashOf } from "../src/domain/tracking-link";
@@ -79,10 +79,9 @@ export interface Stack {
 
 /** The real merchant, dispatch and pricing services, then the shipment service, all in-process. */
 export async function startStack(adminUrl: string, label: string, env: Record<string, string> = {}): Promise<Stack> {
-  const [merchantDb, dispatchDb, pricingDb, shipmentDb] = await Promise.all([
+  const [merchantDb, dispatchDb, shipmentDb] = await Promise.all([
     createMerchantDatabase(adminUrl, label),
     createDispatchDatabase(adminUrl, label),
-    createPricingDatabase(adminUrl, label),
     createShipmentDatabase(adminUrl, label),
   ]);
   // Dispatch only serves pricing's eligibility here (a driver on shift for every service; it runs no
@@ -90,7 +89,7 @@ export async function startStack(adminUrl: string, label: string, env: Record<st
   // shipment URL its configuration requires is a placeholder it never calls in these tests.
   await putFleetOnShift(dispatchDb.url);
   const [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url, { SHIPMENT_SERVICE_URL: "http://127.0.0.1:9" })]);
-  const pricing = await startPricing(pricingDb.url, { merchantUrl: merchant.url, dispatchUrl: dispatch.url }, { DATABASE_POOL_SIZE: "3", LOG_LEVEL: "info" });
+  const pricing = await startPricing({ merchantUrl: merchant.url, dispatchUrl: dispatch.url }, { LOG_LEVEL: "info" });
   const { logger, lines } = capturedLogger("shipment-test");
   const shipment = await startShipmentService(testConfig(shipmentDb.url, { merchantUrl: merchant.url, pricingUrl: pricing.url }, env), logger);
   return {
@@ -111,7 +110,7 @@ export async function startStack(adminUrl: string, label: string, env: Record<st
       await shipment.close();
       await pricing.close();
       await Promise.all([merchant.close(), dispatch.close()]);
-      await Promise.all([merchantDb, dispatchDb, pricingDb, shipmentDb].map((db) => db.drop()));
+      await Promise.all([merchantDb, dispatchDb, shipmentDb].map((db) => db.drop()));
     },
   };
 }
@@ -136,7 +135,7 @@ export function fingerprint(body: unknown): string {
 }
 
 export function idempotency(key: string, body: unknown, clientId = "client-1") {
-  return { key, clientId, fingerprint: fingerprint(body), shape: RequestShape.B };
+  return { key, clientId, fingerprint: fingerprint(body) };
 }
 
 export async function violationsOf(call: Promise<unknown>): Promise<{ field: string; code: string; params: Record<string, string> }[]> {

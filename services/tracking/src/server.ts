@@ -1,10 +1,9 @@
-import type { ConnectRouter } from "@connectrpc/connect";
 import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import type { ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
-import { createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck } from "@tawsil/rpc";
+import { createPeerClient, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
@@ -14,14 +13,12 @@ import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { trackingService } from "./rpc/tracking-service";
+import { connectKafka } from "@tawsil/events";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [TrackingService.typeName] as const;
 
-export interface TrackingServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  readonly closers: readonly Closer[];
+export interface TrackingServiceParts extends ServiceParts {
   readonly database: ServiceDatabase<PrismaClient>;
 }
 
@@ -65,4 +62,12 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
     }
   }
   return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: [...closers, ...parts.closers] });
+}
+
+/** The whole process as main.ts runs it: the service, its broker and the projection consumer. */
+export async function trackingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = composeTrackingService(config, logger);
+  const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
+  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
+  return { name: "tracking", config, logger, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: [...parts.checks, broker.readiness], closers: [consumer, broker, ...parts.closers] };
 }

@@ -1,9 +1,7 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { openDatabase, withTransaction, type ServiceDatabase } from "@tawsil/db";
-import { IdempotentConsumer } from "@tawsil/events";
+import { openDatabase, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
-import { createMetrics, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck } from "@tawsil/rpc";
+import { createMetrics, startInProcess, type Closer, type InProcessService, type Metrics, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { DeliveryEngine } from "./app/delivery-engine";
 import { ManageEndpoint } from "./app/manage-endpoint";
@@ -18,6 +16,7 @@ import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
 import { webhookService } from "./rpc/webhook-service";
+import { connectKafka, startConsumer } from "@tawsil/events";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [WebhookService.typeName] as const;
@@ -31,10 +30,7 @@ export interface WebhookOverrides {
   readonly receiver?: Receiver;
 }
 
-export interface WebhookServiceParts {
-  readonly routes: (router: ConnectRouter) => void;
-  readonly checks: readonly ReadinessCheck[];
-  readonly closers: readonly Closer[];
+export interface WebhookServiceParts extends ServiceParts {
   readonly metrics: Metrics;
   readonly database: ServiceDatabase<PrismaClient>;
   readonly engine: DeliveryEngine;
@@ -87,16 +83,8 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
 export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Logger, opts: { kafka?: Kafka; consumerGroupId?: string; engine?: boolean } = {}): Promise<Closer[]> {
   const closers: Closer[] = [];
   if (opts.kafka) {
-    const consumer = new IdempotentConsumer({
-      kafka: opts.kafka,
-      groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP,
-      topics: [SHIPMENT_EVENTS_TOPIC],
-      runInTransaction: (fn) => withTransaction(parts.database.client, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
-      handler: shipmentEventHandler(parts.clock, () => parts.engine.wake()),
-      logger,
-    });
-    await consumer.start();
-    closers.push({ name: "shipment-events-consumer", close: () => consumer.stop() });
+    const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
+    closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake()), logger));
   }
   // The engine is stopped first at shutdown even when a caller starts it later (tests, benches).
   if (opts.engine !== false) parts.engine.start();
@@ -125,4 +113,12 @@ export async function startWebhookService(
     closers: [...workers, ...parts.closers],
   });
   return { ...running, parts };
+}
+
+/** The whole process as main.ts runs it: the service, its broker, the shipment event consumer and the delivery engine. */
+export async function webhookProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
+  const parts = composeWebhookService(config, logger);
+  const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
+  const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: [...parts.checks, broker.readiness], closers: [...workers, broker, ...parts.closers] };
 }

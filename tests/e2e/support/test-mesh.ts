@@ -11,14 +11,14 @@ import { TawsilClient } from "@tawsil/sdk";
 import { freePort, validateResponsesFrom } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
 import { ensureTopics } from "../../../scripts/infra/kafka";
-import { type Mesh, SERVICES, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
+import { type DatabaseServiceName, type Mesh, SERVICES, SERVICES_WITH_DATABASE, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
 import { seedDevMerchants } from "../../../scripts/seed-dev";
 
 export interface TestMesh {
   readonly mesh: Mesh;
   /** Each service's database, for what a test sets up or reads behind the services' backs. */
-  readonly databaseUrls: Readonly<Record<ServiceName, string>>;
+  readonly databaseUrls: Readonly<Record<DatabaseServiceName, string>>;
   readonly gatewayUrl: string;
   /** The seeded credentials, as `make dev` writes them to .dev/credentials.env. */
   readonly credentials: Record<string, string>;
@@ -41,7 +41,7 @@ export interface TestMeshOptions {
   /** Settings for every process, the gateway included (its rate limits, say). */
   readonly env?: Record<string, string>;
   /** Runs on the migrated databases before any service starts (data services load at start). */
-  readonly beforeStart?: (databaseUrls: Readonly<Record<ServiceName, string>>) => Promise<void>;
+  readonly beforeStart?: (databaseUrls: Readonly<Record<DatabaseServiceName, string>>) => Promise<void>;
 }
 
 export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
@@ -50,7 +50,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   const logDir = path.join(os.tmpdir(), `${prefix}logs`);
   await ensureTopics([...opts.brokers], TOPICS);
   const databases = await migrateAll(opts.adminUrl, { dbPrefix: prefix });
-  const databaseUrls = Object.fromEntries(SERVICES.map((s) => [s, databases[s].url])) as Record<ServiceName, string>;
+  const databaseUrls = Object.fromEntries(SERVICES_WITH_DATABASE.map((s) => [s, databases[s].url])) as Record<DatabaseServiceName, string>;
   await opts.beforeStart?.(databaseUrls);
   const servicePorts = await Promise.all(SERVICES.map(() => freePort()));
   const mesh = await startMesh({
@@ -93,7 +93,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       rmSync(credentialsFile, { force: true });
       rmSync(logDir, { recursive: true, force: true });
       await mesh.stop();
-      await Promise.all(SERVICES.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
+      await Promise.all(SERVICES_WITH_DATABASE.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "@tawsil/logging";
-import type { ActiveDriverPair } from "../infra/repositories/active-drivers";
+import type { ActiveDriverPair } from "./ports";
 
 export interface ActiveDriverIndexOptions {
   readonly load: () => Promise<readonly ActiveDriverPair[]>;

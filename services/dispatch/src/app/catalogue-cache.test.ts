@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { createLogger } from "@tawsil/logging";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Catalogue } from "../domain/catalogue";
-import type { LoadedCatalogue } from "../infra/repositories/catalogue";
+import type { LoadedCatalogue } from "./ports";
 import { CatalogueCache } from "./catalogue-cache";
 
 function catalogueOf(version: number): Catalogue {

@@ -1,6 +1,6 @@
 import type { Logger } from "@tawsil/logging";
 import type { Catalogue } from "../domain/catalogue";
-import type { LoadedCatalogue } from "../infra/repositories/catalogue";
+import type { LoadedCatalogue } from "./ports";
 
 export interface CatalogueCacheOptions {
   readonly load: () => Promise<LoadedCatalogue>;

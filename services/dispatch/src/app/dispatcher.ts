@@ -1,11 +1,7 @@
-import { dueOffers, freeDriver, freeDriverIds, nextOfferExpiry, offeredJobsWithoutOffer, oldestJobFor } from "../infra/dispatch-queries";
-import { LeaderSession, type LeaderRole } from "../infra/leader-session";
-import { DISPATCHER_CHANNEL, parseWakeUp, type WakeUp } from "../infra/wake-ups";
 import { nowOf, type DispatchContext } from "./context";
 import { JobStep } from "./job-step";
-
-/** Any constant unique within dispatch's database (the outbox relay uses 0x7a777301). */
-const DISPATCHER_LOCK = 0x7a_77_73_10;
+import type { Elect, LeaderRole, Leadership } from "./ports";
+import { parseWakeUp, type WakeUp } from "./wake-up";
 /** Expired offers handled per wake-up; more are picked up by the next one, queued at once. */
 const DUE_BATCH = 100;
 /** A wake-up that failed (shipment service down, say) is retried after this, doubling up to 64x. */
@@ -16,10 +12,10 @@ const JOBS_PER_DRIVER_WAKE_UP = 20;
 type Work = WakeUp | { readonly kind: "due" } | { readonly kind: "sweep" };
 
 export interface DispatcherOptions {
-  readonly databaseUrl: string;
+  /** Runs for the lead among replicas (a session advisory lock in infra/leadership.ts). */
+  readonly elect: Elect;
   /** How often the leader re-checks what a lost wake-up could have left behind (constant cost). */
   readonly safetyNetMs: number;
-  readonly leaderRetryMs: number;
   readonly unresolvedBackoffMs: number;
 }
 
@@ -36,7 +32,7 @@ export interface DispatcherOptions {
 export class Dispatcher implements LeaderRole {
   readonly name = "dispatcher";
   readonly #step: JobStep;
-  readonly #session: LeaderSession;
+  readonly #session: Leadership;
   readonly #pending = new Map<string, Work>();
   readonly #failures = new Map<string, number>();
   readonly #retryTimers = new Set<NodeJS.Timeout>();
@@ -50,8 +46,7 @@ export class Dispatcher implements LeaderRole {
     private readonly opts: DispatcherOptions,
   ) {
     this.#step = new JobStep(ctx, opts.unresolvedBackoffMs);
-    const logger = ctx.logger.child({ component: "dispatcher" });
-    this.#session = new LeaderSession({ url: opts.databaseUrl, lockKey: DISPATCHER_LOCK, channels: [DISPATCHER_CHANNEL], retryMs: opts.leaderRetryMs, logger, role: this });
+    this.#session = opts.elect(this, "dispatcher");
   }
 
   get leading(): boolean {
@@ -155,11 +150,11 @@ export class Dispatcher implements LeaderRole {
   async #matchDriver(driverId: string): Promise<void> {
     const seen: string[] = [];
     for (let i = 0; i < JOBS_PER_DRIVER_WAKE_UP; i++) {
-      const driver = await freeDriver(this.ctx.db, driverId);
+      const driver = await this.ctx.store.freeDriver(driverId);
       if (!driver) return;
       const service = this.#serviceOf(driver.carrierServiceId, driver.cityCode);
       if (!service) return;
-      const shipmentId = await oldestJobFor(this.ctx.db, driver, service, nowOf(this.ctx), seen);
+      const shipmentId = await this.ctx.store.oldestJobFor(driver, service, nowOf(this.ctx), seen);
       if (!shipmentId) return;
       seen.push(shipmentId);
       // The job goes to its best candidate, perhaps another free driver; this one then looks further.
@@ -178,10 +173,10 @@ export class Dispatcher implements LeaderRole {
   }
 
   async #expireDue(): Promise<void> {
-    const due = await dueOffers(this.ctx.db, nowOf(this.ctx), DUE_BATCH);
+    const due = await this.ctx.store.dueOffers(nowOf(this.ctx), DUE_BATCH);
     for (const shipmentId of due) await this.#runJob(shipmentId);
     if (due.length === DUE_BATCH) this.#enqueue({ kind: "due" });
-    const next = await nextOfferExpiry(this.ctx.db);
+    const next = await this.ctx.store.nextOfferExpiry();
     if (next) this.#armDueTimer(next);
   }
 
@@ -201,8 +196,8 @@ export class Dispatcher implements LeaderRole {
   /** What a lost wake-up could leave behind; each query is bounded by drivers, not by jobs. */
   async #sweep(): Promise<void> {
     this.#enqueue({ kind: "due" });
-    for (const shipmentId of await offeredJobsWithoutOffer(this.ctx.db)) this.#enqueue({ kind: "job", id: shipmentId });
-    for (const driverId of await freeDriverIds(this.ctx.db)) this.#enqueue({ kind: "driver", id: driverId });
+    for (const shipmentId of await this.ctx.store.offeredJobsWithoutOffer()) this.#enqueue({ kind: "job", id: shipmentId });
+    for (const driverId of await this.ctx.store.freeDriverIds()) this.#enqueue({ kind: "driver", id: driverId });
   }
 
   #retryLater(key: string, work: Work): void {

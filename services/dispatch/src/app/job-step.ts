@@ -1,9 +1,11 @@
+import { gaveUp, hasTimedOut, jobStateFor, mayBeOfferedTo, mayOfferFirst, offeredTo, type DispatchJob } from "../domain/dispatch-job";
 import { chooseDriver } from "../domain/driver-choice";
-import { writeAssignmentChanged } from "../infra/events";
-import type { DispatchJob } from "../infra/prisma/generated/client";
-import type { StepOutcome } from "../infra/shipment-client";
-import { announceOffer, wakeForDriver } from "../infra/wake-ups";
-import { eligibleServiceIds, inTransaction, lockJob, nowOf, refreshJob, type DispatchContext, type Tx } from "./context";
+import { hasLapsed } from "../domain/offer";
+import { eligibleServiceIds, nowOf, type DispatchContext } from "./context";
+import { refreshJob } from "./job-refresh";
+import type { JobWork, StepOutcome } from "./ports";
+
+export { unresolvedBackoffMs } from "../domain/dispatch-job";
 
 /** What one step of a job came to, for the dispatcher's timers and retries. */
 export interface JobStepOutcome {
@@ -13,17 +15,22 @@ export interface JobStepOutcome {
   readonly refreshed?: boolean;
 }
 
-/** The wait before a freed driver may retry a job that went unresolved `count` times: none the first time, then doubling. */
-export function unresolvedBackoffMs(count: number, baseMs: number): number {
-  return count <= 1 ? 0 : Math.min(baseMs * 2 ** (count - 2), baseMs * 64);
-}
+/** What the locked read decided to ask of the shipment service, and for which driver. */
+type Plan =
+  | { readonly kind: "reserve" | "reoffer"; readonly job: DispatchJob; readonly driverId: string }
+  | { readonly kind: "give-up"; readonly job: DispatchJob; readonly timedOut: boolean };
 
 /**
- * Moves one job on, under its row lock: expires its lapsed offer, offers a waiting job to the
- * nearest eligible free driver (reserving the shipment through the shipment service first: a
- * shipment the service refuses, a cancelled one above all, is never offered), re-offers to the
- * next candidate, and gives up (DISPATCH_UNRESOLVED) when no candidate is left or the dispatch
- * timeout passed. Unresolved jobs are retried with drivers who became free since.
+ * Moves one job on: expires its lapsed offer, offers a waiting job to the nearest eligible free
+ * driver (reserving the shipment through the shipment service first: a shipment the service
+ * refuses, a cancelled one above all, is never offered), re-offers to the next candidate, and gives
+ * up (DISPATCH_UNRESOLVED) when no candidate is left or the dispatch timeout passed.
+ *
+ * In three parts, so no row lock is held while the shipment service answers: a transaction that
+ * locks the job and plans; the call, with no transaction open; a transaction that locks the job
+ * again and records the outcome if the job is still as planned (or moved only by the echo of this
+ * very step). The shipment service's compare-and-set on the version keeps the two sides in step:
+ * whatever changed the shipment meanwhile makes the call fail, and the job is refreshed.
  */
 export class JobStep {
   constructor(
@@ -32,111 +39,82 @@ export class JobStep {
   ) {}
 
   async run(shipmentId: string): Promise<JobStepOutcome> {
-    return inTransaction(this.ctx, async (tx) => {
-      const job = await lockJob(tx, shipmentId);
-      if (!job) return {};
-      const now = nowOf(this.ctx);
-      if (job.state === "OFFERED") {
-        const open = await tx.offer.findFirst({ where: { shipmentId, state: "OPEN" } });
-        if (open) {
-          if (open.expiresAt > now) return {};
-          await tx.offer.update({ where: { id: open.id }, data: { state: "EXPIRED" } });
-          await writeAssignmentChanged(tx, { shipmentId, offerId: open.id, driverId: open.driverId, change: "EXPIRED", at: now });
-          // The lapsed offer no longer holds the driver back from other jobs.
-          await wakeForDriver(tx, open.driverId);
-        }
-        return this.#offerNext(tx, job, now);
+    const plan = await this.ctx.store.transaction((work) => this.#plan(work, shipmentId));
+    if (!plan) return {};
+    const outcome = await this.#ask(plan);
+    if (!outcome.ok) {
+      if (plan.kind === "reserve") this.ctx.logger.info({ shipmentId, reason: outcome.reason }, "reservation refused; refreshing the job");
+      await refreshJob(this.ctx, plan.job);
+      return { refreshed: true };
+    }
+    return this.ctx.store.transaction((work) => this.#record(work, plan, outcome));
+  }
+
+  async #plan(work: JobWork, shipmentId: string): Promise<Plan | undefined> {
+    const job = await work.lockJob(shipmentId);
+    if (!job) return undefined;
+    const now = nowOf(this.ctx);
+    if (job.state === "OFFERED") {
+      const open = await work.openOffer(shipmentId);
+      if (open) {
+        if (!hasLapsed(open, now)) return undefined;
+        await work.setOfferState(open.id, "EXPIRED");
+        await work.recordAssignmentChange({ shipmentId, offerId: open.id, driverId: open.driverId, change: "EXPIRED", at: now });
+        // The lapsed offer no longer holds the driver back from other jobs.
+        await work.wakeForDriver(open.driverId);
       }
-      if (job.state === "WAITING" || job.state === "UNRESOLVED") return this.#reserve(tx, job, now);
+      if (hasTimedOut(job, now)) return { kind: "give-up", job, timedOut: true };
+      const driverId = await this.#candidate(work, job);
+      return driverId ? { kind: "reoffer", job, driverId } : { kind: "give-up", job, timedOut: false };
+    }
+    if (!mayOfferFirst(job, now)) return undefined;
+    const driverId = await this.#candidate(work, job);
+    return driverId ? { kind: "reserve", job, driverId } : undefined;
+  }
+
+  /** The only call to another service, made with no transaction open. */
+  #ask(plan: Plan): Promise<StepOutcome> {
+    const { shipmentId, shipmentVersion } = plan.job;
+    if (plan.kind === "reserve") return this.ctx.shipments.reserveForOffer(shipmentId, shipmentVersion);
+    return this.ctx.shipments.applyStep(shipmentId, plan.kind === "reoffer" ? "REOFFER" : "UNRESOLVED", shipmentVersion);
+  }
+
+  async #record(work: JobWork, plan: Plan, outcome: StepOutcome & { ok: true }): Promise<JobStepOutcome> {
+    const { shipmentId } = plan.job;
+    const job = await work.lockJob(shipmentId);
+    const asPlanned = job !== undefined && job.state === plan.job.state && job.shipmentVersion === plan.job.shipmentVersion;
+    const echoed = job !== undefined && job.shipmentVersion === outcome.version && job.state === jobStateFor(outcome.state);
+    if (!asPlanned && !echoed) {
+      // The shipment moved on past this step (its events are newer): they bring the job in line.
+      this.ctx.logger.info({ shipmentId, step: plan.kind }, "the job changed while the shipment service answered; its events decide");
       return {};
-    });
+    }
+    const now = nowOf(this.ctx);
+    if (plan.kind === "give-up") {
+      await work.saveJob(gaveUp(plan.job, outcome.version, now, this.unresolvedBaseMs));
+      await work.recordAssignmentChange({ shipmentId, offerId: "", driverId: "", change: "UNRESOLVED", at: now });
+      this.ctx.logger.info({ shipmentId, attempts: plan.job.attempts, timedOut: plan.timedOut }, "no driver took the shipment: dispatch unresolved");
+      return {};
+    }
+    const expiresAt = new Date(now.getTime() + this.ctx.offerTimeoutMs);
+    const offer = await work.createOffer({ shipmentId, driverId: plan.driverId, expiresAt });
+    // From the planned job: an echo already marked it OFFERED, but this is still its first offer.
+    await work.saveJob(offeredTo(plan.job, plan.driverId, outcome.version, now, this.ctx.dispatchTimeoutMs));
+    await work.recordAssignmentChange({ shipmentId, offerId: offer.id, driverId: plan.driverId, change: "OFFERED", at: now });
+    await work.announceOffer(plan.driverId);
+    return { offerExpiresAt: expiresAt };
   }
 
   /** The best free driver not tried yet (or, for an unresolved job, free again since). */
-  async #candidate(tx: Tx, job: DispatchJob): Promise<string | undefined> {
+  async #candidate(work: JobWork, job: DispatchJob): Promise<string | undefined> {
     const services = eligibleServiceIds(this.ctx, job);
     if (services.size === 0) return undefined;
-    const drivers = await tx.driver.findMany({
-      where: { cityCode: job.cityCode, available: true, currentShipmentId: null, carrierServiceId: { in: [...services] }, offers: { none: { state: "OPEN" } } },
-    });
-    const tried = new Set(job.triedDriverIds);
-    const fresh = drivers.filter((driver) =>
-      job.state === "UNRESOLVED"
-        ? !tried.has(driver.id) || (driver.availableSince !== null && job.deadline !== null && driver.availableSince > job.deadline)
-        : !tried.has(driver.id),
-    );
-    const pickup = { latitudeMicro: job.pickupLatitudeMicro, longitudeMicro: job.pickupLongitudeMicro };
+    const drivers = await work.freeDrivers(job.cityCode, [...services]);
     const chosen = chooseDriver(
-      fresh.map((driver) => ({
-        id: driver.id,
-        serviceId: driver.carrierServiceId,
-        position: driver.latitudeMicro === null || driver.longitudeMicro === null ? undefined : { latitudeMicro: driver.latitudeMicro, longitudeMicro: driver.longitudeMicro },
-      })),
+      drivers.filter((driver) => mayBeOfferedTo(job, driver)).map((driver) => ({ id: driver.id, serviceId: driver.carrierServiceId, position: driver.position })),
       services,
-      pickup,
+      job.pickup,
     );
     return chosen?.id;
-  }
-
-  /** A waiting or unresolved job: reserve the shipment for the first offer. */
-  async #reserve(tx: Tx, job: DispatchJob, now: Date): Promise<JobStepOutcome> {
-    if (job.state === "UNRESOLVED" && job.retryAt !== null && job.retryAt > now) return {};
-    const driverId = await this.#candidate(tx, job);
-    if (!driverId) return {};
-    const reserved = await this.ctx.shipments.reserveForOffer(job.shipmentId, job.shipmentVersion);
-    if (!reserved.ok) {
-      this.ctx.logger.info({ shipmentId: job.shipmentId, reason: reserved.reason }, "reservation refused; refreshing the job");
-      await refreshJob(this.ctx, tx, job);
-      return { refreshed: true };
-    }
-    const retry = job.state === "UNRESOLVED";
-    return this.#createOffer(tx, job, driverId, reserved, now, {
-      triedDriverIds: retry ? [driverId] : [...job.triedDriverIds, driverId],
-      deadline: retry || job.deadline === null ? new Date(now.getTime() + this.ctx.dispatchTimeoutMs) : job.deadline,
-    });
-  }
-
-  /** An offered job without an open offer: the next candidate, or unresolved. */
-  async #offerNext(tx: Tx, job: DispatchJob, now: Date): Promise<JobStepOutcome> {
-    const timedOut = job.deadline !== null && job.deadline <= now;
-    const driverId = timedOut ? undefined : await this.#candidate(tx, job);
-    if (!driverId) {
-      const step = await this.ctx.shipments.applyStep(job.shipmentId, "UNRESOLVED", job.shipmentVersion);
-      if (!step.ok) {
-        await refreshJob(this.ctx, tx, job);
-        return { refreshed: true };
-      }
-      const unresolvedCount = job.unresolvedCount + 1;
-      const retryAt = new Date(now.getTime() + unresolvedBackoffMs(unresolvedCount, this.unresolvedBaseMs));
-      await tx.dispatchJob.update({ where: { shipmentId: job.shipmentId }, data: { state: "UNRESOLVED", shipmentVersion: step.version, deadline: now, unresolvedCount, retryAt } });
-      await writeAssignmentChanged(tx, { shipmentId: job.shipmentId, offerId: "", driverId: "", change: "UNRESOLVED", at: now });
-      this.ctx.logger.info({ shipmentId: job.shipmentId, attempts: job.attempts, timedOut }, "no driver took the shipment: dispatch unresolved");
-      return {};
-    }
-    const step = await this.ctx.shipments.applyStep(job.shipmentId, "REOFFER", job.shipmentVersion);
-    if (!step.ok) {
-      await refreshJob(this.ctx, tx, job);
-      return { refreshed: true };
-    }
-    return this.#createOffer(tx, job, driverId, step, now, { triedDriverIds: [...job.triedDriverIds, driverId], deadline: job.deadline });
-  }
-
-  async #createOffer(
-    tx: Tx,
-    job: DispatchJob,
-    driverId: string,
-    step: StepOutcome & { ok: true },
-    now: Date,
-    data: { triedDriverIds: string[]; deadline: Date | null },
-  ): Promise<JobStepOutcome> {
-    const expiresAt = new Date(now.getTime() + this.ctx.offerTimeoutMs);
-    const offer = await tx.offer.create({ data: { shipmentId: job.shipmentId, driverId, state: "OPEN", expiresAt } });
-    await tx.dispatchJob.update({
-      where: { shipmentId: job.shipmentId },
-      data: { state: "OFFERED", shipmentVersion: step.version, attempts: { increment: 1 }, ...data },
-    });
-    await writeAssignmentChanged(tx, { shipmentId: job.shipmentId, offerId: offer.id, driverId, change: "OFFERED", at: now });
-    await announceOffer(tx, driverId);
-    return { offerExpiresAt: expiresAt };
   }
 }

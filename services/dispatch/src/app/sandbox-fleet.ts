@@ -2,24 +2,19 @@ import { createHash } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import type { Catalogue } from "../domain/catalogue";
 import { CITY_CENTRES } from "../domain/geo";
-import { LeaderSession, type LeaderRole } from "../infra/leader-session";
-import type { PrismaClient } from "../infra/prisma/generated/client";
-import { OFFERS_CHANNEL } from "../infra/wake-ups";
 import type { DriverApi } from "./driver-api";
+import type { DispatchStore, Elect, LeaderRole, Leadership } from "./ports";
 import { SandboxDriver, type Task } from "./sandbox-driver";
 
-/** Any constant unique within dispatch's database (the dispatcher uses 0x7a777310). */
-const FLEET_LOCK = 0x7a_77_73_11;
-
 export interface SandboxFleetOptions {
-  readonly db: PrismaClient;
-  readonly databaseUrl: string;
+  readonly store: DispatchStore;
+  /** Runs for the lead among replicas: exactly one drives the fleet. */
+  readonly elect: Elect;
   readonly driverApi: DriverApi;
   readonly catalogue: { current(): Catalogue };
   readonly logger: Logger;
   readonly speedKmh: number;
   readonly failureRate: number;
-  readonly leaderRetryMs: number;
   readonly driversPerService?: number;
   /** Movement timer of a driver carrying a shipment. */
   readonly tickMs?: number;
@@ -62,10 +57,10 @@ export function fleetOnDuty(catalogue: Catalogue, activeDrivers: { has(cityCode:
 export class SandboxFleet implements LeaderRole {
   readonly name = "sandbox-fleet";
   readonly #drivers = new Map<string, SandboxDriver>();
-  readonly #session: LeaderSession;
+  readonly #session: Leadership;
 
   constructor(private readonly opts: SandboxFleetOptions) {
-    this.#session = new LeaderSession({ url: opts.databaseUrl, lockKey: FLEET_LOCK, channels: [OFFERS_CHANNEL], retryMs: opts.leaderRetryMs, logger: opts.logger, role: this });
+    this.#session = opts.elect(this, "offers");
   }
 
   get leading(): boolean {
@@ -114,12 +109,8 @@ export class SandboxFleet implements LeaderRole {
         const h = createHash("sha256").update(id).digest();
         // Within about 2 km of the centre.
         let position = { latitudeMicro: centre.latitudeMicro + (h.readInt16BE(0) % 18_000), longitudeMicro: centre.longitudeMicro + (h.readInt16BE(2) % 18_000) };
-        const row = await this.opts.db.driver.upsert({
-          where: { id },
-          create: { id, carrierServiceId: service.id, cityCode: city, name: `Sandbox ${carrier.code} ${service.level} ${city} ${index + 1}`, simulated: true },
-          update: {},
-        });
-        if (row.latitudeMicro !== null && row.longitudeMicro !== null) position = { latitudeMicro: row.latitudeMicro, longitudeMicro: row.longitudeMicro };
+        const row = await this.opts.store.ensureDriver({ id, carrierServiceId: service.id, cityCode: city, name: `Sandbox ${carrier.code} ${service.level} ${city} ${index + 1}`, simulated: true });
+        if (row.position) position = row.position;
         const driver = new SandboxDriver(id, position, settings, await this.#resumedTask(row.currentShipmentId));
         this.#drivers.set(id, driver);
         await this.opts.driverApi.setAvailability({ driverId: id, available: true, position });
@@ -132,13 +123,7 @@ export class SandboxFleet implements LeaderRole {
   /** A shipment the driver carried before a restart; its progress steps already done are skipped by the API. */
   async #resumedTask(shipmentId: string | null): Promise<Task | undefined> {
     if (!shipmentId) return undefined;
-    const job = await this.opts.db.dispatchJob.findUnique({ where: { shipmentId } });
-    if (!job) return undefined;
-    return {
-      shipmentId: job.shipmentId,
-      pickup: { latitudeMicro: job.pickupLatitudeMicro, longitudeMicro: job.pickupLongitudeMicro },
-      destination: { latitudeMicro: job.destinationLatitudeMicro, longitudeMicro: job.destinationLongitudeMicro },
-      phase: "TO_PICKUP",
-    };
+    const job = await this.opts.store.job(shipmentId);
+    return job ? { shipmentId: job.shipmentId, pickup: job.pickup, destination: job.destination, phase: "TO_PICKUP" } : undefined;
   }
 }

@@ -1,5 +1,5 @@
 import type { Coordinate } from "@tawsil/domain";
-import { haversineMetres } from "./geo";
+import { haversineMetres } from "@tawsil/domain";
 
 /** An available driver as driver choice sees it. */
 export interface CandidateDriver {

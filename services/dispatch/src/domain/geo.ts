@@ -1,15 +1,4 @@
-import type { Coordinate } from "@tawsil/domain";
-
-const EARTH_RADIUS_M = 6_371_000;
-const rad = (micro: number) => (micro / 1_000_000) * (Math.PI / 180);
-
-/** Great-circle distance in metres between two points in microdegrees. */
-export function haversineMetres(a: Coordinate, b: Coordinate): number {
-  const dLat = rad(b.latitudeMicro - a.latitudeMicro);
-  const dLon = rad(b.longitudeMicro - a.longitudeMicro);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.latitudeMicro)) * Math.cos(rad(b.latitudeMicro)) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
-}
+import { haversineMetres, type Coordinate } from "@tawsil/domain";
 
 /**
  * The point `metres` along the straight line from `from` to `to` (linear in degrees, which is

@@ -1,7 +1,6 @@
-/** Vehicle kinds, smallest first: eligibility chooses the first that can carry a parcel. */
-export const SERVICE_LEVELS = ["BIKE", "CAR", "VAN", "COLD_CHAIN_VAN"] as const;
+import { SERVICE_LEVELS, type ServiceLevel } from "@tawsil/domain";
 
-export type ServiceLevel = (typeof SERVICE_LEVELS)[number];
+export { SERVICE_LEVELS, type ServiceLevel };
 
 /** Position in SERVICE_LEVELS: lower is smaller (and cheaper to run). */
 export function rankOf(level: ServiceLevel): number {

@@ -1,4 +1,5 @@
 import type { CarrierService } from "../domain/catalogue";
+import type { Driver as FreeDriver } from "../domain/driver";
 import { levelCanHonour } from "../domain/requirements";
 import type { Driver, PrismaClient } from "./prisma/generated/client";
 
@@ -43,7 +44,7 @@ export async function nextOfferExpiry(db: PrismaClient): Promise<Date | undefine
  * been tried for, or an unresolved one past its back-off that the driver has not been tried for
  * or that gave up before the driver became free again. `skip` excludes jobs already looked at.
  */
-export async function oldestJobFor(db: PrismaClient, driver: Driver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined> {
+export async function oldestJobFor(db: PrismaClient, driver: FreeDriver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined> {
   const honoured = [...service.requirements].filter((requirement) => levelCanHonour(service.level, requirement));
   const rows = await db.$queryRawUnsafe<{ shipment_id: string }[]>(
     `SELECT shipment_id::text AS shipment_id FROM dispatch_job

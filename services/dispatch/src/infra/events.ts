@@ -1,13 +1,13 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { Coordinate } from "@tawsil/domain";
+import type { AssignmentChange } from "../app/ports";
 import { writeOutbox, type SqlClient } from "@tawsil/events";
 import { AssignmentChangedSchema, DriverLocationSchema } from "@tawsil/proto/tawsil/dispatch/v1/events_pb";
 
 export const ASSIGNMENT_TOPIC = "dispatch.assignment.events.v1";
 export const DRIVER_LOCATION_TOPIC = "dispatch.driver-location.v1";
 
-export type AssignmentChange = "OFFERED" | "DECLINED" | "EXPIRED" | "ACCEPTED" | "UNRESOLVED";
 
 /** Records an AssignmentChanged in the caller's transaction (key: the shipment). */
 export async function writeAssignmentChanged(

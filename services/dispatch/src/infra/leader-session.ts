@@ -1,14 +1,8 @@
 import type { Logger } from "@tawsil/logging";
 import pg from "pg";
+import type { LeaderRole } from "../app/ports";
 
-export interface LeaderRole {
-  /** Called once this replica holds the lock and listens: catch up on what happened meanwhile. */
-  lead(): Promise<void>;
-  /** A notification on one of the role's channels, delivered only while leading. */
-  notified(channel: string, payload: string): void;
-  /** Leadership ended (connection lost or closing): stop acting before another replica starts. */
-  stepDown(): Promise<void>;
-}
+export type { LeaderRole };
 
 export interface LeaderSessionOptions {
   readonly url: string;

@@ -3,21 +3,11 @@ import { DependencyUnavailableError } from "@tawsil/errors";
 import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { DispatchStep, type ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import type { Shipments, StepOutcome } from "../app/ports";
+import type { ShipmentStateName } from "../domain/dispatch-job";
+import type { ShipmentStep } from "../domain/driver";
 
-export type ShipmentStateName = keyof typeof ShipmentState;
-
-/** What dispatch learns of a shipment after a call: its state and version. */
-export interface ShipmentSnapshot {
-  readonly state: ShipmentStateName;
-  readonly version: bigint;
-}
-
-/** The shipment service refused (its state machine, a stale version, or no such shipment). */
-export type StepOutcome = ({ readonly ok: true } & ShipmentSnapshot) | { readonly ok: false; readonly reason: string };
-
-export type Step = "REOFFER" | "UNRESOLVED" | "ACCEPT" | "PICK_UP" | "START_LAST_LEG" | "DELIVER" | "FAIL";
-
-const STEPS: Record<Step, DispatchStep> = {
+const STEPS: Record<ShipmentStep, DispatchStep> = {
   REOFFER: DispatchStep.REOFFER,
   UNRESOLVED: DispatchStep.UNRESOLVED,
   ACCEPT: DispatchStep.ACCEPT,
@@ -30,14 +20,7 @@ const STEPS: Record<Step, DispatchStep> = {
 /** Answers that are the shipment service's verdict, not an outage. */
 const REFUSALS = new Set([Code.FailedPrecondition, Code.Aborted, Code.NotFound, Code.PermissionDenied]);
 
-/** The port through which dispatch changes shipments: the shipment service is their only writer. */
-export interface Shipments {
-  reserveForOffer(shipmentId: string, expectedVersion: bigint): Promise<StepOutcome>;
-  applyStep(shipmentId: string, step: Step, expectedVersion: bigint, reasonCode?: string): Promise<StepOutcome>;
-  /** The shipment now; `undefined` when it does not exist. */
-  read(merchantId: string, shipmentId: string): Promise<ShipmentSnapshot | undefined>;
-}
-
+/** The Shipments port over the shipment service's Connect client (deadlines set by the client). */
 export function shipmentsOver(client: Client<typeof ShipmentService>): Shipments {
   return {
     async reserveForOffer(shipmentId, expectedVersion) {

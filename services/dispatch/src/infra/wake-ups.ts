@@ -1,4 +1,5 @@
 import type { SqlClient } from "@tawsil/events";
+import { formatWakeUp } from "../app/wake-up";
 
 /** What the dispatcher's leader listens to: `job:<shipment id>` or `driver:<driver id>`. */
 export const DISPATCHER_CHANNEL = "dispatch_wakeup";
@@ -8,7 +9,6 @@ export const OFFERS_CHANNEL = "dispatch_offer";
 /** Every replica listens to this: a driver went on or off shift, so its active driver index is stale. */
 export const DRIVERS_CHANNEL = "dispatch_drivers";
 
-export type WakeUp = { readonly kind: "job"; readonly id: string } | { readonly kind: "driver"; readonly id: string };
 
 /**
  * pg_notify inside the caller's transaction: PostgreSQL delivers it on commit (never for a rollback),
@@ -20,19 +20,13 @@ async function notify(tx: SqlClient, channel: string, payload: string): Promise<
 }
 
 /** The job may be offerable now (new, back to waiting, or its offer was declined). */
-export const wakeForJob = (tx: SqlClient, shipmentId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, `job:${shipmentId}`);
+export const wakeForJob = (tx: SqlClient, shipmentId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, formatWakeUp({ kind: "job", id: shipmentId }));
 
 /** The driver may take a job now (came on duty, finished, declined, or their offer lapsed). */
-export const wakeForDriver = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, `driver:${driverId}`);
+export const wakeForDriver = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, formatWakeUp({ kind: "driver", id: driverId }));
 
 /** The driver has a new open offer (the sandbox fleet's simulated drivers act on it). */
 export const announceOffer = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, OFFERS_CHANNEL, driverId);
 
 /** A driver went on or off shift: every replica reloads its active driver index on commit. */
 export const announceShiftChange = (tx: SqlClient): Promise<void> => notify(tx, DRIVERS_CHANNEL, "");
-
-export function parseWakeUp(payload: string): WakeUp | undefined {
-  const [kind, id] = payload.split(":", 2);
-  if (!id || (kind !== "job" && kind !== "driver")) return undefined;
-  return { kind, id };
-}

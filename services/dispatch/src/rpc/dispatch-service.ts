@@ -1,9 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import type { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
-import { withDomainErrors } from "@tawsil/rpc";
+import { serviceLevelToProto, withDomainErrors } from "@tawsil/rpc";
 import type { CheckEligibility } from "../app/check-eligibility";
-import { serviceLevelToProto } from "./mappers";
 
 export interface DispatchServiceDeps {
   readonly checkEligibility: CheckEligibility;

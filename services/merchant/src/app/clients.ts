@@ -1,12 +1,10 @@
 import { FailedPreconditionError, NotFoundError, ValidationError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
-import { generateClientId, generateClientSecret } from "../domain/client-credentials";
 import { parseName } from "../domain/codes";
 import type { Environment } from "../domain/environment";
 import { canAuthenticate } from "../domain/merchant-status";
 import { parseClientScopes } from "../domain/scopes";
-import { hashSecret } from "../domain/secret-hash";
-import type { ClientRepository, ClientRow } from "../infra/repositories/clients";
+import type { ClientRow, ClientStore, CredentialGenerator, SecretHasher } from "./ports";
 import type { Merchants } from "./merchants";
 
 export type { ClientRow };
@@ -14,7 +12,7 @@ export type { ClientRow };
 /** OAuth clients of merchants. A secret exists in clear only in the response that creates it. */
 export class Clients {
   constructor(
-    private readonly deps: { clients: ClientRepository; merchants: Merchants; environment: Environment; logger: Logger },
+    private readonly deps: { clients: ClientStore; merchants: Merchants; secrets: SecretHasher; credentials: CredentialGenerator; environment: Environment; logger: Logger },
   ) {}
 
   async create(input: { merchantCode: string; name: string; scopes: readonly string[] }): Promise<{ client: ClientRow; secret: string }> {
@@ -24,12 +22,12 @@ export class Clients {
     if (!canAuthenticate(merchant.status)) {
       throw new FailedPreconditionError("MERCHANT_TERMINATED", "a terminated merchant gets no new clients");
     }
-    const secret = generateClientSecret();
+    const secret = this.deps.credentials.clientSecret();
     const client = await this.deps.clients.create({
-      clientId: generateClientId(),
+      clientId: this.deps.credentials.clientId(),
       merchantId: merchant.id,
       name,
-      secretHash: await hashSecret(secret),
+      secretHash: await this.deps.secrets.hash(secret),
       scopes,
       environment: this.deps.environment,
     });

@@ -1,11 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Environment } from "../domain/environment";
 import { InvalidClientError } from "../domain/errors";
 import { canAuthenticate } from "../domain/merchant-status";
 import { narrowScopes, type Scope } from "../domain/scopes";
-import { DUMMY_SECRET_HASH, verifySecret } from "../domain/secret-hash";
-import { signJwt } from "../infra/es256";
-import type { ClientRepository } from "../infra/repositories/clients";
+import type { ClientStore, SecretHasher, TokenSigner } from "./ports";
 import type { SigningKeyRing } from "./signing-key-ring";
 
 export interface TokenPolicy {
@@ -29,13 +26,13 @@ export interface IssuedToken {
  */
 export class IssueAccessToken {
   constructor(
-    private readonly deps: { clients: ClientRepository; keys: SigningKeyRing; policy: TokenPolicy; now?: () => number },
+    private readonly deps: { clients: ClientStore; keys: SigningKeyRing; secrets: SecretHasher; signer: TokenSigner; policy: TokenPolicy; now?: () => number },
   ) {}
 
   async execute(input: { clientId: string; clientSecret: string; scopes: readonly string[] }): Promise<IssuedToken> {
     const client = await this.deps.clients.findCredentials(input.clientId);
     // Verify even when the client is unknown or disabled, so every failure costs the same time.
-    const secretMatches = await verifySecret(input.clientSecret, client?.secretHash ?? DUMMY_SECRET_HASH);
+    const secretMatches = await this.deps.secrets.verify(input.clientSecret, client?.secretHash);
     const { policy } = this.deps;
     if (!client || !secretMatches || !client.enabled || client.environment !== policy.environment || !canAuthenticate(client.merchantStatus)) {
       throw new InvalidClientError();
@@ -44,7 +41,7 @@ export class IssueAccessToken {
 
     const key = await this.deps.keys.signingKey();
     const iat = Math.floor((this.deps.now?.() ?? Date.now()) / 1000);
-    const accessToken = await signJwt(key, {
+    const accessToken = await this.deps.signer.sign(key, {
       iss: policy.issuer,
       aud: policy.audience,
       sub: client.clientId,
@@ -54,7 +51,7 @@ export class IssueAccessToken {
       iat,
       nbf: iat,
       exp: iat + policy.ttlSeconds,
-      jti: randomUUID(),
+      jti: this.deps.signer.tokenId(),
     });
     return { accessToken, expiresInSeconds: policy.ttlSeconds, scopes };
   }

@@ -1,6 +1,5 @@
-import type { RateCardRecord, RateCardRepository } from "../infra/repositories/rate-cards";
-import type { BranchRow, PlaceRepository, SavedLocationRow } from "../infra/repositories/places";
-import type { MerchantRow, Merchants } from "./merchants";
+import type { Merchants } from "./merchants";
+import type { BranchRow, MerchantRow, PlaceStore, RateCardRecord, RateCardStore, SavedLocationRow } from "./ports";
 
 /** Everything shipment and pricing keep in their caches about one merchant. */
 export interface MerchantContext {
@@ -16,7 +15,7 @@ export interface MerchantContext {
  * after it, which drops the caller's entry again.
  */
 export class MerchantContexts {
-  constructor(private readonly deps: { merchants: Merchants; rateCards: RateCardRepository; places: PlaceRepository }) {}
+  constructor(private readonly deps: { merchants: Merchants; rateCards: RateCardStore; places: PlaceStore }) {}
 
   async of(merchantId: string): Promise<MerchantContext> {
     const merchant = await this.deps.merchants.byId(merchantId);

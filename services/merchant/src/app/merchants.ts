@@ -1,13 +1,13 @@
 import { NotFoundError, ValidationError, VersionConflictError } from "@tawsil/errors";
 import { parseCode, parseName } from "../domain/codes";
 import { assertStatusTransition, MERCHANT_STATUSES, type MerchantStatus } from "../domain/merchant-status";
-import type { MerchantRepository, MerchantRow } from "../infra/repositories/merchants";
+import type { MerchantRow, MerchantStore } from "./ports";
 
 export type { MerchantRow };
 
 /** Merchant companies: onboarding, lookup and the status lifecycle. */
 export class Merchants {
-  constructor(private readonly merchants: MerchantRepository) {}
+  constructor(private readonly merchants: MerchantStore) {}
 
   create(input: { code: string; displayName: string; legalName: string }): Promise<MerchantRow> {
     return this.merchants.create({

@@ -1,14 +1,14 @@
 import { parseCoordinate, type Coordinate } from "@tawsil/domain";
 import { NotFoundError } from "@tawsil/errors";
 import { parseCityCode, parseCode, parseName } from "../domain/codes";
-import type { BranchRow, PlaceRepository, SavedLocationRow } from "../infra/repositories/places";
+import type { BranchRow, PlaceStore, SavedLocationRow } from "./ports";
 import type { Merchants } from "./merchants";
 
 export type { BranchRow, SavedLocationRow };
 
 /** A merchant's saved pickup locations and branches. */
 export class Places {
-  constructor(private readonly deps: { places: PlaceRepository; merchants: Merchants }) {}
+  constructor(private readonly deps: { places: PlaceStore; merchants: Merchants }) {}
 
   async addSavedLocation(input: {
     merchantCode: string;

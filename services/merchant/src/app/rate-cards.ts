@@ -1,13 +1,13 @@
 import { FailedPreconditionError, ValidationError } from "@tawsil/errors";
 import { parseRateCardTerms, type RateCardTermsInput } from "../domain/rate-card";
-import type { RateCardRecord, RateCardRepository } from "../infra/repositories/rate-cards";
+import type { RateCardRecord, RateCardStore } from "./ports";
 import type { Merchants } from "./merchants";
 
 export type { RateCardRecord };
 
 /** Versions of merchants' commercial terms; a new version applies from the moment it is added. */
 export class RateCards {
-  constructor(private readonly deps: { rateCards: RateCardRepository; merchants: Merchants; now?: () => Date }) {}
+  constructor(private readonly deps: { rateCards: RateCardStore; merchants: Merchants; now?: () => Date }) {}
 
   async add(input: { merchantCode: string; terms: RateCardTermsInput | undefined; expectedVersion: number }): Promise<RateCardRecord> {
     const terms = parseRateCardTerms("terms", input.terms);

@@ -1,14 +1,13 @@
 import type { Logger } from "@tawsil/logging";
-import { generateSigningKey, importSigningKey, type ActiveSigningKey, type PublicJwk } from "../infra/es256";
-import type { KeyEncryption } from "../infra/key-encryption";
-import type { SigningKeyRepository, SigningKeyRow, SigningKeyWriter } from "../infra/repositories/signing-keys";
+import type { ActiveSigningKey, KeySealer, PublicJwk, SigningKeyRow, SigningKeyStore, SigningKeyWriter, TokenSigner } from "./ports";
 
 /** Clock difference the gateway accepts (decisions.md section 10); a retired key stays published this much longer. */
 export const CLOCK_SKEW_SECONDS = 60;
 
 export interface SigningKeyRingOptions {
-  readonly keys: SigningKeyRepository;
-  readonly encryption: KeyEncryption;
+  readonly keys: SigningKeyStore;
+  readonly encryption: KeySealer;
+  readonly signer: TokenSigner;
   readonly tokenTtlSeconds: number;
   /**
    * How long the current key is trusted without asking the database: a rotation on another
@@ -79,13 +78,13 @@ export class SigningKeyRing {
   }
 
   async #activate(row: SigningKeyRow): Promise<ActiveSigningKey> {
-    const key = this.#cached?.key.kid === row.kid ? this.#cached.key : await importSigningKey(row.kid, this.opts.encryption.open(row.privateKeyEncrypted, row.kid));
+    const key = this.#cached?.key.kid === row.kid ? this.#cached.key : await this.opts.signer.importKey(row.kid, this.opts.encryption.open(row.privateKeyEncrypted, row.kid));
     this.#cached = { key, checkedAt: Date.now() };
     return key;
   }
 
   async #create(writer: SigningKeyWriter): Promise<SigningKeyRow> {
-    const generated = await generateSigningKey();
+    const generated = await this.opts.signer.generateKey();
     const row = await writer.insert({
       kid: generated.kid,
       publicJwk: generated.publicJwk,

@@ -1,4 +1,4 @@
-import { DomainError } from "@tawsil/errors";
+import { InvalidArgumentError, UnauthenticatedError } from "@tawsil/errors";
 
 /*
  * Failures only the merchant domain has. The kinds every service shares (ValidationError,
@@ -10,21 +10,17 @@ import { DomainError } from "@tawsil/errors";
  * Client authentication failed. One message for every cause (unknown client, wrong secret,
  * disabled, other environment, terminated merchant) so a caller learns nothing about which.
  */
-export class InvalidClientError extends DomainError {
+export class InvalidClientError extends UnauthenticatedError {
   override readonly name = "InvalidClientError";
-  readonly reason = "INVALID_CLIENT";
-  readonly kind = "unauthenticated";
   constructor() {
-    super("client authentication failed");
+    super("INVALID_CLIENT", "client authentication failed");
   }
 }
 
 /** The client asked for a scope it does not hold (or one that does not exist). */
-export class InvalidScopeError extends DomainError {
+export class InvalidScopeError extends InvalidArgumentError {
   override readonly name = "InvalidScopeError";
-  readonly reason = "INVALID_SCOPE";
-  readonly kind = "invalid-argument";
   constructor(scope: string) {
-    super(`scope ${JSON.stringify(scope)} is not granted to this client`);
+    super("INVALID_SCOPE", `scope ${JSON.stringify(scope)} is not granted to this client`);
   }
 }

@@ -1,23 +1,7 @@
-import { isRequirement, REQUIREMENTS } from "@tawsil/domain";
+import { isRequirement, REQUIREMENTS, type RateCardTerms, type RequirementSurcharge } from "@tawsil/domain";
 import { ValidationError } from "@tawsil/errors";
 
-export interface RequirementSurcharge {
-  readonly requirement: string;
-  readonly fee: string;
-}
-
-/** A merchant's commercial terms; amounts are SAR excluding VAT, as canonical decimal strings. */
-export interface RateCardTerms {
-  readonly baseFee: string;
-  readonly includedKm: string;
-  readonly perKmFee: string;
-  readonly includedWeightKg: string;
-  readonly perKgFee: string;
-  readonly codFeePercent: string;
-  readonly codFeeMinimum: string;
-  readonly maxCodAmount: string;
-  readonly requirementSurcharges: readonly RequirementSurcharge[];
-}
+export type { RateCardTerms, RequirementSurcharge };
 
 /** The input shape: the proto RateCard's term fields, unchecked. */
 export type RateCardTermsInput = { readonly [K in keyof Omit<RateCardTerms, "requirementSurcharges">]: string } & {

@@ -1,27 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type CryptoKey, type JWTPayload } from "jose";
-
-/** The public half of a P-256 key, exactly the members RFC 7638 hashes into the kid. */
-export interface PublicJwk {
-  readonly kty: "EC";
-  readonly crv: "P-256";
-  readonly x: string;
-  readonly y: string;
-}
-
-export interface GeneratedKey {
-  /** RFC 7638 SHA-256 thumbprint of the public key. */
-  readonly kid: string;
-  readonly publicJwk: PublicJwk;
-  /** PKCS#8 PEM of the private key: seal it before it goes anywhere. */
-  readonly pkcs8: Buffer;
-}
+import type { ActiveSigningKey, GeneratedKey, PublicJwk, TokenSigner } from "../app/ports";
 
 /** A key ready to sign: imported once, non-extractable. */
-export interface ActiveSigningKey {
-  readonly kid: string;
+interface Es256Key extends ActiveSigningKey {
   readonly privateKey: CryptoKey;
 }
 
+/** The kid is the RFC 7638 SHA-256 thumbprint of the public key. */
 export async function generateSigningKey(): Promise<GeneratedKey> {
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const { x, y } = await exportJWK(publicKey);
@@ -30,7 +16,7 @@ export async function generateSigningKey(): Promise<GeneratedKey> {
   return { kid: await calculateJwkThumbprint(publicJwk, "sha256"), publicJwk, pkcs8: Buffer.from(await exportPKCS8(privateKey), "utf8") };
 }
 
-export async function importSigningKey(kid: string, pkcs8: Buffer): Promise<ActiveSigningKey> {
+export async function importSigningKey(kid: string, pkcs8: Buffer): Promise<Es256Key> {
   return { kid, privateKey: await importPKCS8(pkcs8.toString("utf8"), "ES256") };
 }
 
@@ -38,6 +24,21 @@ export async function importSigningKey(kid: string, pkcs8: Buffer): Promise<Acti
  * A compact JWS over `claims` with the RFC 9068 header: `{alg: ES256, kid, typ: at+jwt}`.
  * The caller sets every registered claim; nothing is defaulted here.
  */
-export function signJwt(key: ActiveSigningKey, claims: JWTPayload): Promise<string> {
+export function signJwt(key: Es256Key, claims: JWTPayload): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: key.kid, typ: "at+jwt" }).sign(key.privateKey);
 }
+
+function isEs256Key(key: ActiveSigningKey): key is Es256Key {
+  return "privateKey" in key;
+}
+
+/** The TokenSigner port over jose; it signs only with keys it imported itself. */
+export const es256Signer: TokenSigner = {
+  generateKey: generateSigningKey,
+  importKey: importSigningKey,
+  tokenId: () => randomUUID(),
+  sign(key, claims) {
+    if (!isEs256Key(key)) throw new Error(`signing key ${key.kid} was not imported by the ES256 signer`);
+    return signJwt(key, { ...claims });
+  },
+};

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import type { KeySealer } from "../app/ports";
 
 const FORMAT_VERSION = 1;
 const IV_BYTES = 12;
@@ -10,7 +11,7 @@ const TAG_BYTES = 16;
  * scheme or key later. `context` (the key's kid) is authenticated as additional data, so a sealed
  * key copied onto another row fails to open instead of signing under the wrong kid.
  */
-export class KeyEncryption {
+export class KeyEncryption implements KeySealer {
   readonly #key: Buffer;
 
   constructor(key: Buffer) {

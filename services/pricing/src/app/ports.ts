@@ -1,6 +1,6 @@
 import type { Parcel } from "../domain/parcel";
 import type { RateCardTerms } from "../domain/price";
-import type { ServiceLevel } from "../domain/service-level";
+import type { ServiceLevel } from "@tawsil/domain";
 
 /** A version of a merchant's commercial terms, as the shipment must freeze it. */
 export interface RateCard {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Parcel } from "../domain/parcel";
 import type { RateCardTerms } from "../domain/price";
 import { GreatCircleDistance, type RouteDistance } from "../domain/route-distance";
-import type { ServiceLevel } from "../domain/service-level";
+import type { ServiceLevel } from "@tawsil/domain";
 import { loadCityMap } from "../infra/city-data";
 import type { Eligibility, RateCard } from "./ports";
 import { QuoteDelivery, type QuoteRequest } from "./quote-delivery";

@@ -8,7 +8,7 @@ import { parseMerchantId, parseOptionalCityCode } from "../domain/identifiers";
 import { parseCodAmount, parseParcel, type ParcelInput } from "../domain/parcel";
 import { checkCodAmount, priceDelivery } from "../domain/price";
 import type { RouteDistance } from "../domain/route-distance";
-import type { ServiceLevel } from "../domain/service-level";
+import type { ServiceLevel } from "@tawsil/domain";
 import type { EligibilityChecker, MarginMonitor, RateCardSource } from "./ports";
 
 /** The request as it arrives, unchecked. */

@@ -1,6 +1,6 @@
 import type Decimal from "decimal.js";
 import { Money, toHalalas } from "./money";
-import type { ServiceLevel } from "./service-level";
+import type { ServiceLevel } from "@tawsil/domain";
 
 /**
  * What we pay a carrier for a delivery at each service level, VAT excluded: a fixed fee per drop

@@ -1,7 +1,7 @@
-import type { Coordinate } from "@tawsil/domain";
+import { haversineMetres, type Coordinate } from "@tawsil/domain";
 import { booleanPointInPolygon } from "@turf/boolean-point-in-polygon";
 import type { MultiPolygon, Polygon } from "geojson";
-import { haversineMetres, toPosition } from "./coordinate";
+import { toPosition } from "./coordinate";
 
 /** A named district of a city with a representative point, from the bundled gazetteer. */
 export interface District {

@@ -2,18 +2,9 @@ import { FailedPreconditionError } from "@tawsil/errors";
 import type Decimal from "decimal.js";
 import { money, Money, toHalalas } from "./money";
 
-/** A merchant's commercial terms as the merchant service sends them: SAR decimal strings, VAT excluded. */
-export interface RateCardTerms {
-  readonly baseFee: string;
-  readonly includedKm: string;
-  readonly perKmFee: string;
-  readonly includedWeightKg: string;
-  readonly perKgFee: string;
-  readonly codFeePercent: string;
-  readonly codFeeMinimum: string;
-  readonly maxCodAmount: string;
-  readonly requirementSurcharges: readonly { readonly requirement: string; readonly fee: string }[];
-}
+import type { RateCardTerms } from "@tawsil/domain";
+
+export type { RateCardTerms };
 
 export interface PriceInput {
   /** Whole metres, as the quote reports them, so the price can be recomputed from the response. */

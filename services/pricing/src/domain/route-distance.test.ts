@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fromDegrees, haversineMetres } from "./coordinate";
+import { haversineMetres } from "@tawsil/domain";
+import { fromDegrees } from "./coordinate";
 import { DEFAULT_CIRCUITY_FACTORS, GreatCircleDistance, parseCircuityFactors } from "./route-distance";
 
 const signal = new AbortController().signal;

@@ -1,5 +1,4 @@
-import type { Coordinate } from "@tawsil/domain";
-import { haversineMetres } from "./coordinate";
+import { haversineMetres, type Coordinate } from "@tawsil/domain";
 
 /** A covered point: its coordinate and the city whose service area holds it. */
 export interface Place {

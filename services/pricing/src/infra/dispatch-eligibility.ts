@@ -2,8 +2,8 @@ import type { Client } from "@connectrpc/connect";
 import type { CheckEligibilityResponse, DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import type { Eligibility, EligibilityChecker } from "../app/ports";
 import type { Parcel } from "../domain/parcel";
-import { peerFailure } from "./peer-errors";
-import { serviceLevelFromProto } from "./service-level-codec";
+import { peerFailure } from "@tawsil/rpc";
+import { serviceLevelFromProto } from "@tawsil/rpc";
 
 /** Dispatch's eligibility verdict; dispatch keeps the carrier, pricing learns only the service level. */
 export class DispatchEligibility implements EligibilityChecker {

@@ -1,6 +1,6 @@
 import { Counter, type Registry } from "prom-client";
 import type { MarginMonitor } from "../app/ports";
-import type { ServiceLevel } from "../domain/service-level";
+import type { ServiceLevel } from "@tawsil/domain";
 
 /**
  * Counts quotes priced below carrier cost, by service level, on /metrics. How far below is

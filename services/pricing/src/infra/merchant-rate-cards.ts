@@ -4,7 +4,7 @@ import { FailedPreconditionError } from "@tawsil/errors";
 import type { RateCard as RateCardMessage } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { RateCard, RateCardSource } from "../app/ports";
-import { peerFailure, peerReason } from "./peer-errors";
+import { peerFailure, peerReason } from "@tawsil/rpc";
 
 /**
  * Rate cards from the merchant service, kept in this process: one call on a miss, dropped by the

@@ -1,9 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
 import type { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
-import { withDomainErrors } from "@tawsil/rpc";
+import { serviceLevelToProto, withDomainErrors } from "@tawsil/rpc";
 import type { QuoteDelivery } from "../app/quote-delivery";
-import { serviceLevelToProto } from "../infra/service-level-codec";
 
 /** What the gateway (estimates) and the shipment service (creation) call. Maps and delegates. */
 export function pricingService(deps: { quoteDelivery: QuoteDelivery; logger: Logger }): ServiceImpl<typeof PricingService> {

@@ -1,8 +1,8 @@
 import { FailedPreconditionError, NotFoundError } from "@tawsil/errors";
-import { PermissionDeniedError, ShipmentValidationError } from "../domain/errors";
+import { accessDenied, ShipmentValidationError } from "../domain/errors";
 import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
-import { replay, resultOf, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
+import { replay, resultOf, scopeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
 import type { Outcome, ShipmentStore } from "./ports";
 import { isUuid } from "@tawsil/domain";
 
@@ -33,7 +33,6 @@ export class CancelShipment {
     // shipment is another request (422 IDEMPOTENCY_KEY_REUSED), never a replay of the first one.
     const request = { ...given, idempotency: { ...given.idempotency, fingerprint: `${given.shipmentId}:${given.idempotency.fingerprint}` } };
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
-    const shape = shapeOf(request.idempotency);
     if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH", params: { pattern: REASON.source } }]);
     if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");
     const early = await this.deps.store.findRecord(scope, this.clock());
@@ -46,12 +45,12 @@ export class CancelShipment {
       if (stored) return replay(request.idempotency, stored);
       const shipment = await tx.lockShipment(request.shipmentId);
       if (!shipment) throw new NotFoundError("shipment");
-      if (shipment.merchantId !== request.merchantId) throw new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");
+      if (shipment.merchantId !== request.merchantId) throw accessDenied();
 
       const verdict = cancelVerdict(shipment.state);
       const expiresAt = new Date(now.getTime() + this.deps.retentionMs);
       const save = (outcome: Outcome) =>
-        tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome, shape, shipmentId: shipment.id }, now, expiresAt);
+        tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome, shipmentId: shipment.id }, now, expiresAt);
       if (verdict === "SHIPMENT_ALREADY_ASSIGNED") {
         // Stored, so a retry keeps answering 409 even after the shipment moves on; thrown after the commit.
         const refused: Outcome = { kind: "refused", reason: verdict };

@@ -1,10 +1,11 @@
 import { FailedPreconditionError } from "@tawsil/errors";
 import { v7 as uuidv7 } from "uuid";
 import { parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
-import { DuplicateReferenceError, PermissionDeniedError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
+import { PermissionDeniedError } from "@tawsil/errors";
+import { DuplicateReferenceError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
 import { approve, created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
 import { newShipmentNumber } from "../domain/shipment-number";
-import { replay, scopeOf, shapeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
+import { replay, scopeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
 import { ShipmentNumberTakenError, type MerchantDirectory, type MerchantStatus, type Quote, type Quotes, type ShipmentStore } from "./ports";
 
 export interface CreateShipmentRequest {
@@ -46,7 +47,6 @@ export class CreateShipment {
 
   async execute(request: CreateShipmentRequest, signal: AbortSignal): Promise<IdempotentResult> {
     const scope = scopeOf("create", request.merchantId, request.idempotency);
-    const shape = shapeOf(request.idempotency);
     const early = await this.deps.store.findRecord(scope, this.clock());
     if (early) return replay(request.idempotency, early);
 
@@ -64,7 +64,7 @@ export class CreateShipment {
           now,
           shipment: final,
           events,
-          record: { fingerprint: request.idempotency.fingerprint, shape, snapshot, expiresAt: new Date(now.getTime() + this.deps.retentionMs) },
+          record: { fingerprint: request.idempotency.fingerprint, snapshot, expiresAt: new Date(now.getTime() + this.deps.retentionMs) },
         });
         if (outcome.kind === "replay") return replay(request.idempotency, outcome.record);
         if (outcome.kind === "reference-taken") throw new DuplicateReferenceError();

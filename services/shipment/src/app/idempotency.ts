@@ -1,12 +1,14 @@
 import { FailedPreconditionError, ValidationError } from "@tawsil/errors";
-import type { IdempotencyScope, Outcome, RequestShape, StoredRecord } from "./ports";
+import type { IdempotencyScope, Outcome, StoredRecord } from "./ports";
 
-/** An idempotent request as the gateway identifies it. */
+/**
+ * An idempotent request as the gateway identifies it. The merchant's request shape is not part of
+ * it: the fingerprint covers the shape, so a replay arrives in the shape of the original.
+ */
 export interface IdempotencyInput {
   readonly key: string;
   readonly clientId: string;
   readonly fingerprint: string;
-  readonly shape: RequestShape | null;
 }
 
 export interface IdempotentResult {
@@ -19,11 +21,6 @@ export function scopeOf(operation: IdempotencyScope["operation"], merchantId: st
   if (input.key.length < 1 || input.key.length > 256) throw new ValidationError("idempotency.key", "must be 1 to 256 characters");
   if (!/^[0-9a-fA-F]{64}$/.test(input.fingerprint)) throw new ValidationError("idempotency.fingerprint", "must be a SHA-256 hex digest");
   return { operation, merchantId, clientId: input.clientId, key: input.key };
-}
-
-export function shapeOf(input: IdempotencyInput): RequestShape {
-  if (input.shape === null) throw new ValidationError("idempotency.shape", "is required");
-  return input.shape;
 }
 
 /** The answer to a request whose key already has a record: its outcome again, or IDEMPOTENCY_KEY_REUSED. */

@@ -52,7 +52,6 @@ export interface IdempotencyScope {
   readonly key: string;
 }
 
-export type RequestShape = "A" | "B";
 
 /** A completed result worth replaying: the response snapshot, or the one stored refusal. */
 export type Outcome = { readonly kind: "snapshot"; readonly snapshot: Uint8Array } | { readonly kind: "refused"; readonly reason: "SHIPMENT_ALREADY_ASSIGNED" };
@@ -67,7 +66,7 @@ export interface ShipmentTx {
   /** Serialises requests of one scope; throws VersionConflictError IDEMPOTENCY_KEY_IN_USE after waitMs. */
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void>;
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
-  saveRecord(scope: IdempotencyScope, record: StoredRecord & { shape: RequestShape; shipmentId: string }, now: Date, expiresAt: Date): Promise<void>;
+  saveRecord(scope: IdempotencyScope, record: StoredRecord & { shipmentId: string }, now: Date, expiresAt: Date): Promise<void>;
   /** SELECT ... FOR UPDATE: cancel, reserve and dispatch steps serialise on it. */
   lockShipment(id: string): Promise<Shipment | null>;
   /** Writes the mutable part (state, version, approval, reason) and the change's outbox event. */
@@ -83,7 +82,7 @@ export interface NewShipment {
   readonly shipment: Shipment;
   /** Each change becomes one outbox event, in order, stamped with its own time. */
   readonly events: readonly { readonly change: ShipmentChange; readonly at: Date }[];
-  readonly record: { readonly fingerprint: string; readonly shape: RequestShape; readonly snapshot: Uint8Array; readonly expiresAt: Date };
+  readonly record: { readonly fingerprint: string; readonly snapshot: Uint8Array; readonly expiresAt: Date };
 }
 
 /** What a create found under the idempotency lock, or that it committed. */

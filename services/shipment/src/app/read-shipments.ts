@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from "@tawsil/errors";
 import { decodeCursor, encodeCursor, type ListQuery } from "../domain/cursor";
-import { PermissionDeniedError } from "../domain/errors";
+import { accessDenied } from "../domain/errors";
 import type { Shipment } from "../domain/shipment";
 import type { ShipmentStore } from "./ports";
 import { isUuid } from "@tawsil/domain";
@@ -18,7 +18,7 @@ export class ReadShipments {
   async get(merchantId: string, shipmentId: string): Promise<Shipment> {
     const shipment = isUuid(shipmentId) ? await this.deps.store.findById(shipmentId) : null;
     if (!shipment) throw new NotFoundError("shipment");
-    if (shipment.merchantId !== merchantId) throw new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");
+    if (shipment.merchantId !== merchantId) throw accessDenied();
     return shipment;
   }
 

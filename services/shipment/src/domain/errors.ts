@@ -1,8 +1,8 @@
-import { DomainError } from "@tawsil/errors";
+import { DomainError, DuplicateError, InvalidArgumentError, PermissionDeniedError } from "@tawsil/errors";
 
 /*
  * Failures only the shipment domain has. The shared kinds (NotFoundError, FailedPreconditionError,
- * VersionConflictError, DependencyUnavailableError) come from @tawsil/errors; @tawsil/rpc's
+ * VersionConflictError, DependencyUnavailableError, PermissionDeniedError) come from @tawsil/errors; @tawsil/rpc's
  * withDomainErrors maps every kind to a Connect code once (rpc/domain-errors.ts adds the violations).
  */
 
@@ -28,33 +28,20 @@ export class ShipmentValidationError extends DomainError {
 }
 
 /** A cursor that this service did not issue for exactly this query (edited, replayed elsewhere). */
-export class InvalidCursorError extends DomainError {
+export class InvalidCursorError extends InvalidArgumentError {
   override readonly name = "InvalidCursorError";
-  readonly reason = "INVALID_CURSOR";
-  readonly kind = "invalid-argument";
   constructor() {
-    super("the cursor does not belong to this query");
+    super("INVALID_CURSOR", "the cursor does not belong to this query");
   }
 }
 
 /** externalReference is unique per merchant forever, whatever the idempotency key. */
-export class DuplicateReferenceError extends DomainError {
+export class DuplicateReferenceError extends DuplicateError {
   override readonly name = "DuplicateReferenceError";
-  readonly reason = "DUPLICATE_REFERENCE";
-  readonly kind = "already-exists";
   constructor() {
-    super("a shipment with this reference already exists");
+    super("DUPLICATE_REFERENCE", "a shipment with this reference already exists");
   }
 }
 
-/** The caller may not do this: ACCESS_DENIED (another merchant's shipment) or MERCHANT_NOT_ACTIVE. */
-export class PermissionDeniedError extends DomainError {
-  override readonly name = "PermissionDeniedError";
-  readonly kind = "permission-denied";
-  constructor(
-    readonly reason: "ACCESS_DENIED" | "MERCHANT_NOT_ACTIVE",
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** The shipment belongs to another merchant: ACCESS_DENIED, never a hint that it exists otherwise. */
+export const accessDenied = () => new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");

@@ -1,7 +1,7 @@
 import { OUTBOX_CHANNEL, outboxRowOf } from "@tawsil/events";
 import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-message";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "../rpc/shipment-message";
 
 /**
  * The whole write of a create as ONE statement, run after the idempotency lock is held: it reads
@@ -55,12 +55,12 @@ WITH existing AS (
   INSERT INTO outbox_event (event_id, topic, key, type, payload, headers)
   SELECT v.* FROM inserted, (VALUES ${Prisma.join(events)}) AS v
 ), kept AS (
-  INSERT INTO idempotency_record (operation, merchant_id, client_id, key, fingerprint, shape, shipment_id, snapshot, error_reason, created_at, expires_at)
-  SELECT ${scope.operation}, ${scope.merchantId}::uuid, ${scope.clientId}, ${scope.key}, ${record.fingerprint}, ${record.shape}::request_shape,
+  INSERT INTO idempotency_record (operation, merchant_id, client_id, key, fingerprint, shipment_id, snapshot, error_reason, created_at, expires_at)
+  SELECT ${scope.operation}, ${scope.merchantId}::uuid, ${scope.clientId}, ${scope.key}, ${record.fingerprint},
     inserted.id, ${Buffer.from(record.snapshot)}::bytea, NULL, ${now}::timestamptz, ${record.expiresAt}::timestamptz
   FROM inserted
   ON CONFLICT (operation, merchant_id, client_id, key) DO UPDATE SET
-    fingerprint = EXCLUDED.fingerprint, shape = EXCLUDED.shape, shipment_id = EXCLUDED.shipment_id, snapshot = EXCLUDED.snapshot,
+    fingerprint = EXCLUDED.fingerprint, shipment_id = EXCLUDED.shipment_id, snapshot = EXCLUDED.snapshot,
     error_reason = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
   WHERE idempotency_record.expires_at <= ${now}::timestamptz
 )

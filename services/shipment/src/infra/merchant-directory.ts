@@ -5,7 +5,7 @@ import { MerchantStatus as ProtoStatus } from "@tawsil/proto/tawsil/merchant/v1/
 import type { GetMerchantContextResponse, MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { MerchantDirectory, MerchantStatus } from "../app/ports";
 import type { Place } from "../domain/shipment";
-import { isNotFound, peerFailure } from "./peer-errors";
+import { isNotFound, peerFailure } from "@tawsil/rpc";
 
 const DEPENDENCY = "the merchant service";
 

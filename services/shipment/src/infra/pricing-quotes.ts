@@ -3,7 +3,7 @@ import { FailedPreconditionError } from "@tawsil/errors";
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import type { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import type { Quote, QuoteRequest, Quotes } from "../app/ports";
-import { peerFailure, peerReason } from "./peer-errors";
+import { peerFailure, peerReason } from "@tawsil/rpc";
 
 /** Pricing's refusals the shipment service passes on (COD_ABOVE_MAXIMUM is reworded by the use case). */
 const REFUSALS = new Set(["OUTSIDE_COVERAGE", "CITY_MISMATCH", "NO_ELIGIBLE_SERVICE", "COD_ABOVE_MAXIMUM", "NO_RATE_CARD"]);

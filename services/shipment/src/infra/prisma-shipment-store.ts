@@ -9,7 +9,7 @@ import type { Shipment, ShipmentChange } from "../domain/shipment";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import { sqlStateOf } from "./prisma-errors";
 import type { PrismaClient } from "./prisma/generated/client";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "./shipment-message";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
 import { shipmentFromRow } from "./shipment-rows";
 
 type Tx = TransactionClient<PrismaClient>;
@@ -186,7 +186,6 @@ class PrismaShipmentTx implements ShipmentTx {
       data: {
         ...scope,
         fingerprint: record.fingerprint,
-        shape: record.shape,
         shipmentId: record.shipmentId,
         snapshot: record.outcome.kind === "snapshot" ? Buffer.from(record.outcome.snapshot) : null,
         errorReason: record.outcome.kind === "refused" ? record.outcome.reason : null,

@@ -1,13 +1,13 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { PaymentMethod, ShipmentSchema, type Shipment as ShipmentMessage } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
-import { DispatchStep as ProtoDispatchStep, RequestShape, type Idempotency, type ShipmentDraft } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { DispatchStep as ProtoDispatchStep, type Idempotency, type ShipmentDraft } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { IdempotencyInput } from "../app/idempotency";
 import type { DraftInput } from "../domain/draft";
 import { DISPATCH_STEPS, type DispatchStep } from "../domain/lifecycle";
 import type { Shipment } from "../domain/shipment";
 import { trackingUrl } from "../domain/tracking-link";
-import { shipmentToProto } from "../infra/shipment-message";
+import { shipmentToProto } from "./shipment-message";
 
 export interface TrackingLinks {
   readonly publicBaseUrl: string;
@@ -28,8 +28,7 @@ export function shipmentMessage(shipment: Shipment, links: TrackingLinks): Shipm
 }
 
 export function idempotencyFromProto(idempotency: Idempotency | undefined): IdempotencyInput {
-  const shape = idempotency?.shape === RequestShape.A ? "A" : idempotency?.shape === RequestShape.B ? "B" : null;
-  return { key: idempotency?.key ?? "", clientId: idempotency?.clientId ?? "", fingerprint: idempotency?.fingerprint ?? "", shape };
+  return { key: idempotency?.key ?? "", clientId: idempotency?.clientId ?? "", fingerprint: idempotency?.fingerprint ?? "" };
 }
 
 /** null for UNSPECIFIED and for a value newer than this service. */

@@ -7,7 +7,7 @@ import type { CreateShipment } from "../app/create-shipment";
 import type { FindTrackedShipment } from "../app/find-tracked-shipment";
 import type { ReadShipments } from "../app/read-shipments";
 import type { ReserveForOffer } from "../app/reserve-for-offer";
-import { shipmentToProto, stateFromProto } from "../infra/shipment-message";
+import { shipmentToProto, stateFromProto } from "./shipment-message";
 import { withDomainErrors } from "@tawsil/rpc";
 import { shipmentErrorDetails } from "./domain-errors";
 import { dispatchStepFromProto, draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";

@@ -1,6 +1,6 @@
 import { isUuid } from "@tawsil/domain";
 import { FailedPreconditionError, NotFoundError, ValidationError } from "@tawsil/errors";
-import { AccessDeniedError } from "../domain/errors";
+import { accessDenied } from "../domain/errors";
 import { merchantTracking, publicTracking, type MerchantTracking, type PublicTracking } from "../domain/projection";
 import { isLinkExpired, TRACKING_CODE, trackingCodeSha256 } from "../domain/tracking-link";
 import type { Clock, ProjectionReader, ShipmentFallback } from "./ports";
@@ -17,7 +17,7 @@ export class ReadTracking {
     const id = shipmentId.toLowerCase();
     const tracked = (await this.deps.projections.findById(id)) ?? (await this.deps.fallback.byId(id));
     if (!tracked) throw new NotFoundError("shipment");
-    if (tracked.merchantId !== merchantId) throw new AccessDeniedError();
+    if (tracked.merchantId !== merchantId) throw accessDenied();
     return merchantTracking(tracked, this.deps.clock());
   }
 

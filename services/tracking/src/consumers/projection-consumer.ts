@@ -1,4 +1,4 @@
-import { withTransaction, type TransactionClient } from "@tawsil/db";
+import { transactionRunner, type TransactionClient } from "@tawsil/db";
 import { IdempotentConsumer, type ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer } from "@tawsil/rpc";
@@ -59,7 +59,7 @@ export async function startProjectionConsumer(opts: {
     kafka: opts.kafka,
     groupId: opts.groupId ?? PROJECTION_GROUP,
     topics: Object.values(topics),
-    runInTransaction: (fn) => withTransaction(opts.db, fn, { timeoutMs: 30_000, maxWaitMs: 10_000 }),
+    runInTransaction: transactionRunner(opts.db),
     handler: projectionHandler(opts.logger, topics),
     logger: opts.logger,
     ...(opts.onDelivery ? { onDelivery: opts.onDelivery } : {}),

@@ -1,4 +1,4 @@
-import type { Coordinate } from "@tawsil/domain";
+import { haversineMetres, type Coordinate } from "@tawsil/domain";
 import { hasDriver } from "./lifecycle";
 import type { ShipmentState } from "./lifecycle";
 
@@ -18,16 +18,6 @@ const CIRCUITY: Readonly<Record<string, number>> = { RUH: 1.3, JED: 1.35, DMM: 1
 
 /** Average urban driving speed per city, km/h, for a courier in daytime traffic. */
 const SPEED_KMH: Readonly<Record<string, number>> = { RUH: 30, JED: 28, DMM: 35, MKK: 22, MED: 32 };
-
-const EARTH_RADIUS_METRES = 6_371_008.8;
-
-function haversineMetres(a: Coordinate, b: Coordinate): number {
-  const rad = (micro: number) => (micro / 1e6) * (Math.PI / 180);
-  const dLat = rad(b.latitudeMicro - a.latitudeMicro);
-  const dLon = rad(b.longitudeMicro - a.longitudeMicro);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.latitudeMicro)) * Math.cos(rad(b.latitudeMicro)) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_METRES * Math.asin(Math.min(1, Math.sqrt(h)));
-}
 
 /** Whole seconds to drive from a to b in the city, or null for a city without a profile. */
 export function driveSeconds(cityCode: string, a: Coordinate, b: Coordinate): number | null {

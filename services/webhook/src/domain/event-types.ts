@@ -1,17 +1,9 @@
-/** The seven public statuses, and the webhook event type each one is announced as (delivery-api.md Events). */
-export const PUBLIC_STATUSES = ["CREATED", "ASSIGNED", "PICKED_UP", "OUT_FOR_DELIVERY", "DELIVERED", "FAILED", "CANCELLED"] as const;
-export type PublicStatus = (typeof PUBLIC_STATUSES)[number];
+import { PUBLIC_STATUSES, WEBHOOK_EVENT_TYPES, type PublicStatus, type WebhookEventType } from "@tawsil/domain";
 
-export const EVENT_TYPES = [
-  "shipment.created",
-  "shipment.assigned",
-  "shipment.picked_up",
-  "shipment.out_for_delivery",
-  "shipment.delivered",
-  "shipment.failed",
-  "shipment.cancelled",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The seven public statuses, and the webhook event type each one is announced as (delivery-api.md Events). */
+export { PUBLIC_STATUSES, type PublicStatus };
+export const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
+export type EventType = WebhookEventType;
 
 export function eventTypeOf(status: PublicStatus): EventType {
   return `shipment.${status.toLowerCase()}` as EventType;

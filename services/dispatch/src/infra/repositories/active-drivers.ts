@@ -1,10 +1,5 @@
+import type { ActiveDriverPair } from "../../app/ports";
 import type { PrismaClient } from "../prisma/generated/client";
-
-/** One city and carrier service with at least one driver on shift (free or busy). */
-export interface ActiveDriverPair {
-  readonly cityCode: string;
-  readonly carrierServiceId: string;
-}
 
 /**
  * Every (city, service) with a driver on shift, in one grouped query over the (city_code,

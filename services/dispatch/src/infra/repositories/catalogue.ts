@@ -1,12 +1,7 @@
 import { isRequirement, type Requirement } from "@tawsil/domain";
-import type { Carrier, Catalogue } from "../../domain/catalogue";
+import type { Carrier } from "../../domain/catalogue";
+import type { LoadedCatalogue } from "../../app/ports";
 import type { PrismaClient } from "../prisma/generated/client";
-
-export interface LoadedCatalogue {
-  readonly catalogue: Catalogue;
-  /** Requirement values in the data that the catalogue does not know; they are ignored. */
-  readonly unknownRequirements: readonly string[];
-}
 
 /** Reads the whole carrier catalogue: a few dozen rows, loaded in one query and cached by the caller. */
 export class CatalogueRepository {

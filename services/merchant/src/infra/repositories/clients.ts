@@ -1,23 +1,9 @@
 import type { Db } from "@tawsil/db";
+import type { ClientCredentialsRow, ClientRow, ClientStore } from "../../app/ports";
 import type { Environment } from "../../domain/environment";
-import type { MerchantStatus } from "../../domain/merchant-status";
-import type { OAuthClient, PrismaClient } from "../prisma/generated/client";
+import type { PrismaClient } from "../prisma/generated/client";
 
-/** A client as reads see it: never with its secret hash. */
-export type ClientRow = Omit<OAuthClient, "secretHash">;
-
-/** What authenticating a client needs, read in one round trip. */
-export interface ClientCredentialsRow {
-  readonly clientId: string;
-  readonly merchantId: string;
-  readonly secretHash: string;
-  readonly scopes: string[];
-  readonly environment: Environment;
-  readonly enabled: boolean;
-  readonly merchantStatus: MerchantStatus;
-}
-
-export class ClientRepository {
+export class ClientRepository implements ClientStore {
   constructor(private readonly db: Db<PrismaClient>) {}
 
   create(input: { clientId: string; merchantId: string; name: string; secretHash: string; scopes: string[]; environment: Environment }): Promise<ClientRow> {

@@ -1,14 +1,13 @@
 import { withTransaction } from "@tawsil/db";
 import { AlreadyExistsError } from "@tawsil/errors";
 import type { MerchantStatus } from "../../domain/merchant-status";
-import type { Merchant, PrismaClient } from "../prisma/generated/client";
+import type { MerchantRow, MerchantStore } from "../../app/ports";
+import type { PrismaClient } from "../prisma/generated/client";
 import { announceMerchantChange } from "../merchant-events";
 import { isUniqueViolation } from "../unique-violation";
 import { isUuid } from "@tawsil/domain";
 
-export type MerchantRow = Merchant;
-
-export class MerchantRepository {
+export class MerchantRepository implements MerchantStore {
   constructor(private readonly db: PrismaClient) {}
 
   async create(input: { code: string; displayName: string; legalName: string }): Promise<MerchantRow> {

@@ -1,15 +1,14 @@
 import { withTransaction } from "@tawsil/db";
 import type { Coordinate } from "@tawsil/domain";
 import { AlreadyExistsError } from "@tawsil/errors";
-import type { Branch, PrismaClient, SavedLocation } from "../prisma/generated/client";
+import type { BranchRow, PlaceStore, SavedLocationRow } from "../../app/ports";
+import type { PrismaClient } from "../prisma/generated/client";
 import { announceMerchantChange } from "../merchant-events";
 import { isUniqueViolation } from "../unique-violation";
 
-export type SavedLocationRow = SavedLocation;
-export type BranchRow = Branch;
 
 /** A merchant's saved pickup locations and branches, each code unique per merchant. */
-export class PlaceRepository {
+export class PlaceRepository implements PlaceStore {
   constructor(private readonly db: PrismaClient) {}
 
   async addSavedLocation(

@@ -1,16 +1,11 @@
 import { withTransaction } from "@tawsil/db";
 import { VersionConflictError } from "@tawsil/errors";
+import type { RateCardRecord, RateCardStore } from "../../app/ports";
 import type { RateCardTerms, RequirementSurcharge } from "../../domain/rate-card";
 import { announceMerchantChange } from "../merchant-events";
 import type { PrismaClient, RateCard } from "../prisma/generated/client";
 
-export interface RateCardRecord extends RateCardTerms {
-  readonly id: string;
-  readonly version: number;
-  readonly effectiveAt: Date;
-}
-
-export class RateCardRepository {
+export class RateCardRepository implements RateCardStore {
   constructor(private readonly db: PrismaClient) {}
 
   /** The merchant's rate card in force: its highest version (a version applies from when it is added). */

@@ -1,15 +1,6 @@
 import { withTransaction } from "@tawsil/db";
-import type { PublicJwk } from "../es256";
+import type { PublicJwk, SigningKeyRow, SigningKeyStore, SigningKeyWriter } from "../../app/ports";
 import type { PrismaClient, SigningKey } from "../prisma/generated/client";
-
-export interface SigningKeyRow {
-  readonly kid: string;
-  readonly publicJwk: PublicJwk;
-  readonly privateKeyEncrypted: Uint8Array;
-  readonly createdAt: Date;
-  readonly retiredAt: Date | null;
-  readonly publishUntil: Date | null;
-}
 
 /**
  * Advisory lock taken by every writer of signing keys: creating the first key and rotating are
@@ -21,7 +12,7 @@ const SIGNING_KEY_LOCK = 4_728_193_461;
 type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 /** Writes, only inside `SigningKeyRepository.exclusively`. */
-export class SigningKeyWriter {
+class PrismaSigningKeyWriter implements SigningKeyWriter {
   constructor(private readonly tx: Tx) {}
 
   current(): Promise<SigningKeyRow | null> {
@@ -40,7 +31,7 @@ export class SigningKeyWriter {
   }
 }
 
-export class SigningKeyRepository {
+export class SigningKeyRepository implements SigningKeyStore {
   constructor(private readonly db: PrismaClient) {}
 
   /** Runs `fn` in a transaction holding the signing-key lock; other writers wait for it. */
@@ -49,7 +40,7 @@ export class SigningKeyRepository {
       this.db,
       async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SIGNING_KEY_LOCK}::bigint)`;
-        return fn(new SigningKeyWriter(tx));
+        return fn(new PrismaSigningKeyWriter(tx));
       },
       { timeoutMs: 15_000, maxWaitMs: 5_000 },
     );

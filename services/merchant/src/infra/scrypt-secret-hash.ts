@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import type { SecretHasher } from "../app/ports";
 
 /**
  * Client secrets are stored as `scrypt$N$r$p$salt$hash` (salt and hash base64url). The cost
@@ -57,3 +58,12 @@ function parseHash(encoded: string): ParsedHash {
   }
   return { ...parsed, salt: Buffer.from(salt, "base64url"), hash: Buffer.from(hash, "base64url") };
 }
+
+/** The SecretHasher port: an unknown client is verified against DUMMY_SECRET_HASH, so it costs the same. */
+export const scryptSecrets: SecretHasher = {
+  hash: hashSecret,
+  async verify(secret, hash) {
+    const matches = await verifySecret(secret, hash ?? DUMMY_SECRET_HASH);
+    return matches && hash !== undefined;
+  },
+};

@@ -1,6 +1,6 @@
 import * as crypto from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import { DUMMY_SECRET_HASH, hashSecret, SCRYPT_PARAMS, verifySecret } from "./secret-hash";
+import { DUMMY_SECRET_HASH, hashSecret, SCRYPT_PARAMS, verifySecret } from "./scrypt-secret-hash";
 
 vi.mock("node:crypto", async (importOriginal) => {
   const actual = await importOriginal<typeof crypto>();

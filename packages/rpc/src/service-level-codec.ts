@@ -1,5 +1,5 @@
 import { ServiceLevel as ServiceLevelMessage } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
-import type { ServiceLevel } from "../domain/service-level";
+import type { ServiceLevel } from "@tawsil/domain";
 
 const TO_PROTO: Readonly<Record<ServiceLevel, ServiceLevelMessage>> = {
   BIKE: ServiceLevelMessage.BIKE,

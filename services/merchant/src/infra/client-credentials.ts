@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { CredentialGenerator } from "../app/ports";
 
 /**
  * Recognizable prefixes: a leaked secret is easy to find with a scanner, and a client id pasted
@@ -16,3 +17,5 @@ export function generateClientId(): string {
 export function generateClientSecret(): string {
   return CLIENT_SECRET_PREFIX + randomBytes(32).toString("base64url");
 }
+
+export const randomCredentials: CredentialGenerator = { clientId: generateClientId, clientSecret: generateClientSecret };

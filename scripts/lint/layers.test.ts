@@ -1,0 +1,53 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const eslint = new ESLint({ cwd: ROOT });
+
+/** The layer violations eslint reports for `code` as if it were the file at `file` (relative to the root). */
+async function layerViolations(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("the layer rules of the house", () => {
+  it("keep transport, database, messaging and generated code out of domain/", async () => {
+    const code = [
+      `import type { PrismaClient } from "@prisma/client";`,
+      `import type { Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";`,
+      `import { Kafka } from "kafkajs";`,
+      `import { ConnectError } from "@connectrpc/connect";`,
+      `import type { Row } from "../infra/prisma/generated/client";`,
+      `export type All = [PrismaClient, Shipment, Kafka, ConnectError, Row];`,
+    ].join("\n");
+    const violations = await layerViolations("services/shipment/src/domain/violating.ts", code);
+    expect(violations.map((m) => m.split("'")[1])).toEqual([
+      "@prisma/client",
+      "@tawsil/proto/tawsil/shipment/v1/shipment_pb",
+      "kafkajs",
+      "@connectrpc/connect",
+      "../infra/prisma/generated/client",
+      "../infra/prisma/generated/client",
+    ]);
+  });
+
+  it("keep app/ off infra/, type-only imports of generated types included", async () => {
+    const code = `import type { DispatchJob } from "../infra/prisma/generated/client";\nexport type Job = DispatchJob;\n`;
+    const violations = await layerViolations("services/dispatch/src/app/violating.ts", code);
+    expect(violations.length).toBeGreaterThan(0);
+    expect(violations[0]).toContain("app/ imports no infra/ module");
+  });
+
+  it("keep rpc/ to mapping and delegating: no adapter, no database", async () => {
+    const code = `import { PrismaMerchantStore } from "../infra/prisma-merchant-store";\nimport { withTransaction } from "@tawsil/db";\nexport const wired = [PrismaMerchantStore, withTransaction];\n`;
+    const violations = await layerViolations("services/merchant/src/rpc/violating.ts", code);
+    expect(violations.map((m) => m.split("'")[1])).toEqual(["../infra/prisma-merchant-store", "@tawsil/db"]);
+  });
+
+  it("let each layer import what it may: domain its own and the shared vocabulary, app its ports", async () => {
+    expect(await layerViolations("services/shipment/src/domain/fine.ts", `import { isUuid } from "@tawsil/domain";\nimport { canAuthenticate } from "./merchant-status";\nexport const used = [isUuid, canAuthenticate];\n`)).toEqual([]);
+    expect(await layerViolations("services/dispatch/src/app/fine.ts", `import type { DispatchStore } from "./ports";\nimport { newJob } from "../domain/dispatch-job";\nexport type S = DispatchStore;\nexport const used = newJob;\n`)).toEqual([]);
+  });
+});

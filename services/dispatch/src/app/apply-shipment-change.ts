@@ -1,0 +1,70 @@
+import { isRequirement, type Coordinate, type Requirement } from "@tawsil/domain";
+import { isClosed, newJob, type ShipmentSnapshot } from "../domain/dispatch-job";
+import { evaluateEligibility } from "../domain/eligibility";
+import type { DispatchContext } from "./context";
+import { followShipment } from "./job-refresh";
+import type { JobWork } from "./ports";
+
+/** A shipment as dispatch needs it from a ShipmentChanged event. */
+export interface ShipmentChange extends ShipmentSnapshot {
+  readonly shipmentId: string;
+  readonly merchantId: string;
+  readonly cityCode: string;
+  readonly pickup: Coordinate | undefined;
+  readonly destination: Coordinate | undefined;
+  readonly weightGrams: number;
+  readonly longestSideMm: number;
+  readonly requirements: readonly string[];
+  readonly cashOnDelivery: boolean;
+}
+
+/**
+ * Applies one shipment change (in the consumer's transaction): a shipment ready for dispatch (or
+ * unresolved) becomes a job; a terminal one closes its job; any other change only advances the
+ * version dispatch last saw. Versions already applied are ignored, so redeliveries and the echo
+ * of dispatch's own steps change nothing. A job that may be offered now wakes the dispatcher's
+ * leader on commit (this consumer may run on any replica).
+ */
+export async function applyShipmentChange(ctx: DispatchContext, work: JobWork, change: ShipmentChange): Promise<void> {
+  const job = await work.lockJob(change.shipmentId);
+  if (job) {
+    if (change.version <= job.shipmentVersion || isClosed(job)) return;
+    await followShipment(ctx, work, job, change);
+    await work.wakeForJob(job.shipmentId);
+    return;
+  }
+  if (change.state === "READY_FOR_DISPATCH" || change.state === "DISPATCH_UNRESOLVED") {
+    if (await createJob(ctx, work, change, change.state)) await work.wakeForJob(change.shipmentId);
+  }
+}
+
+async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): Promise<boolean> {
+  const { pickup, destination, cityCode, shipmentId } = change;
+  if (!pickup || !destination || !cityCode) {
+    ctx.logger.error({ shipmentId }, "a shipment ready for dispatch has no pickup, destination or city; ignored");
+    return false;
+  }
+  const requirements = change.requirements.filter((r): r is Requirement => isRequirement(r));
+  const parcel = { cityCode, weightGrams: change.weightGrams, longestSideMm: change.longestSideMm, requirements: new Set(requirements), cashOnDelivery: change.cashOnDelivery };
+  const verdict = evaluateEligibility(ctx.catalogue.current(), parcel);
+  if (!verdict.eligible) ctx.logger.warn({ shipmentId, cityCode }, "no service is eligible for a shipment ready for dispatch; it waits");
+  await work.createJob(
+    newJob(
+      {
+        shipmentId,
+        merchantId: change.merchantId,
+        cityCode,
+        serviceLevel: verdict.eligible ? verdict.level : null,
+        pickup,
+        destination,
+        weightGrams: parcel.weightGrams,
+        longestSideMm: parcel.longestSideMm,
+        requirements,
+        cashOnDelivery: parcel.cashOnDelivery,
+        shipmentVersion: change.version,
+      },
+      state,
+    ),
+  );
+  return true;
+}

@@ -1,0 +1,129 @@
+import type { Coordinate } from "@tawsil/domain";
+import type { Catalogue, CarrierService } from "../domain/catalogue";
+import type { DispatchJob, ShipmentSnapshot } from "../domain/dispatch-job";
+import type { Driver, ShipmentStep } from "../domain/driver";
+import type { Offer, OfferState } from "../domain/offer";
+
+/*
+ * What the dispatch use cases need from the outside world, implemented by infra/ (PostgreSQL
+ * through Prisma, pg_notify wake-ups, the outbox, the shipment service's client) and wired in
+ * server.ts.
+ */
+
+export type { ShipmentSnapshot };
+
+/** The shipment service refused (its state machine, a stale version, or no such shipment). */
+export type StepOutcome = ({ readonly ok: true } & ShipmentSnapshot) | { readonly ok: false; readonly reason: string };
+
+/**
+ * The shipment service, the only writer of shipments. Never called inside a JobWork: a slow or
+ * down peer must not hold dispatch's row locks (an outage throws DependencyUnavailableError).
+ */
+export interface Shipments {
+  reserveForOffer(shipmentId: string, expectedVersion: bigint): Promise<StepOutcome>;
+  applyStep(shipmentId: string, step: ShipmentStep, expectedVersion: bigint, reasonCode?: string): Promise<StepOutcome>;
+  /** The shipment now; `undefined` when it does not exist. */
+  read(merchantId: string, shipmentId: string): Promise<ShipmentSnapshot | undefined>;
+}
+
+export type AssignmentChange = "OFFERED" | "DECLINED" | "EXPIRED" | "ACCEPTED" | "UNRESOLVED";
+
+export interface DriverChange {
+  readonly available?: boolean;
+  readonly availableSince?: Date;
+  readonly position?: Coordinate;
+  readonly positionAt?: Date;
+  readonly currentShipmentId?: string | null;
+}
+
+/**
+ * One transaction of dispatch's database. Jobs are row-locked by `lockJob`: the dispatcher, the
+ * shipment event consumer and the driver API all take that lock first, so an offer's expiry, its
+ * acceptance and a cancellation never interleave. Events and wake-ups are written in the same
+ * transaction (outbox, pg_notify), so they exist exactly when the change commits.
+ */
+export interface JobWork {
+  lockJob(shipmentId: string): Promise<DispatchJob | undefined>;
+  createJob(job: DispatchJob): Promise<void>;
+  saveJob(job: DispatchJob): Promise<void>;
+  openOffer(shipmentId: string): Promise<Offer | undefined>;
+  offer(offerId: string): Promise<Offer | undefined>;
+  createOffer(offer: { shipmentId: string; driverId: string; expiresAt: Date }): Promise<Offer>;
+  setOfferState(offerId: string, state: OfferState): Promise<void>;
+  withdrawOpenOffers(shipmentId: string): Promise<void>;
+  driver(driverId: string): Promise<Driver | undefined>;
+  /** On shift, carrying nothing, holding no open offer, of one of `serviceIds`, in the city. */
+  freeDrivers(cityCode: string, serviceIds: readonly string[]): Promise<Driver[]>;
+  updateDriver(driverId: string, change: DriverChange): Promise<void>;
+  recordAssignmentChange(change: { shipmentId: string; offerId: string; driverId: string; change: AssignmentChange; at: Date }): Promise<void>;
+  recordDriverLocation(fix: { driverId: string; shipmentId: string | null; position: Coordinate; accuracyMetres: number; recordedAt: Date }): Promise<void>;
+  /** The job may be offerable now: the dispatcher's leader tries it on commit. */
+  wakeForJob(shipmentId: string): Promise<void>;
+  /** The driver may take a job now: the leader looks for one on commit. */
+  wakeForDriver(driverId: string): Promise<void>;
+  /** The driver has a new open offer (the sandbox fleet's drivers act on it). */
+  announceOffer(driverId: string): Promise<void>;
+  /** A driver went on or off shift: every replica reloads its active driver index on commit. */
+  announceShiftChange(): Promise<void>;
+}
+
+/** An open offer as a driver's app lists it. */
+export interface OpenOffer {
+  readonly offerId: string;
+  readonly shipmentId: string;
+  readonly pickup: Coordinate;
+  readonly destination: Coordinate;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Dispatch's database. The reads outside a transaction are the dispatcher's: each is an index
+ * lookup whose cost is bounded by drivers or offers, never by the number of jobs waiting.
+ */
+export interface DispatchStore {
+  transaction<R>(fn: (work: JobWork) => Promise<R>): Promise<R>;
+  freeDriver(driverId: string): Promise<Driver | undefined>;
+  freeDriverIds(): Promise<string[]>;
+  offeredJobsWithoutOffer(): Promise<string[]>;
+  dueOffers(now: Date, limit: number): Promise<string[]>;
+  nextOfferExpiry(): Promise<Date | undefined>;
+  /** The oldest job of the driver's city their service can carry and that may be offered to them. */
+  oldestJobFor(driver: Driver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined>;
+  driverExists(driverId: string): Promise<boolean>;
+  openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]>;
+  offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined>;
+  job(shipmentId: string): Promise<DispatchJob | undefined>;
+  /** The sandbox fleet's driver row, created once with these facts and otherwise left as it is. */
+  ensureDriver(driver: { id: string; carrierServiceId: string; cityCode: string; name: string; simulated: boolean }): Promise<Driver>;
+}
+
+/** A background role that exactly one replica plays at a time (see infra/leader-session.ts). */
+export interface LeaderRole {
+  /** Called once this replica holds the lead and listens: catch up on what happened meanwhile. */
+  lead(): Promise<void>;
+  /** A notification on one of the role's channels, delivered only while leading. */
+  notified(channel: string, payload: string): void;
+  /** Leadership ended (connection lost or closing): stop acting before another replica starts. */
+  stepDown(): Promise<void>;
+}
+
+export interface Leadership {
+  readonly leading: boolean;
+  start(): void;
+  close(): Promise<void>;
+}
+
+/** Runs for the lead of `role`, woken by the notifications of `channel`. */
+export type Elect = (role: LeaderRole & { readonly name: string }, channel: "dispatcher" | "offers") => Leadership;
+
+export interface LoadedCatalogue {
+  readonly catalogue: Catalogue;
+  /** Requirement values in the data that the catalogue does not know; they are ignored. */
+  readonly unknownRequirements: readonly string[];
+}
+
+/** One city and carrier service with at least one driver on shift (free or busy). */
+export interface ActiveDriverPair {
+  readonly cityCode: string;
+  readonly carrierServiceId: string;
+}

@@ -1,0 +1,41 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import type { TransactionClient } from "@tawsil/db";
+import type { EventHandler } from "@tawsil/events";
+import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
+import { PaymentMethod, ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { applyShipmentChange, type ShipmentChange } from "../app/apply-shipment-change";
+import type { DispatchContext } from "../app/context";
+import type { ShipmentStateName } from "../domain/dispatch-job";
+import { gramsOf, longestSideMmOf } from "../domain/parcel-facts";
+import { PrismaJobWork } from "../infra/prisma-job-work";
+import type { PrismaClient } from "../infra/prisma/generated/client";
+
+export const SHIPMENT_EVENTS_TOPIC = "shipment.shipment.events.v1";
+export const SHIPMENT_EVENTS_GROUP = "dispatch.shipments";
+const SHIPMENT_CHANGED = ShipmentChangedSchema.typeName;
+
+/** Decodes each ShipmentChanged and applies it in the consumer's transaction (committed before the offset). */
+export function shipmentEventHandler(ctx: DispatchContext): EventHandler<TransactionClient<PrismaClient>> {
+  return async (tx, event) => {
+    if (event.type !== SHIPMENT_CHANGED) return;
+    const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
+    if (!shipment) return;
+    await applyShipmentChange(ctx, new PrismaJobWork(tx), changeOf(shipment));
+  };
+}
+
+function changeOf(shipment: Shipment): ShipmentChange {
+  return {
+    shipmentId: shipment.shipmentId,
+    merchantId: shipment.merchantId,
+    state: ShipmentState[shipment.state] as ShipmentStateName,
+    version: shipment.version,
+    cityCode: shipment.pickup?.cityCode || shipment.destination?.cityCode || "",
+    pickup: shipment.pickup?.coordinate,
+    destination: shipment.destination?.coordinate,
+    weightGrams: gramsOf(shipment.totalWeightKilograms),
+    longestSideMm: longestSideMmOf(shipment.items),
+    requirements: shipment.requirements,
+    cashOnDelivery: shipment.paymentMethod === PaymentMethod.COD || Number(shipment.codAmount) > 0,
+  };
+}

@@ -1,0 +1,148 @@
+import type { Coordinate, ShipmentState } from "@tawsil/domain";
+import type { Driver } from "./driver";
+import type { ServiceLevel } from "./service-level";
+
+/*
+ * The dispatch job: dispatch's own view of a shipment waiting for, offered to or carried by a
+ * driver. Pure and immutable: each transition returns the next job, and the use cases persist it
+ * through a port. The shipment service stays the writer of the shipment's state; the job follows
+ * it by version.
+ */
+
+export type JobState = "WAITING" | "OFFERED" | "UNRESOLVED" | "ASSIGNED" | "DONE" | "CANCELLED";
+
+/** A shipment state as the shipment service reports it ("UNSPECIFIED" for an answer without one). */
+export type ShipmentStateName = ShipmentState | "UNSPECIFIED";
+
+/** What dispatch learns of a shipment after a call or from an event: its state and version. */
+export interface ShipmentSnapshot {
+  readonly state: ShipmentStateName;
+  readonly version: bigint;
+}
+
+export interface DispatchJob {
+  readonly shipmentId: string;
+  readonly merchantId: string;
+  readonly cityCode: string;
+  /** The smallest eligible level; null when no service was eligible (the job then waits). */
+  readonly serviceLevel: ServiceLevel | null;
+  readonly pickup: Coordinate;
+  readonly destination: Coordinate;
+  readonly weightGrams: number;
+  readonly longestSideMm: number;
+  /** As the shipment stated them; values this code does not know are ignored by eligibility. */
+  readonly requirements: readonly string[];
+  readonly cashOnDelivery: boolean;
+  readonly state: JobState;
+  /** The last shipment version dispatch saw: every step sent compares against it. */
+  readonly shipmentVersion: bigint;
+  readonly attempts: number;
+  readonly triedDriverIds: readonly string[];
+  readonly deadline: Date | null;
+  /** How many times dispatch gave up; each further time doubles the wait before a retry (retryAt). */
+  readonly unresolvedCount: number;
+  readonly retryAt: Date | null;
+}
+
+export type NewJobFacts = Omit<DispatchJob, "state" | "attempts" | "triedDriverIds" | "deadline" | "unresolvedCount" | "retryAt">;
+
+/** A shipment ready for dispatch waits for its first offer; an unresolved one retries with any driver. */
+export function newJob(facts: NewJobFacts, shipmentState: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): DispatchJob {
+  const ready = shipmentState === "READY_FOR_DISPATCH";
+  // An unresolved job retries with any available driver: "since" the beginning of time.
+  return { ...facts, state: ready ? "WAITING" : "UNRESOLVED", attempts: 0, triedDriverIds: [], deadline: ready ? null : new Date(0), unresolvedCount: 0, retryAt: null };
+}
+
+export function jobStateFor(state: ShipmentStateName): JobState {
+  switch (state) {
+    case "READY_FOR_DISPATCH":
+    case "PENDING_APPROVAL":
+    case "UNSPECIFIED":
+      return "WAITING";
+    case "OFFERED":
+      return "OFFERED";
+    case "DISPATCH_UNRESOLVED":
+      return "UNRESOLVED";
+    case "ACCEPTED":
+    case "PICKED_UP":
+    case "OUT_FOR_DELIVERY":
+      return "ASSIGNED";
+    case "DELIVERED":
+    case "DELIVERY_FAILED":
+      return "DONE";
+    case "CANCELLED":
+      return "CANCELLED";
+  }
+}
+
+export const isClosed = (job: DispatchJob): boolean => job.state === "DONE" || job.state === "CANCELLED";
+
+/** The job brought in line with the shipment; a version never goes back. */
+export function following(job: DispatchJob, snapshot: ShipmentSnapshot, now: Date): DispatchJob {
+  const state = jobStateFor(snapshot.state);
+  return {
+    ...job,
+    state,
+    shipmentVersion: snapshot.version > job.shipmentVersion ? snapshot.version : job.shipmentVersion,
+    deadline: state === "UNRESOLVED" && job.state !== "UNRESOLVED" ? now : job.deadline,
+  };
+}
+
+/** The wait before a freed driver may retry a job that went unresolved `count` times: none the first time, then doubling. */
+export function unresolvedBackoffMs(count: number, baseMs: number): number {
+  return count <= 1 ? 0 : Math.min(baseMs * 2 ** (count - 2), baseMs * 64);
+}
+
+/** A waiting job, or an unresolved one past its back-off, may be offered now. */
+export function mayOfferFirst(job: DispatchJob, now: Date): boolean {
+  if (job.state === "WAITING") return true;
+  return job.state === "UNRESOLVED" && (job.retryAt === null || job.retryAt <= now);
+}
+
+export const hasTimedOut = (job: DispatchJob, now: Date): boolean => job.deadline !== null && job.deadline <= now;
+
+/** A driver not tried for this job yet, or (for an unresolved job) free again since it gave up. */
+export function mayBeOfferedTo(job: DispatchJob, driver: Driver): boolean {
+  if (!job.triedDriverIds.includes(driver.id)) return true;
+  return job.state === "UNRESOLVED" && driver.availableSince !== null && job.deadline !== null && driver.availableSince > job.deadline;
+}
+
+/**
+ * Offered to `driverId` at shipment version `version`. A first offer (from waiting or unresolved)
+ * starts the dispatch deadline; an unresolved job starts over with this driver alone as tried.
+ */
+export function offeredTo(job: DispatchJob, driverId: string, version: bigint, now: Date, dispatchTimeoutMs: number): DispatchJob {
+  const retry = job.state === "UNRESOLVED";
+  const first = job.state !== "OFFERED";
+  return {
+    ...job,
+    state: "OFFERED",
+    shipmentVersion: version,
+    attempts: job.attempts + 1,
+    triedDriverIds: retry ? [driverId] : [...job.triedDriverIds, driverId],
+    deadline: first && (retry || job.deadline === null) ? new Date(now.getTime() + dispatchTimeoutMs) : job.deadline,
+  };
+}
+
+/** No driver took it in time: unresolved, retried later with a back-off that grows each time. */
+export function gaveUp(job: DispatchJob, version: bigint, now: Date, backoffBaseMs: number): DispatchJob {
+  const unresolvedCount = job.unresolvedCount + 1;
+  return {
+    ...job,
+    state: "UNRESOLVED",
+    shipmentVersion: version,
+    deadline: now,
+    unresolvedCount,
+    retryAt: new Date(now.getTime() + unresolvedBackoffMs(unresolvedCount, backoffBaseMs)),
+  };
+}
+
+/** A driver accepted at `version`; a version never goes back. */
+export function assigned(job: DispatchJob, version: bigint): DispatchJob {
+  return { ...job, state: "ASSIGNED", shipmentVersion: version > job.shipmentVersion ? version : job.shipmentVersion };
+}
+
+/** A progress step landed at `version`; the last one closes the job. */
+export function progressed(job: DispatchJob, version: bigint, finished: boolean): DispatchJob {
+  return { ...job, shipmentVersion: version > job.shipmentVersion ? version : job.shipmentVersion, state: finished ? "DONE" : job.state };
+}

@@ -1,0 +1,78 @@
+import type { Coordinate } from "@tawsil/domain";
+import type { DispatchJob } from "../domain/dispatch-job";
+import type { Driver } from "../domain/driver";
+import type { Offer } from "../domain/offer";
+import type { DispatchJob as JobRow, Driver as DriverRow, Offer as OfferRow, Prisma } from "./prisma/generated/client";
+
+/** Rows to the domain's shapes and back: coordinates travel as pairs of microdegree columns. */
+const point = (latitudeMicro: number, longitudeMicro: number): Coordinate => ({ latitudeMicro, longitudeMicro });
+
+export function jobFromRow(row: JobRow): DispatchJob {
+  return {
+    shipmentId: row.shipmentId,
+    merchantId: row.merchantId,
+    cityCode: row.cityCode,
+    serviceLevel: row.serviceLevel,
+    pickup: point(row.pickupLatitudeMicro, row.pickupLongitudeMicro),
+    destination: point(row.destinationLatitudeMicro, row.destinationLongitudeMicro),
+    weightGrams: row.weightGrams,
+    longestSideMm: row.longestSideMm,
+    requirements: row.requirements,
+    cashOnDelivery: row.cashOnDelivery,
+    state: row.state,
+    shipmentVersion: row.shipmentVersion,
+    attempts: row.attempts,
+    triedDriverIds: row.triedDriverIds,
+    deadline: row.deadline,
+    unresolvedCount: row.unresolvedCount,
+    retryAt: row.retryAt,
+  };
+}
+
+/** What a transition may change; the parcel facts are written once, at creation. */
+export function jobChanges(job: DispatchJob): Prisma.DispatchJobUpdateInput {
+  return {
+    state: job.state,
+    shipmentVersion: job.shipmentVersion,
+    attempts: job.attempts,
+    triedDriverIds: [...job.triedDriverIds],
+    deadline: job.deadline,
+    unresolvedCount: job.unresolvedCount,
+    retryAt: job.retryAt,
+  };
+}
+
+export function newJobRow(job: DispatchJob): Prisma.DispatchJobCreateInput {
+  return {
+    shipmentId: job.shipmentId,
+    merchantId: job.merchantId,
+    cityCode: job.cityCode,
+    serviceLevel: job.serviceLevel,
+    pickupLatitudeMicro: job.pickup.latitudeMicro,
+    pickupLongitudeMicro: job.pickup.longitudeMicro,
+    destinationLatitudeMicro: job.destination.latitudeMicro,
+    destinationLongitudeMicro: job.destination.longitudeMicro,
+    weightGrams: job.weightGrams,
+    longestSideMm: job.longestSideMm,
+    requirements: [...job.requirements],
+    cashOnDelivery: job.cashOnDelivery,
+    state: job.state,
+    shipmentVersion: job.shipmentVersion,
+    triedDriverIds: [...job.triedDriverIds],
+    deadline: job.deadline,
+  };
+}
+
+export function driverFromRow(row: DriverRow): Driver {
+  return {
+    id: row.id,
+    carrierServiceId: row.carrierServiceId,
+    cityCode: row.cityCode,
+    available: row.available,
+    availableSince: row.availableSince,
+    position: row.latitudeMicro === null || row.longitudeMicro === null ? undefined : point(row.latitudeMicro, row.longitudeMicro),
+    currentShipmentId: row.currentShipmentId,
+  };
+}
+
+export const offerFromRow = (row: OfferRow): Offer => ({ id: row.id, shipmentId: row.shipmentId, driverId: row.driverId, state: row.state, expiresAt: row.expiresAt });

@@ -1,0 +1,55 @@
+import { withTransaction } from "@tawsil/db";
+import type { DispatchStore, JobWork, OpenOffer } from "../app/ports";
+import type { CarrierService } from "../domain/catalogue";
+import type { DispatchJob } from "../domain/dispatch-job";
+import type { Driver } from "../domain/driver";
+import { dueOffers, freeDriver, freeDriverIds, nextOfferExpiry, offeredJobsWithoutOffer, oldestJobFor } from "./dispatch-queries";
+import { driverFromRow, jobFromRow } from "./dispatch-rows";
+import { PrismaJobWork } from "./prisma-job-work";
+import type { PrismaClient } from "./prisma/generated/client";
+
+/** Dispatch's PostgreSQL database through Prisma. */
+export class PrismaDispatchStore implements DispatchStore {
+  constructor(private readonly db: PrismaClient) {}
+
+  transaction<R>(fn: (work: JobWork) => Promise<R>): Promise<R> {
+    // No call to another service runs inside: these stay short, so the limits are generous only for a busy machine.
+    return withTransaction(this.db, (tx) => fn(new PrismaJobWork(tx)), { timeoutMs: 30_000, maxWaitMs: 10_000 });
+  }
+
+  async freeDriver(driverId: string): Promise<Driver | undefined> {
+    const row = await freeDriver(this.db, driverId);
+    return row ? driverFromRow(row) : undefined;
+  }
+
+  freeDriverIds = () => freeDriverIds(this.db);
+  offeredJobsWithoutOffer = () => offeredJobsWithoutOffer(this.db);
+  dueOffers = (now: Date, limit: number) => dueOffers(this.db, now, limit);
+  nextOfferExpiry = () => nextOfferExpiry(this.db);
+  oldestJobFor = (driver: Driver, service: CarrierService, now: Date, skip: readonly string[]) => oldestJobFor(this.db, driver, service, now, skip);
+
+  async driverExists(driverId: string): Promise<boolean> {
+    return (await this.db.driver.findUnique({ where: { id: driverId }, select: { id: true } })) !== null;
+  }
+
+  async openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]> {
+    const offers = await this.db.offer.findMany({ where: { driverId, state: "OPEN", expiresAt: { gt: now } }, include: { job: true }, orderBy: { createdAt: "asc" } });
+    return offers.map((offer) => {
+      const job = jobFromRow(offer.job);
+      return { offerId: offer.id, shipmentId: offer.shipmentId, pickup: job.pickup, destination: job.destination, expiresAt: offer.expiresAt };
+    });
+  }
+
+  async offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined> {
+    return (await this.db.offer.findUnique({ where: { id: offerId }, select: { shipmentId: true, driverId: true } })) ?? undefined;
+  }
+
+  async job(shipmentId: string): Promise<DispatchJob | undefined> {
+    const row = await this.db.dispatchJob.findUnique({ where: { shipmentId } });
+    return row ? jobFromRow(row) : undefined;
+  }
+
+  async ensureDriver(driver: { id: string; carrierServiceId: string; cityCode: string; name: string; simulated: boolean }): Promise<Driver> {
+    return driverFromRow(await this.db.driver.upsert({ where: { id: driver.id }, create: driver, update: {} }));
+  }
+}
