@@ -21,7 +21,10 @@ describe("settings tables of the processes' READMEs", () => {
 
   it("read defaults through preprocess, transforms and optional keys as the process sees them", async () => {
     const pricing = Object.fromEntries((await settingsOf(ROOT, "services/pricing")).map((s) => [s.name, s.default]));
-    expect(pricing).toMatchObject({ ROUTING_URL: "unset", CIRCUITY_FACTORS: '""', PEER_TIMEOUT_MS: "2000", DATABASE_URL: "required", LOG_LEVEL: "info" });
+    expect(pricing).toMatchObject({ ROUTING_URL: "unset", CIRCUITY_FACTORS: '""', PEER_TIMEOUT_MS: "2000", KAFKA_BROKERS: "required", LOG_LEVEL: "info" });
+    // Pricing owns no data: its settings name no database.
+    expect(pricing).not.toHaveProperty("DATABASE_URL");
+    expect((await settingsOf(ROOT, "services/shipment")).find((s) => s.name === "DATABASE_URL")?.default).toBe("required");
     // merchant's schema is an object under a .transform(); webhook's a flag with a boolean default.
     expect((await settingsOf(ROOT, "services/merchant")).find((s) => s.name === "TOKEN_TTL_SECONDS")?.default).toBe("3600");
     expect((await settingsOf(ROOT, "services/webhook")).find((s) => s.name === "WEBHOOK_ALLOW_INSECURE_URLS")?.default).toBe("false");

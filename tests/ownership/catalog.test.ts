@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { TOPICS } from "../../scripts/mesh";
+import { ownsDatabase, TOPICS, type ServiceName } from "../../scripts/mesh";
 import { PROCESSES, sourceDir } from "../deploy/facts";
 import { ROOT } from "../deploy/kustomize";
 
@@ -97,11 +97,12 @@ describe.each(PROCESSES)("%s in the catalog", (name) => {
     expect(component?.entity.spec).toMatchObject({ type: "service", lifecycle: "production", owner: `group:team-${name}`, system: "tawsil" });
   });
 
-  it("depends on its own database and on every topic its README says it produces or consumes", () => {
+  it("depends on its own database (when it owns data) and on every topic its README says it produces or consumes", () => {
     const readme = readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
     const events = readme.slice(readme.indexOf("## Events"), readme.indexOf("## Settings"));
     const topics = TOPICS.map((t) => t.topic).filter((topic) => events.includes(`\`${topic}\``));
-    const expected = [...(name === "gateway" ? [] : [`resource:${name}-database`]), ...topics.map((topic) => `resource:${topic}`)];
+    const hasDatabase = name !== "gateway" && ownsDatabase(name as ServiceName);
+    const expected = [...(hasDatabase ? [`resource:${name}-database`] : []), ...topics.map((topic) => `resource:${topic}`)];
     expect([...(component?.entity.spec.dependsOn ?? [])].sort()).toEqual(expected.sort());
   });
 });
