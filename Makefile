@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
+.PHONY: help install browser generate check-generated buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev dev-reset down bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -127,6 +127,9 @@ image: known-service ## build one process's image: make image SERVICE=pricing [I
 
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
 	@$(BIN)/tsx scripts/dev.ts
+
+dev-reset: install ## start this checkout's local state afresh: drop its databases (no other checkout's) and .dev/
+	@$(BIN)/tsx scripts/dev-reset.ts
 
 down: ## stop what `make dev` started
 	@$(BIN)/tsx scripts/down.ts
