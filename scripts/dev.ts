@@ -149,7 +149,7 @@ export class DevStack {
     const sealedOtherwise = existing.filter((db) => mismatchedSecrets(db.comment, secrets).length > 0);
     if (sealedOtherwise.length > 0) {
       const which = [...new Set(sealedOtherwise.flatMap((db) => mismatchedSecrets(db.comment, secrets)))].join(", ");
-      throw new LocalStateError(`this checkout's databases ${sealedOtherwise.map((db) => db.name).join(", ")} were sealed with other secrets than ${secretsFile} holds (${which} differ: a database restored from elsewhere, or a replaced ${secretsFile}), so their data cannot be opened. ${advice}`);
+      throw new LocalStateError(`this checkout's databases ${sealedOtherwise.map((db) => db.name).join(", ")} were sealed with other secrets than ${secretsFile} holds (differing: ${which}; a database restored from elsewhere, or a replaced ${secretsFile}), so their data cannot be opened. ${advice}`);
     }
   }
 
@@ -218,11 +218,13 @@ async function main(): Promise<void> {
   const shutdown = async (code: number): Promise<never> => {
     if (stopping) process.exit(code);
     stopping = true;
-    say("stopping...");
+    // Nothing to say when start() was refused before it started anything.
+    const started = stack.postgres !== undefined;
+    if (started) say("stopping...");
     await stack.stop();
     releasePorts();
     rmSync(pidFile, { force: true });
-    say("stopped");
+    if (started) say("stopped");
     process.exit(code);
   };
   process.on("SIGINT", () => void shutdown(0));
