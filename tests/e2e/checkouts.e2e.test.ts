@@ -83,7 +83,8 @@ describe("two checkouts of the repository on one machine", () => {
     expect(await readyz(portsA)).toBe(200);
     expect(credentialsOf(a).TAWSIL_BASE_URL).toBe(`http://localhost:${portsA.GATEWAY_PORT}`);
     expect((await tokenThrough(credentialsOf(a))).status).toBe(200);
-    expect(await dev.interrupt()).toBe(0);
+    await dev.interrupt();
+    expect(dev.output()).toMatch(/\] stopped$/m);
     expect(processesIn(a)).toEqual([]);
   }, STARTUP_MS + 60_000);
 
@@ -119,8 +120,9 @@ describe("two checkouts of the repository on one machine", () => {
   }, STARTUP_MS + 60_000);
 
   it("Ctrl-C stops each, leaving no process behind", async () => {
-    expect(await devA.interrupt()).toBe(0);
-    expect(await devB.interrupt()).toBe(0);
+    await Promise.all([devA.interrupt(), devB.interrupt()]);
+    expect(devA.output()).toMatch(/\] stopped$/m);
+    expect(devB.output()).toMatch(/\] stopped$/m);
     expect(processesIn(a)).toEqual([]);
     expect(processesIn(b)).toEqual([]);
   }, 120_000);

@@ -68,8 +68,12 @@ export interface DevRun {
   output(): string;
   /** Resolves with the exit code. */
   readonly exited: Promise<number | null>;
-  /** Ctrl-C, as a terminal sends it: SIGINT to the whole process group. */
-  interrupt(): Promise<number | null>;
+  /**
+   * Ctrl-C, as a terminal sends it: SIGINT to the whole process group (make itself then exits
+   * "interrupted", by the signal). Resolves once make has exited and the dev script has said
+   * "stopped" and exited too, or after 60 s; the caller checks what is left.
+   */
+  interrupt(): Promise<void>;
 }
 
 /** `make dev` in `dir` in a process group of its own, with its output captured. */
@@ -84,8 +88,11 @@ export function makeDev(dir: string, env: Record<string, string>): DevRun {
     output: () => text,
     exited,
     async interrupt() {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT");
-      return exited;
+      if (child.exitCode !== null || child.signalCode !== null) return; // ended already (refused, or stopped before)
+      process.kill(-child.pid!, "SIGINT");
+      await exited;
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && (!/\] stopped$/m.test(text) || processesIn(dir).length > 0)) await new Promise((r) => setTimeout(r, 200));
     },
   };
 }
