@@ -125,8 +125,10 @@ image: known-service ## build one process's image: make image SERVICE=pricing [I
 	fi; \
 	echo "$$engine $$cmd"; $$engine $$cmd
 
+# node with tsx as a loader, not the tsx CLI: the CLI relays Ctrl-C to the script a second time and
+# SIGKILLs it when it answers late (a busy machine), so it could not stop what it started.
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
-	@$(BIN)/tsx scripts/dev.ts
+	@node --import tsx scripts/dev.ts
 
 dev-reset: install ## start this checkout's local state afresh: drop its databases (no other checkout's) and .dev/
 	@$(BIN)/tsx scripts/dev-reset.ts
