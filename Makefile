@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev down bench clean
+.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test image known-service dev dev-reset down bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -158,8 +158,13 @@ FUZZ_REQUESTS ?= 10000
 fuzz: install build ## 10,000+ requests generated from the OpenAPI document against a real mesh; report in .artefacts/fuzz/report.json
 	FUZZ_REQUESTS=$(FUZZ_REQUESTS) $(BIN)/vitest run tests/e2e/fuzz.e2e.test.ts
 
+# node with tsx as a loader, not the tsx CLI: the CLI relays Ctrl-C to the script a second time and
+# SIGKILLs it when it answers late (a busy machine), so it could not stop what it started.
 dev: install build ## run PostgreSQL, Kafka, the six services and the gateway until Ctrl-C
-	@$(BIN)/tsx scripts/dev.ts
+	@node --import tsx scripts/dev.ts
+
+dev-reset: install ## start this checkout's local state afresh: drop its databases (no other checkout's) and .dev/
+	@$(BIN)/tsx scripts/dev-reset.ts
 
 down: ## stop what `make dev` started
 	@$(BIN)/tsx scripts/down.ts

@@ -5,6 +5,10 @@
  *
  * `DevStack` is that sequence as a module, so `make bench` starts the very same mesh (in its own
  * state folder, databases and ports) instead of a copy of these steps.
+ *
+ * Several checkouts on one machine never touch each other's state: the databases carry the
+ * checkout's namespace (scripts/checkout/namespace.ts), every `make dev` runs a Kafka broker of
+ * its own, and the ports are claimed before anything starts (scripts/checkout/ports.ts).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,15 +18,24 @@ import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
 import { type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, startMesh, TOPICS } from "./mesh";
 import { dropDatabase } from "../packages/db/src/index";
+import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/namespace";
+import { claimPorts, PortsTaken } from "./checkout/ports";
+import { existingDatabases, markDatabases, mismatchedSecrets } from "./checkout/sealed-data";
 import { migrateAll, type MigratedDatabase } from "./migrate-all";
 import { seedDevMerchants } from "./seed-dev";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
+/** The local secrets (.dev/secrets.env); the first two seal data stored in the databases. */
+const SECRET_NAMES = ["SIGNING_KEY_ENCRYPTION_KEY", "WEBHOOK_SECRET_ENCRYPTION_KEY", "TRACKING_LINK_SECRET", "CURSOR_SECRET"] as const;
+
+/** The checkout's local data cannot be used as it is; the message says what happened and what to run. */
+export class LocalStateError extends Error {}
+
 export interface DevStackOptions {
   /** Secrets, credentials and logs live here (`.dev` for `make dev`). */
   readonly stateDir: string;
-  /** Database names are `<prefix><service>`; a second checkout on the same server sets its own prefix. */
+  /** Database names are `<prefix><service>`; the prefix carries the checkout's namespace. */
   readonly dbPrefix: string;
   readonly gatewayPort: number;
   /** Ports of the services, in SERVICES order. */
@@ -65,23 +78,27 @@ export class DevStack {
     const say = opts.log;
     mkdirSync(opts.stateDir, { recursive: true });
     this.postgres = await ensurePostgres({ log: say, ...(opts.adminUrl ? { adminUrl: opts.adminUrl } : {}) });
+    const adminUrl = this.postgres.adminUrl;
+    const names = Object.values(databaseNames(opts.dbPrefix));
+    if (opts.freshDatabases) {
+      await Promise.all(names.map((name) => dropDatabase(adminUrl, name)));
+    } else {
+      await this.checkLocalData(adminUrl, names);
+    }
+    const secrets = Object.fromEntries(SECRET_NAMES.map((name) => [name, this.secret(name)]));
+
     this.kafka = await ensureKafka({
       log: say,
+      // Never another checkout's (or the tests') broker: the topics and consumer groups are the same.
+      reuse: false,
       ...(opts.kafkaPort ? { port: opts.kafkaPort } : {}),
       ...(opts.kafkaControllerPort ? { controllerPort: opts.kafkaControllerPort } : {}),
     });
     await ensureTopics(this.kafka.brokers, TOPICS);
     say(`Kafka topics ready: ${TOPICS.map((t) => t.topic).join(", ")}`);
 
-    const adminUrl = this.postgres.adminUrl;
-    if (opts.freshDatabases || !existsSync(this.#secretsFile)) {
-      // The local databases hold data sealed with the secrets of secrets.env (the merchant's
-      // signing keys, for one). Without that file, what they hold cannot be opened: start empty.
-      if (!opts.freshDatabases) say(`no ${path.relative(ROOT, this.#secretsFile)} in this checkout: new local secrets, so the local databases start empty`);
-      await Promise.all(SERVICES_WITH_DATABASE.map((service) => dropDatabase(adminUrl, `${opts.dbPrefix}${service}`)));
-      this.secret("SIGNING_KEY_ENCRYPTION_KEY");
-    }
     const databases = await migrateAll(adminUrl, { dbPrefix: opts.dbPrefix });
+    await markDatabases(adminUrl, names, secrets);
     this.databases = databases;
     for (const service of SERVICES_WITH_DATABASE) {
       const db = databases[service];
@@ -112,6 +129,28 @@ export class DevStack {
       credentialsFile: this.credentialsFile,
       log: say,
     });
+  }
+
+  /**
+   * Refuses, before anything runs, to start on databases the local secrets cannot open: they exist
+   * but secrets.env is gone (deleted .dev/), or they were sealed with other secrets (a restored
+   * database). Data is never dropped here: `make dev-reset` does that when asked.
+   */
+  async checkLocalData(adminUrl: string, names: readonly string[]): Promise<void> {
+    const existing = await existingDatabases(adminUrl, names);
+    if (existing.length === 0) return;
+    const secretsFile = path.relative(ROOT, this.#secretsFile);
+    const list = existing.map((db) => db.name).join(", ");
+    const advice = `Nothing was started or dropped. Run \`make dev-reset\` to drop this checkout's databases and ${path.relative(ROOT, this.opts.stateDir)}/ and start afresh (or put the right ${secretsFile} back).`;
+    if (!existsSync(this.#secretsFile)) {
+      throw new LocalStateError(`this checkout's databases exist (${list}), but ${secretsFile} is gone: what they hold (the merchant's signing keys, the webhook secrets) was sealed with the secrets it held and cannot be opened. ${advice}`);
+    }
+    const secrets = Object.fromEntries(SECRET_NAMES.map((name) => [name, this.secret(name)]));
+    const sealedOtherwise = existing.filter((db) => mismatchedSecrets(db.comment, secrets).length > 0);
+    if (sealedOtherwise.length > 0) {
+      const which = [...new Set(sealedOtherwise.flatMap((db) => mismatchedSecrets(db.comment, secrets)))].join(", ");
+      throw new LocalStateError(`this checkout's databases ${sealedOtherwise.map((db) => db.name).join(", ")} were sealed with other secrets than ${secretsFile} holds (differing: ${which}; a database restored from elsewhere, or a replaced ${secretsFile}), so their data cannot be opened. ${advice}`);
+    }
   }
 
   /** Stops whatever start() got as far as starting, mesh first; once, however often it is called. */
@@ -154,25 +193,38 @@ async function main(): Promise<void> {
   const devDir = path.join(ROOT, ".dev");
   const pidFile = path.join(devDir, "dev.pid");
   const firstServicePort = Number(process.env.FIRST_SERVICE_PORT ?? 7001);
-  const stack = new DevStack({
-    stateDir: devDir,
-    dbPrefix: process.env.DEV_DB_PREFIX ?? "tawsil_",
-    gatewayPort: Number(process.env.GATEWAY_PORT ?? 8080),
-    servicePorts: SERVICES.map((_, i) => firstServicePort + i),
-    ...(process.env.KAFKA_PORT ? { kafkaPort: Number(process.env.KAFKA_PORT) } : {}),
-    ...(process.env.KAFKA_CONTROLLER_PORT ? { kafkaControllerPort: Number(process.env.KAFKA_CONTROLLER_PORT) } : {}),
-    ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}),
-    log: say,
-  });
+  const gatewayPort = Number(process.env.GATEWAY_PORT ?? 8080);
+  const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092);
+  const kafkaControllerPort = Number(process.env.KAFKA_CONTROLLER_PORT ?? 9093);
+  let stack: DevStack;
+  try {
+    stack = new DevStack({
+      stateDir: devDir,
+      dbPrefix: devDatabasePrefix(ROOT),
+      gatewayPort,
+      servicePorts: SERVICES.map((_, i) => firstServicePort + i),
+      kafkaPort,
+      kafkaControllerPort,
+      ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}),
+      log: say,
+    });
+  } catch (err) {
+    console.error(`[dev] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+  let releasePorts = () => {};
 
   let stopping = false;
   const shutdown = async (code: number): Promise<never> => {
     if (stopping) process.exit(code);
     stopping = true;
-    say("stopping...");
+    // Nothing to say when start() was refused before it started anything.
+    const started = stack.postgres !== undefined;
+    if (started) say("stopping...");
     await stack.stop();
+    releasePorts();
     rmSync(pidFile, { force: true });
-    say("stopped");
+    if (started) say("stopped");
     process.exit(code);
   };
   process.on("SIGINT", () => void shutdown(0));
@@ -181,13 +233,29 @@ async function main(): Promise<void> {
   try {
     if (existsSync(pidFile)) {
       const pid = Number(readFileSync(pidFile, "utf8"));
-      if (isAlive(pid)) throw new Error(`make dev is already running (pid ${pid}); stop it with make down`);
+      if (isAlive(pid)) {
+        console.error(`[dev] make dev is already running in this checkout (pid ${pid}); stop it with make down`);
+        process.exit(1);
+      }
     }
+    say(`checkout ${ROOT}: namespace ${process.env.DEV_DB_PREFIX ? "(DEV_DB_PREFIX)" : checkoutNamespace(ROOT)}, databases ${stack.opts.dbPrefix}<service>`);
+    releasePorts = (
+      await claimPorts(
+        [
+          { what: "gateway", port: gatewayPort, setting: "GATEWAY_PORT" },
+          ...SERVICES.map((name, i) => ({ what: `${name} service`, port: stack.opts.servicePorts[i]!, setting: "FIRST_SERVICE_PORT" })),
+          { what: "Kafka", port: kafkaPort, setting: "KAFKA_PORT" },
+          { what: "Kafka controller", port: kafkaControllerPort, setting: "KAFKA_CONTROLLER_PORT" },
+        ],
+        ROOT,
+      )
+    ).release;
     mkdirSync(devDir, { recursive: true });
     writeFileSync(pidFile, String(process.pid));
     await stack.start();
   } catch (err) {
-    console.error(`[dev] failed: ${err instanceof Error ? err.message : String(err)}`);
+    const known = err instanceof PortsTaken || err instanceof LocalStateError;
+    console.error(`[dev] ${known ? "" : "failed: "}${err instanceof Error ? err.message : String(err)}`);
     return void shutdown(1);
   }
   const [mesh, postgres, kafka] = [stack.mesh!, stack.postgres!, stack.kafka!];
@@ -203,7 +271,7 @@ ${mesh.processes
   .filter((p) => p.name !== "gateway")
   .map((p) => `  ${p.name.padEnd(12)} ${p.url}   (Connect + gRPC, /readyz)`)
   .join("\n")}
-  PostgreSQL   ${new URL(postgres.adminUrl).host}   databases ${stack.opts.dbPrefix}<service>
+  PostgreSQL   ${new URL(postgres.adminUrl).host}   databases ${stack.opts.dbPrefix}<service> (this checkout's; make dev-reset starts them afresh)
   Kafka        ${kafka.brokers.join(",")}
   logs         ${path.relative(ROOT, stack.logDir)}/<name>.log
   credentials  ${path.relative(ROOT, stack.credentialsFile)} (TAWSIL_BASE_URL, TAWSIL_CLIENT_ID, ...)

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
 import { freePort } from "../../packages/testing/src/free-port";
+import { devDatabasePrefix } from "../checkout/namespace";
 import type { DevStackOptions } from "../dev";
 import { SERVICES } from "../mesh";
 import { readDotenv } from "../seed-dev";
@@ -24,15 +25,16 @@ export const BENCH_ENV = {
 };
 
 /**
- * `make dev`'s stack in its own state folder (.dev/bench), databases (`<DEV_DB_PREFIX>bench_`)
- * and ports (free ones unless fixed), so a `make dev` of the same checkout runs on undisturbed.
+ * `make dev`'s stack in its own state folder (.dev/bench), databases (`<prefix>bench_`, the
+ * prefix of `make dev`'s databases, namespaced per checkout) and ports (free ones unless fixed),
+ * so a `make dev` of the same checkout, and any other checkout, runs on undisturbed.
  */
 export async function benchStackOptions(settings: BenchSettings): Promise<Omit<DevStackOptions, "log">> {
   const first = settings.firstServicePort;
   const servicePorts = first ? SERVICES.map((_, i) => first + i) : await Promise.all(SERVICES.map(() => freePort()));
   return {
     stateDir: path.join(ROOT, ".dev", "bench"),
-    dbPrefix: `${process.env.DEV_DB_PREFIX ?? "tawsil_"}bench_`,
+    dbPrefix: `${devDatabasePrefix(ROOT)}bench_`,
     gatewayPort: settings.gatewayPort ?? (await freePort()),
     servicePorts,
     kafkaPort: settings.kafkaPort ?? (await freePort()),

@@ -37,13 +37,18 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
  * Returns a broker on 127.0.0.1:port: the one already answering there (reused, never stopped by
  * us), or a fresh single-node KRaft broker in a new temp data dir that dies with this process.
  */
-export async function ensureKafka(opts: { port?: number; controllerPort?: number; log?: Log } = {}): Promise<KafkaHandle> {
+export async function ensureKafka(opts: { port?: number; controllerPort?: number; reuse?: boolean; log?: Log } = {}): Promise<KafkaHandle> {
   const port = opts.port ?? DEFAULT_PORT;
   const controllerPort = opts.controllerPort ?? DEFAULT_CONTROLLER_PORT;
   const log = opts.log ?? stderrLog;
   const brokers = [`${HOST}:${port}`];
 
   const existing = await describeBroker(port);
+  // With `reuse: false` a broker already there is an error: `make dev` and the tests need one of
+  // their own, as every mesh uses the same topics and consumer groups.
+  if (existing && opts.reuse === false) {
+    throw new Error(`a Kafka broker (cluster ${existing.clusterId}) already runs on ${brokers[0]}, and this one must not share it; pick another port`);
+  }
   if (existing) {
     log(`reusing the Kafka broker already on ${brokers[0]} (cluster ${existing.clusterId})`);
     return { brokers, startedHere: false, stop: async () => undefined };
