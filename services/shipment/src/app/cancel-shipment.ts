@@ -2,7 +2,7 @@ import { FailedPreconditionError, NotFoundError } from "@tawsil/errors";
 import { accessDenied, ShipmentValidationError } from "../domain/errors";
 import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
-import { replay, resultOf, scopeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
+import { boundTo, type IdempotencyInput, type IdempotentResult, replay, resultOf, scopeOf } from "./idempotency";
 import type { Outcome, ShipmentStore } from "./ports";
 import { isUuid } from "@tawsil/domain";
 
@@ -31,7 +31,8 @@ export class CancelShipment {
   async execute(given: CancelShipmentRequest): Promise<IdempotentResult> {
     // A cancel's key is bound to the shipment in its path: the same key and body sent for another
     // shipment is another request (422 IDEMPOTENCY_KEY_REUSED), never a replay of the first one.
-    const request = { ...given, idempotency: { ...given.idempotency, fingerprint: `${given.shipmentId}:${given.idempotency.fingerprint}` } };
+    scopeOf("cancel", given.merchantId, given.idempotency); // the caller's key and fingerprint, checked before binding
+    const request = { ...given, idempotency: boundTo(given.shipmentId, given.idempotency) };
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
     if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH", params: { pattern: REASON.source } }]);
     if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { FailedPreconditionError, ValidationError } from "@tawsil/errors";
 import type { IdempotencyScope, Outcome, StoredRecord } from "./ports";
 
@@ -21,6 +22,14 @@ export function scopeOf(operation: IdempotencyScope["operation"], merchantId: st
   if (input.key.length < 1 || input.key.length > 256) throw new ValidationError("idempotency.key", "must be 1 to 256 characters");
   if (!/^[0-9a-fA-F]{64}$/.test(input.fingerprint)) throw new ValidationError("idempotency.fingerprint", "must be a SHA-256 hex digest");
   return { operation, merchantId, clientId: input.clientId, key: input.key };
+}
+
+/**
+ * The input with its fingerprint bound to the resource the request acts on (a cancel's shipment),
+ * so the same key and body sent for another resource differ from the first (still SHA-256 hex).
+ */
+export function boundTo(subject: string, input: IdempotencyInput): IdempotencyInput {
+  return { ...input, fingerprint: createHash("sha256").update(`${subject}:${input.fingerprint}`).digest("hex") };
 }
 
 /** The answer to a request whose key already has a record: its outcome again, or IDEMPOTENCY_KEY_REUSED. */
