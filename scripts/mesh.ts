@@ -52,6 +52,8 @@ export interface MeshOptions {
   readonly env?: Record<string, string>;
   /** Settings only one service receives (its secrets, above all). */
   readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Settings only the gateway receives, applied last (a fault test points one peer url at a proxy). */
+  readonly gatewayEnv?: Record<string, string>;
   readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -103,7 +105,7 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...opts.serviceEnv?.[name],
     },
   }));
-  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, env: { ...common, ...serviceUrls } });
+  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, env: { ...common, ...serviceUrls, ...opts.gatewayEnv } });
   const start = (spec: LaunchSpec) => launch(spec.name, spec.cwd, spec.port, opts.logDir, spec.env);
   const processes: RunningProcess[] = launches.map(start);
   const mesh: Mesh = {

@@ -21,6 +21,8 @@ export const schema = commonEnv
     WEBHOOK_ALLOW_INSECURE_URLS: flag.default(false),
     /** Deadline of one delivery attempt (decisions.md section 11: 15 s). */
     WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
+    /** First wait of the retry schedule, doubling after each failure (decisions.md section 11: 30 s); shorter only for fault runs. */
+    WEBHOOK_FIRST_RETRY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
     /** Deliveries claimed and sent concurrently per round by each replica. */
     WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
     /** Longest idle sleep of the sender between looks at the queue. */

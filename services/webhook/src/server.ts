@@ -62,6 +62,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     clock,
     policy,
     timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    firstRetrySeconds: config.WEBHOOK_FIRST_RETRY_SECONDS,
     batchSize: config.WEBHOOK_BATCH_SIZE,
     idleMs: config.WEBHOOK_IDLE_MS,
     observer: deliveryMetrics(metrics.registry, queue),

@@ -40,6 +40,8 @@ export interface TestMeshOptions {
   readonly serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Settings for every process, the gateway included (its rate limits, say). */
   readonly env?: Record<string, string>;
+  /** Settings of the gateway alone, given each service's port (the fault suite puts a proxy in front of one). */
+  readonly gatewayEnv?: (servicePorts: Readonly<Record<ServiceName, number>>) => Record<string, string>;
   /** Runs on the migrated databases before any service starts (data services load at start). */
   readonly beforeStart?: (databaseUrls: Readonly<Record<DatabaseServiceName, string>>) => Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     servicePorts,
     logDir,
     env: { LOG_LEVEL: "warn", ...opts.env },
+    ...(opts.gatewayEnv ? { gatewayEnv: opts.gatewayEnv(Object.fromEntries(SERVICES.map((s, i) => [s, servicePorts[i]!])) as Record<ServiceName, number>) } : {}),
     serviceEnv: {
       ...opts.serviceEnv,
       merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...opts.serviceEnv?.merchant },

@@ -12,6 +12,8 @@ export interface AttemptDeps {
   readonly clock: Clock;
   readonly policy: AddressPolicy;
   readonly timeoutMs: number;
+  /** First wait of the retry schedule, doubling after (decisions.md section 11: 30 s). */
+  readonly firstRetrySeconds?: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery)
   const started = performance.now();
   const finish = (outcome: string, statusCode?: number, retryAfter?: number) => {
     const record: AttemptRecord = { startedAt, durationMs: Math.round(performance.now() - started), statusCode, outcome };
-    return { record, outcome: next(claim.attempt, outcome, deps.clock.now(), retryAfter) };
+    return { record, outcome: next(claim.attempt, outcome, deps.clock.now(), retryAfter, deps.firstRetrySeconds) };
   };
   let address;
   let url: URL;
@@ -54,9 +56,9 @@ export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery)
   return finish(`HTTP_${status}`, status, retryAfter);
 }
 
-function next(attempt: number, outcome: string, now: Date, retryAfter: number | undefined): AttemptOutcome {
+function next(attempt: number, outcome: string, now: Date, retryAfter: number | undefined, firstRetrySeconds: number | undefined): AttemptOutcome {
   if (outcome === "DELIVERED") return { kind: "delivered" };
-  const wait = retryDelaySeconds(attempt, retryAfter);
+  const wait = retryDelaySeconds(attempt, retryAfter, firstRetrySeconds);
   if (wait === undefined) return { kind: "exhausted", error: outcome };
   return { kind: "retry", at: new Date(now.getTime() + wait * 1000), error: outcome };
 }

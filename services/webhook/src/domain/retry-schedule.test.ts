@@ -7,6 +7,11 @@ describe("the retry schedule", () => {
     expect(waits).toEqual([30, 60, 120, 240, 480, 960, 1920, undefined]);
   });
 
+  it("doubles from a shorter first wait when one is set (the fault suite's schedule)", () => {
+    const waits = Array.from({ length: MAX_ATTEMPTS }, (_, i) => retryDelaySeconds(i + 1, undefined, 1));
+    expect(waits).toEqual([1, 2, 4, 8, 16, 32, 64, undefined]);
+  });
+
   it("lets Retry-After set the wait, capped at one hour", () => {
     expect(retryDelaySeconds(1, 7)).toBe(7);
     expect(retryDelaySeconds(3, 7200)).toBe(3600);
