@@ -16,7 +16,8 @@ const shared = {
  * they share one broker and one database server, each under names of its own), then the
  * end-to-end files one at a time. Each end-to-end file starts the whole mesh, whose services use
  * the architecture's fixed topics and consumer groups: two meshes at once on one broker would
- * split each other's events between them.
+ * split each other's events between them. The fault suite (tests/faults) runs with them at its
+ * short scale, on a PostgreSQL and a Kafka of its own; `make test-faults` runs it alone at full scale.
  */
 export default defineConfig({
   test: {
@@ -25,10 +26,10 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       {
-        test: { ...shared, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, "tests/e2e/**"], sequence: { groupOrder: 0 } },
+        test: { ...shared, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, "tests/e2e/**", "tests/faults/**"], sequence: { groupOrder: 0 } },
       },
       {
-        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts", "tests/faults/**/*.faults.test.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -1,0 +1,173 @@
+import { readdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestMesh, type TestMesh } from "../e2e/support/test-mesh";
+import { balance, type LedgerRow } from "./support/ledger";
+import { burst, completeRetries, newCreate, sendCreate, type Client, type CreateAttempt } from "./support/load";
+import { startOwnKafka, type OwnKafka } from "./support/own-kafka";
+import { startOwnPostgres, type OwnPostgres } from "./support/own-postgres";
+import { startReceiver, type Receiver } from "./support/receiver";
+import { faultScale } from "./support/scale";
+import { startSlowProxy, type SlowProxy } from "./support/slow-proxy";
+import { watchShipmentEvents, type TopicWatch } from "./support/topic-watch";
+import { writeReport } from "./support/report";
+
+/**
+ * Issue 16: at-least-once delivery with idempotent effects, under faults of the real processes.
+ * Load goes through the gateway while one part of the mesh breaks and comes back; the ledger
+ * (support/ledger.ts) then balances what clients were told against rows, Kafka events and the
+ * webhooks the merchant's receiver got. The mesh runs on a PostgreSQL and a Kafka of its own, so
+ * that stopping them harms no other test run on the machine.
+ */
+const scale = faultScale();
+const SHIPMENT_DEADLINE_MS = 10_000; // the gateway's deadline for shipment calls (gateway/src/clients.ts)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (line: string) => console.log(`[faults] ${line}`);
+
+let postgres: OwnPostgres;
+let kafka: OwnKafka;
+let receiver: Receiver;
+let proxy: SlowProxy;
+let topic: TopicWatch;
+let testMesh: TestMesh;
+let client: Client;
+const rows: (LedgerRow & Record<string, unknown>)[] = [];
+const everyAttempt: CreateAttempt[] = [];
+
+beforeAll(async () => {
+  [postgres, kafka, receiver] = await Promise.all([startOwnPostgres(), startOwnKafka(log), startReceiver()]);
+  let shipmentPort = 0;
+  proxy = await startSlowProxy(() => shipmentPort);
+  testMesh = await startTestMesh({
+    adminUrl: postgres.adminUrl,
+    brokers: kafka.brokers,
+    serviceEnv: {
+      dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0", SANDBOX_SPEED_KMH: "20000" },
+      // A short retry schedule, so a receiver outage is recovered from within the run.
+      webhook: { WEBHOOK_FIRST_RETRY_SECONDS: "1", WEBHOOK_ATTEMPT_TIMEOUT_MS: "2000", WEBHOOK_IDLE_MS: "200" },
+    },
+    gatewayEnv: (ports) => {
+      shipmentPort = ports.shipment;
+      // The load is one client: the per-client limits would refuse it before any fault does.
+      return { SHIPMENT_SERVICE_URL: `http://127.0.0.1:${proxy.port}`, RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000" };
+    },
+  });
+  topic = await watchShipmentEvents(kafka.brokers);
+  const { credentials, gatewayUrl } = testMesh;
+  const token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+  client = { gatewayUrl, token, savedLocation: credentials.TAWSIL_SAVED_LOCATION!, timeoutMs: 30_000 };
+  const registered = await fetch(`${gatewayUrl}/v2/external/webhook`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ url: receiver.url }),
+  });
+  expect(registered.status).toBe(201);
+}, 600_000);
+
+afterAll(async () => {
+  if (rows.length > 0) log(`report: ${writeReport(scale.name, rows)}`);
+  await topic?.close().catch(() => {});
+  await testMesh?.close();
+  await Promise.all([receiver?.close(), proxy?.close(), kafka?.close(), postgres?.close()]);
+}, 180_000);
+
+/** A burst with a fault injected `faultAfterMs` into it; retries, then balances the ledger. */
+async function underFault(scenario: string, count: number, faultAfterMs: number, fault: () => Promise<void>): Promise<LedgerRow> {
+  const load = burst(client, scenario, { count, ratePerSecond: scale.ratePerSecond, concurrency: scale.concurrency });
+  await sleep(faultAfterMs);
+  const faultStarted = Date.now();
+  await fault();
+  const faultEndedAt = Date.now();
+  const attempts = await load;
+  everyAttempt.push(...attempts);
+  await completeRetries(client, attempts);
+  const row = await balance({ scenario, attempts, shipmentDbUrl: testMesh.databaseUrls.shipment, topic, receiver, faultEndedAt, settleMs: scale.settleMs });
+  rows.push({ ...row, faultSeconds: Math.round((faultEndedAt - faultStarted) / 100) / 10 });
+  log(`${scenario}: ${JSON.stringify(row)}`);
+  return row;
+}
+
+function expectBalanced(row: LedgerRow): void {
+  expect(row.problems).toEqual([]);
+  expect({ lost: row.lost, duplicated: row.duplicated }).toEqual({ lost: 0, duplicated: 0 });
+}
+
+const scenarioTimeout = scale.name === "full" ? 900_000 : 240_000;
+
+describe(`faults survived (${scale.name} scale)`, () => {
+  it("Kafka stopped during a burst of creates, then started again", async () => {
+    expectBalanced(await underFault("kafka-down", scale.kafkaCreates, 1_000, () => kafka.outage(scale.kafkaDownMs)));
+  }, scenarioTimeout);
+
+  it("PostgreSQL restarted during a burst of creates", async () => {
+    expectBalanced(await underFault("postgres-restart", scale.creates, 1_000, () => postgres.restart(1_000)));
+  }, scenarioTimeout);
+
+  for (const service of ["shipment", "dispatch", "webhook", "tracking"] as const) {
+    it(`${service} SIGKILLed mid-burst and started again`, async () => {
+      const row = await underFault(`kill-${service}`, scale.creates, 1_000, async () => {
+        const { child } = testMesh.mesh.processes.find((p) => p.name === service)!;
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGKILL");
+        await exited;
+        await testMesh.mesh.restart(service);
+      });
+      expectBalanced(row);
+    }, scenarioTimeout);
+  }
+
+  it("the webhook receiver answers 500, then times out, then recovers", async () => {
+    const row = await underFault("receiver-500-then-hang", scale.creates, 200, async () => {
+      receiver.mode = "fail-500";
+      await sleep(scale.receiver500Ms);
+      receiver.mode = "hang";
+      await sleep(scale.receiverHangMs);
+      receiver.mode = "ok";
+    });
+    rows.at(-1)!.receiverRefusals = receiver.refused;
+    expect(receiver.refused).toBeGreaterThan(0); // the fault happened: deliveries met it
+    expectBalanced(row);
+  }, scenarioTimeout);
+
+  it("a slow link to the shipment service: the gateway keeps its deadline and nothing piles up", async () => {
+    const gatewayPid = testMesh.mesh.processes.find((p) => p.name === "gateway")!.child.pid!;
+    const openFds = () => readdirSync(`/proc/${gatewayPid}/fd`).length;
+    const before = { fds: openFds(), connections: proxy.openConnections() };
+    proxy.delayMs = SHIPMENT_DEADLINE_MS + 2_000;
+    const attempts = Array.from({ length: scale.slowCreates }, () => newCreate(client, "slow-peer"));
+    const answers = await Promise.all(
+      attempts.map(async (a) => {
+        const started = Date.now();
+        const answer = await sendCreate(client, a);
+        a.first = answer.status;
+        if (answer.id) a.id = answer.id;
+        return { status: answer.status, ms: Date.now() - started };
+      }),
+    );
+    proxy.delayMs = 0;
+    const faultEndedAt = Date.now();
+    // The behaviour under test: a deadline answered as a problem, within the deadline (generous slack for a busy machine).
+    for (const answer of answers) {
+      expect([503, 504]).toContain(answer.status);
+      expect(answer.ms).toBeLessThan(SHIPMENT_DEADLINE_MS + 5_000);
+    }
+    everyAttempt.push(...attempts);
+    await completeRetries(client, attempts);
+    const row = await balance({ scenario: "slow-shipment-link", attempts, shipmentDbUrl: testMesh.databaseUrls.shipment, topic, receiver, faultEndedAt, settleMs: scale.settleMs });
+    // Nothing piles up: every held chunk released, no connections or descriptors left behind.
+    while (proxy.held() > 0) await sleep(200);
+    await sleep(2_000);
+    const after = { fds: openFds(), connections: proxy.openConnections() };
+    rows.push({ ...row, slowestAnswerMs: Math.max(...answers.map((a) => a.ms)), gatewayFds: { before: before.fds, after: after.fds }, proxyConnections: { before: before.connections, after: after.connections } });
+    log(`slow-shipment-link: ${JSON.stringify(rows.at(-1))}`);
+    expect(after.connections).toBeLessThanOrEqual(before.connections + 1);
+    expect(after.fds).toBeLessThanOrEqual(before.fds + 10);
+    expectBalanced(row);
+  }, scenarioTimeout);
+
+  it("after every fault, the whole run's ledger still balances", async () => {
+    const row = await balance({ scenario: "whole run, at the end", attempts: everyAttempt, shipmentDbUrl: testMesh.databaseUrls.shipment, topic, receiver, faultEndedAt: Date.now(), settleMs: scale.settleMs });
+    rows.push({ ...row });
+    expect(everyAttempt.length).toBeGreaterThan(0);
+    expectBalanced(row);
+  }, scenarioTimeout);
+});
