@@ -94,7 +94,11 @@ export function problemFromConnect(error: unknown): ProblemError | undefined {
   // Reasons are unique across services, so the reason alone names the problem.
   const byReason = BY_REASON[reasonOf(error) ?? ""];
   if (byReason) return byReason(error);
-  switch (error.code) {
+  // Canceled or Aborted with no reason of ours is the transport's: the peer died or reset the
+  // connection mid-call (the fault suite SIGKILLs services). An outage like any other, so a 503
+  // the client retries, not a 500.
+  const transport = (error.code === Code.Canceled || error.code === Code.Aborted) && reasonOf(error) === undefined;
+  switch (transport ? Code.Unavailable : error.code) {
     case Code.Unavailable:
     case Code.DeadlineExceeded:
     case Code.ResourceExhausted:
