@@ -123,7 +123,8 @@ function retriedToNoAvail(a: CreateAttempt): boolean {
   return a.finalRefusal === "timeout" || a.finalRefusal === "network" || (typeof a.finalRefusal === "number" && a.finalRefusal >= 500);
 }
 
-async function shipmentsByReference(url: string, references: string[]): Promise<Map<string, string>> {
+/** Shipment id by reference, for the references given that exist. */
+export async function shipmentsByReference(url: string, references: string[]): Promise<Map<string, string>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -11,7 +11,7 @@ export function writeReport(scale: string, rows: readonly (LedgerRow & Record<st
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, "report.json");
   writeFileSync(file, `${JSON.stringify({ scale, at: new Date().toISOString(), scenarios: rows }, null, 2)}\n`);
-  const header = ["scenario", "sent", "accepted", "refused (first answer)", "retried", "lost", "dup", "event redeliv.", "webhook repeats", "webhooks checked", "recover s"];
+  const header = ["scenario", "sent", "accepted", "refused (first answer)", "retried", "lost", "dup", "event redeliv.", "webhook repeats", "webhooks checked", "half-existed before retry", "recover s"];
   const lines = rows.map((r) => [
     r.scenario,
     r.sent,
@@ -23,6 +23,7 @@ export function writeReport(scale: string, rows: readonly (LedgerRow & Record<st
     r.eventRedeliveries,
     r.webhookRepeats,
     r.webhooksChecked,
+    r.halfBeforeRetry ?? "-",
     r.recoverSeconds ?? "never",
   ].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));

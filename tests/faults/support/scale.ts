@@ -17,6 +17,8 @@ export interface FaultScale {
   readonly receiverHangMs: number;
   /** Creates sent through the slowed link to the shipment service. */
   readonly slowCreates: number;
+  /** Services SIGKILLed in turn: all four at full scale; the two whose loss hurts most in the short run, to keep CI short. */
+  readonly killed: readonly ("shipment" | "dispatch" | "webhook" | "tracking")[];
   /** How long the ledger waits for effects (events, webhooks) to catch up after a fault. */
   readonly settleMs: number;
 }
@@ -31,6 +33,7 @@ const SHORT: FaultScale = {
   receiver500Ms: 4_000,
   receiverHangMs: 4_000,
   slowCreates: 6,
+  killed: ["shipment", "webhook"],
   settleMs: 90_000,
 };
 
@@ -44,6 +47,7 @@ const FULL: FaultScale = {
   receiver500Ms: 15_000,
   receiverHangMs: 15_000,
   slowCreates: 20,
+  killed: ["shipment", "dispatch", "webhook", "tracking"],
   settleMs: 240_000,
 };
 
