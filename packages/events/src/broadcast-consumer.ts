@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import type { Consumer, Kafka } from "kafkajs";
+import { restartAfterCrash } from "./crash-restart";
 
 export interface BroadcastEvent {
   readonly key: string;
@@ -40,6 +41,7 @@ export class BroadcastConsumer {
     const groupId = `${opts.groupPrefix}.${randomUUID()}`;
     this.#consumer = opts.kafka.consumer({ groupId, allowAutoTopicCreation: false });
     this.#log = opts.logger.child({ consumerGroup: groupId });
+    restartAfterCrash(this.#consumer, () => this.start(), this.#log, () => this.#stopped);
   }
 
   async start(): Promise<void> {

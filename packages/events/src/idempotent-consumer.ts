@@ -1,6 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
 import type { Consumer, EachMessagePayload, IHeaders, Kafka } from "kafkajs";
+import { restartAfterCrash } from "./crash-restart";
 import { EVENT_HEADERS } from "./headers";
 import type { RunInTransaction, SqlClient } from "./sql";
 
@@ -40,10 +41,12 @@ const CLAIM_EVENT = `INSERT INTO processed_event (consumer_group, event_id) VALU
 export class IdempotentConsumer<Tx extends SqlClient> {
   readonly #consumer: Consumer;
   readonly #log: Logger;
+  #stopped = false;
 
   constructor(private readonly opts: IdempotentConsumerOptions<Tx>) {
     this.#consumer = opts.kafka.consumer({ groupId: opts.groupId, allowAutoTopicCreation: false });
     this.#log = opts.logger.child({ consumerGroup: opts.groupId });
+    restartAfterCrash(this.#consumer, () => this.start(), this.#log, () => this.#stopped);
   }
 
   async start(): Promise<void> {
@@ -53,6 +56,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     await this.#consumer.disconnect();
   }
 
