@@ -10,7 +10,8 @@ describe("the error edge", () => {
     const shuttingDown = Object.assign(new Error("Invalid `db.idempotencyRecord.findFirst()` invocation\nDatabase error. Code: `57P03`. Message: `the database system is shutting down`"), { code: "P2010" });
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     const wrapped = new Error("driver adapter error", { cause: { code: "57P01", message: "terminating connection due to administrator command" } });
-    for (const error of [shuttingDown, refused, wrapped]) {
+    const dropped = new Error("Client has encountered a connection error and is not queryable");
+    for (const error of [shuttingDown, refused, wrapped, dropped]) {
       expect(isDatabaseOutage(error)).toBe(true);
       expect(toEdgeError(error, logger, "/x").code).toBe(Code.Unavailable);
     }

@@ -25,7 +25,8 @@ export function toEdgeError(error: unknown, logger: Logger, procedure: string): 
  */
 const OUTAGE_CODES = /^(08[0-9A-Z]{3}|57P0[123]|P1001|P1002|P1017|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/;
 // The pg driver adapter reports the SQLSTATE inside Prisma's message: "Database error. Code: `57P01`".
-const OUTAGE_IN_MESSAGE = /Code: `(08[0-9A-Z]{3}|57P0[123])`|ECONNREFUSED|Connection terminated unexpectedly|Can't reach database server/;
+// node-postgres's own words for a pooled connection the server dropped.
+const OUTAGE_IN_MESSAGE = /Code: `(08[0-9A-Z]{3}|57P0[123])`|ECONNREFUSED|Connection terminated unexpectedly|Can't reach database server|connection error and is not queryable/;
 
 export function isDatabaseOutage(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
