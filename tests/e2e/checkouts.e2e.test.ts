@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
 import { cloneCheckout, credentialsOf, type DevPorts, type DevRun, freeDevPorts, makeDev, makeDevReset, processesIn, tokenThrough, untilRunning } from "./support/checkout";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -38,6 +39,9 @@ function databasePrefix(dev: DevRun): string {
   if (!prefix) throw new Error(`make dev named no databases:\n${dev.output()}`);
   return prefix;
 }
+
+/** The databases a checkout's `make dev` owns: one per service that owns data, in name order. */
+const ownDatabases = (prefix: string) => SERVICES_WITH_DATABASE.map((service) => `${prefix}${service}`).sort();
 
 async function databasesNamed(prefix: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -95,7 +99,7 @@ describe("two checkouts of the repository on one machine", () => {
     prefixB = databasePrefix(devB);
     expect(prefixB).not.toBe(prefixA);
     expect(await databasesNamed(prefixA)).toEqual(before);
-    expect(await databasesNamed(prefixB)).toHaveLength(6);
+    expect(await databasesNamed(prefixB)).toEqual(ownDatabases(prefixB));
   }, STARTUP_MS + 60_000);
 
   it("A refuses at once to start on the ports B holds, naming B and the settings, and B runs on", async () => {
@@ -134,7 +138,7 @@ describe("two checkouts of the repository on one machine", () => {
     expect(dev.output()).toContain(".dev/secrets.env is gone");
     expect(dev.output()).toContain("make dev-reset");
     expect(dev.output()).not.toContain("starting Kafka");
-    expect(await databasesNamed(prefixA)).toHaveLength(6);
+    expect(await databasesNamed(prefixA)).toEqual(ownDatabases(prefixA));
     expect(processesIn(a)).toEqual([]);
   }, 120_000);
 
@@ -143,7 +147,7 @@ describe("two checkouts of the repository on one machine", () => {
     expect(reset.code, reset.output).toBe(0);
     expect(await databasesNamed(prefixA)).toEqual([]);
     expect(existsSync(path.join(a, ".dev"))).toBe(false);
-    expect(await databasesNamed(prefixB)).toHaveLength(6);
+    expect(await databasesNamed(prefixB)).toEqual(ownDatabases(prefixB));
     expect(existsSync(path.join(b, ".dev", "secrets.env"))).toBe(true);
   }, 120_000);
 });
