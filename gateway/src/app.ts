@@ -26,6 +26,7 @@ import { registerMe } from "./routes/me";
 import { registerPriceEstimates } from "./routes/price-estimates";
 import { registerShipments } from "./routes/shipments";
 import { registerTracking } from "./routes/tracking";
+import { isCustomerPageRequest, sendLinkNotFoundPage } from "./tracking/page-route";
 import { registerTokenEndpoint } from "./routes/oauth-token";
 import { registerProbeRoutes } from "./routes/probes";
 import { ParameterisedPaths } from "./routes/parameterised-paths";
@@ -57,6 +58,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config, peers } = deps;
   const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
   const parameterised = new ParameterisedPaths();
+  const problemForFrameworkError = frameworkErrorHandler(problems, parameterised);
   const app = Fastify({
     // A pino logger; typed as fastify's base logger so the instance keeps its default generics.
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -64,7 +66,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     bodyLimit: config.BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // Refusals made before fastify has a route or even a request: each still answers a problem.
-    frameworkErrors: frameworkErrorHandler(problems, parameterised),
+    frameworkErrors: (error, request, reply) =>
+      isCustomerPageRequest(request) ? sendLinkNotFoundPage(request, reply) : problemForFrameworkError(error, request, reply),
     clientErrorHandler: clientErrorHandler(config.PUBLIC_BASE_URL),
     requestIdHeader: false,
     genReqId: () => randomUUID(),

@@ -88,6 +88,22 @@ describe("router refusals", () => {
     }
   });
 
+  it("answers a customer link the router refuses (a code far too long, bad percent-encoding) with the not-found page, in the reader's language", async () => {
+    for (const [code, language] of [["x".repeat(500), "en"], ["%ff", "ar"]] as const) {
+      const res = await fetch(`${gateway.base}/t/${code}`, { headers: { "accept-language": language } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("content-language")).toBe(language);
+      expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      const html = await res.text();
+      expect(html).toContain(`<html lang="${language}"`);
+      expect(html).toContain('data-status="notFound"');
+    }
+    // The same refusal on the API is still a problem document.
+    await problemOf(await fetch(`${gateway.base}/v2/public/tracking/${"x".repeat(500)}`), 400, "INVALID_PARAMETER");
+  });
+
   it("answers a method Node parses but the resource lacks with 405 and Allow", async () => {
     for (const method of ["PROPFIND", "PURGE"]) {
       const res = await fetch(`${gateway.base}/v2/external/shipments`, { method });

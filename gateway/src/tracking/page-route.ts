@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod 
 import { reasonOf } from "../problem/from-connect";
 import type { SlidingWindow } from "../rate-limit/sliding-window";
 import { resource } from "../routes/route-table";
+import { correlate } from "../request/correlation";
 import { negotiateLanguage, type Language } from "../request/language";
 import { errorPage, STYLESHEET, STYLESHEET_PATH, trackingPage, type ErrorPage } from "./page";
 
@@ -37,6 +38,23 @@ function sendHtml(reply: FastifyReply, status: number, lang: Language, html: str
 }
 
 const PAGE_STATUS: Record<ErrorPage, number> = { notFound: 404, expired: 410, busy: 429, unavailable: 503 };
+
+/** A customer page's address (`/t/{anything}`), read by GET or HEAD: what a browser opening a link sends. */
+export function isCustomerPageRequest(request: FastifyRequest): boolean {
+  return (request.method === "GET" || request.method === "HEAD") && /^\/t\/[^/?#]*(?:[?#]|$)/.test(request.raw.url ?? "");
+}
+
+/**
+ * The not-found page for a customer link the router refused before any route ran (a code far over
+ * the router's parameter length, one that does not percent-decode): a customer who opens a
+ * mangled link sees a page in their language, never a problem document.
+ */
+export function sendLinkNotFoundPage(request: FastifyRequest, reply: FastifyReply): void {
+  correlate(request, reply); // no hook ran before the router's refusal
+  const header = request.headers["accept-language"];
+  const lang = negotiateLanguage(typeof header === "string" ? header : undefined);
+  void sendHtml(reply, PAGE_STATUS.notFound, lang, errorPage("notFound", lang));
+}
 
 /**
  * GET /t/{code}: the customer page the trackingUrl opens, server-rendered from the public
