@@ -193,7 +193,6 @@ describe("processes served from the runtime tree", () => {
     expect(existsSync(path.join(runtime, "services", "pricing", "prisma"))).toBe(false);
     const pricing = await serve("pricing", {
       MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
-      DISPATCH_SERVICE_URL: "http://127.0.0.1:9",
       KAFKA_BROKERS,
     });
     expect(await pricing.stop()).toBe(0);
