@@ -68,6 +68,7 @@ export const TERMS = {
 
 export interface Stack {
   readonly merchant: MerchantTestService;
+  readonly pricingUrl: string;
   readonly shipment: RunningShipmentService;
   readonly client: ReturnType<typeof createPeerClient<typeof ShipmentService>>;
   readonly databaseUrl: string;
@@ -95,6 +96,7 @@ export async function startStack(adminUrl: string, label: string, env: Record<st
   const shipment = await startShipmentService(testConfig(shipmentDb.url, { merchantUrl: merchant.url, pricingUrl: pricing.url }, env), logger);
   return {
     merchant,
+    pricingUrl: pricing.url,
     shipment,
     client: createPeerClient(ShipmentService, shipment.url, { timeoutMs: 30_000 }),
     databaseUrl: shipmentDb.url,
