@@ -21,7 +21,9 @@ export interface CityStaffingFeed {
  * every change. The replica is ready only while it has read up to the end offsets the broker
  * reports at that moment: until then it would answer NO_ELIGIBLE_SERVICE for a city dispatch has
  * staffed. Each check asks the broker (a readiness probe, seconds apart), so a fleet dispatch has
- * just put on shift is known here before this replica says ready again.
+ * just put on shift is known here before this replica says ready again. Once caught up, a broker
+ * that cannot be asked leaves the replica ready: it serves the index it has (staffing changes
+ * rarely), rather than every replica leaving the load balancer together during a broker outage.
  */
 export function feedCityStaffing(kafka: Kafka, index: StaffingIndex, logger: Logger): CityStaffingFeed {
   const nextOffsets = new Map<number, bigint>();
@@ -47,16 +49,27 @@ export function feedCityStaffing(kafka: Kafka, index: StaffingIndex, logger: Log
     await connecting.connect();
     return connecting;
   };
+  const endOffsets = async () => {
+    admin ??= connectAdmin().catch((err: unknown) => {
+      admin = undefined;
+      throw err;
+    });
+    return (await admin).fetchTopicOffsets(CITY_STAFFING_TOPIC);
+  };
+  let caughtUp = false;
   const readiness: ReadinessCheck = {
     name: "city-staffing",
     check: async () => {
-      admin ??= connectAdmin().catch((err: unknown) => {
-        admin = undefined;
+      let ends: Awaited<ReturnType<typeof endOffsets>>;
+      try {
+        ends = await endOffsets();
+      } catch (err) {
+        if (caughtUp) return;
         throw err;
-      });
-      const ends = await (await admin).fetchTopicOffsets(CITY_STAFFING_TOPIC);
+      }
       const behind = ends.filter((end) => BigInt(end.high) > BigInt(end.low) && (nextOffsets.get(end.partition) ?? 0n) < BigInt(end.high));
       if (behind.length > 0) throw new Error(`the city staffing is not read up to its end yet (${behind.length} partitions behind)`);
+      caughtUp = true;
     },
   };
   return {
