@@ -6,7 +6,8 @@
  * answers what Kubernetes' gRPC probes ask.
  */
 import { randomUUID } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { currentTraceId, initTracing } from "@tawsil/logging";
 import { ErrorReasonSchema, FieldViolationsSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
@@ -24,6 +25,12 @@ let server: RpcServer;
 let client: GrpcClient;
 let health: GrpcClient;
 let logLines: string[];
+
+/** Reserved URI characters, "%" and non-ASCII: what percent-encoding of grpc-message must carry intact. */
+const messageOf = (name: string) => `failed with ${name}: 100% sure; see /docs?a=b&c=d, #1 (Riyadh, الرياض)`;
+
+/** The server's bound on deadlines, short here so that the test of a longer deadline ends soon. */
+const MAX_TIMEOUT_MS = 2000;
 
 const CONNECT_CODES = Object.values(Code).filter((c): c is Code => typeof c === "number");
 
@@ -46,7 +53,7 @@ function routes(router: Parameters<NonNullable<Parameters<typeof startRpcServer>
       if (code === undefined) return { rateCardId: "rate-card-1", rateCardVersion: 3 };
       const details = [{ desc: ErrorReasonSchema, value: { reason: `REASON_${req.merchantId}` } }];
       if (code === Code.InvalidArgument) details.push({ desc: FieldViolationsSchema, value: { violations: [{ field: "pickup", code: "OUT_OF_COVERAGE", params: { city: "RUH" } }] } } as never);
-      throw new ConnectError(`failed with ${req.merchantId}`, code, undefined, details);
+      throw new ConnectError(messageOf(req.merchantId), code, undefined, details);
     },
   });
 }
@@ -55,7 +62,7 @@ beforeAll(async () => {
   const captured = capturedLogger("grpc-js-test");
   logLines = captured.lines;
   const readiness = new Readiness([{ name: "database", check: async () => { if (!databaseUp) throw new Error("down"); } }], captured.logger, { cacheMs: 0 });
-  server = await startRpcServer({ host: "127.0.0.1", port: 0, logger: captured.logger, metrics: createMetrics("grpc-js-test"), readiness, routes, serviceNames: [PricingService.typeName] });
+  server = await startRpcServer({ host: "127.0.0.1", port: 0, logger: captured.logger, metrics: createMetrics("grpc-js-test"), readiness, routes, serviceNames: [PricingService.typeName], maxTimeoutMs: MAX_TIMEOUT_MS });
   client = grpcJsClient(server.url, "tawsil/pricing/v1/pricing_service.proto", PricingService.typeName);
   health = grpcJsHealthClient(server.url);
 });
@@ -74,17 +81,23 @@ describe("a grpc-js client of our RPC server", () => {
     const { response, status } = await callUnary(client, "QuoteDelivery", { merchantId: name }, { metadata: callerMetadata(who), deadlineMs: 5000 });
     expect(response).toBeUndefined();
     // Connect's codes are gRPC's, number for number: grpc-js's own table names the same status.
-    expect({ code: status.code, details: status.details }).toEqual({ code, details: `failed with ${name}` });
+    expect({ code: status.code, details: status.details }).toEqual({ code, details: messageOf(name) });
     expect(GrpcStatus[status.code]).toBe(name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase().replace("CANCELED", "CANCELLED"));
     expect(status.metadata.get("x-request-id")).toEqual([who.requestId]);
     const decoded = statusDetails(status.metadata);
-    expect(decoded).toMatchObject({ code, message: `failed with ${name}` });
+    expect(decoded).toMatchObject({ code, message: messageOf(name) });
     expect(decoded?.details[0]).toEqual({ type: "tawsil.common.v1.ErrorReason", value: { reason: `REASON_${name}` } });
     if (code === Code.InvalidArgument) {
       expect(decoded?.details[1]).toEqual({ type: "tawsil.common.v1.FieldViolations", value: { violations: [{ field: "pickup", code: "OUT_OF_COVERAGE", params: { city: "RUH" } }] } });
     } else {
       expect(decoded?.details).toHaveLength(1);
     }
+  });
+
+  it("sends a message that Connect's own gRPC client reads the same", async () => {
+    const connect = createClient(PricingService, createGrpcTransport({ baseUrl: server.url }));
+    const error = await connect.quoteDelivery({ merchantId: "FailedPrecondition" }).then(() => undefined, (e: unknown) => ConnectError.from(e));
+    expect({ code: error?.code, message: error?.rawMessage }).toEqual({ code: Code.FailedPrecondition, message: messageOf("FailedPrecondition") });
   });
 
   it("covers every status grpc-js knows but OK", () => {
@@ -118,6 +131,16 @@ describe("a grpc-js client of our RPC server", () => {
     expect(Date.now() - started).toBeLessThan(3000);
     // The server enforces the deadline grpc-js sent (grpc-timeout), not only the client's timer.
     await expect.poll(() => seen.aborted).toBe(true);
+  });
+
+  it("shortens a deadline beyond the server's bound to the bound instead of refusing the call", async () => {
+    const answered = await callUnary(client, "QuoteDelivery", { merchantId: "ANSWER" }, { deadlineMs: 60_000 });
+    expect(answered.status.code).toBe(GrpcStatus.OK);
+    const started = Date.now();
+    const hung = await callUnary(client, "QuoteDelivery", { merchantId: "HANG" }, { deadlineMs: 60_000 });
+    expect(hung.status.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(MAX_TIMEOUT_MS - 100);
+    expect(Date.now() - started).toBeLessThan(MAX_TIMEOUT_MS + 5000);
   });
 });
 
