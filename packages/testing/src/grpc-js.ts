@@ -3,6 +3,7 @@
  * its stubs built at run time by @grpc/proto-loader from the .proto files under proto/ (never our
  * generated TypeScript), the way a team in any language starts from our protos alone.
  */
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
@@ -134,4 +135,37 @@ export function statusDetails(metadata: grpc.Metadata): DecodedStatus | undefine
       return { type, value: message.toObject(message.decode(value), { defaults: true }) };
     }),
   };
+}
+
+/** A fresh request id and trace id, for callerMetadata. */
+export function newCaller(): CallerIdentity {
+  return { requestId: randomUUID(), traceId: randomUUID().replaceAll("-", "") };
+}
+
+/** A service name no process serves, for the health protocol's NOT_FOUND. */
+export const UNKNOWN_SERVICE = "tawsil.unknown.v1.UnknownService";
+
+/**
+ * grpc.health.v1 Check for each name, as a probe or a load balancer asks it: the serving status,
+ * or the name of the gRPC status a refused check ended with (NOT_FOUND for an unknown service).
+ */
+export async function healthStatuses(url: string, services: readonly string[]): Promise<Record<string, string>> {
+  const client = grpcJsHealthClient(url);
+  try {
+    const answers = await Promise.all(
+      services.map(async (service) => {
+        const { response, status } = await callUnary(client, "Check", { service }, { deadlineMs: 2000 });
+        return [service, status.code === grpc.status.OK ? String(response?.status) : grpc.status[status.code]] as const;
+      }),
+    );
+    return Object.fromEntries(answers);
+  } finally {
+    client.close();
+  }
+}
+
+/** How a failed call reads to a stock client: status name, message and decoded typed details. */
+export function failureOf(outcome: UnaryOutcome): { status: string; message: string; details: DecodedStatus["details"] } {
+  if (outcome.status.code === grpc.status.OK) throw new Error("expected the call to fail");
+  return { status: grpc.status[outcome.status.code] ?? String(outcome.status.code), message: outcome.status.details, details: statusDetails(outcome.status.metadata)?.details ?? [] };
 }
