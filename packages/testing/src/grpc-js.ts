@@ -107,11 +107,14 @@ const STATUS_ROOT = protobuf.parse(`
 `).root;
 const Status = STATUS_ROOT.lookupType("google.rpc.Status");
 
-/** Our detail messages, loaded from their .proto like any other team would. */
+/** The files that declare our typed error details: the common ones and webhook's RotationLimited. */
+const DETAIL_FILES = ["tawsil/common/v1/error_detail.proto", "tawsil/webhook/v1/webhook_service.proto"];
+
+/** Our detail messages, loaded from their .proto like any other team would (well-known types are protobufjs's own). */
 const detailRoot = (() => {
   const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => path.join(PROTO_ROOT, target);
-  return root.loadSync("tawsil/common/v1/error_detail.proto");
+  root.resolvePath = (_origin, target) => (target.startsWith("google/protobuf/") ? target : path.join(PROTO_ROOT, target));
+  return root.loadSync(DETAIL_FILES);
 })();
 
 export interface DecodedStatus {
