@@ -5,14 +5,13 @@
  * caller's deadline, request id and trace context reach the handler; and the health protocol
  * answers what Kubernetes' gRPC probes ask.
  */
-import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { currentTraceId, initTracing } from "@tawsil/logging";
 import { ErrorReasonSchema, FieldViolationsSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { capturedLogger } from "@tawsil/testing";
-import { callerMetadata, callServerStream, callUnary, grpcJsClient, grpcJsHealthClient, GrpcStatus, statusDetails, type GrpcClient } from "@tawsil/testing/grpc-js";
+import { callerMetadata, callServerStream, callUnary, grpcJsClient, grpcJsHealthClient, GrpcStatus, newCaller, statusDetails, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics, currentRequestId, LIVENESS_SERVICE, Readiness, startRpcServer, type RpcServer } from "../src/index";
 
@@ -73,11 +72,9 @@ afterAll(async () => {
   await server?.close(100);
 });
 
-const caller = () => ({ requestId: randomUUID(), traceId: randomUUID().replaceAll("-", "") });
-
 describe("a grpc-js client of our RPC server", () => {
   it.each(CONNECT_CODES.map((code) => [Code[code], code] as const))("receives %s as gRPC status %i with its message, reason and request id", async (name, code) => {
-    const who = caller();
+    const who = newCaller();
     const { response, status } = await callUnary(client, "QuoteDelivery", { merchantId: name }, { metadata: callerMetadata(who), deadlineMs: 5000 });
     expect(response).toBeUndefined();
     // Connect's codes are gRPC's, number for number: grpc-js's own table names the same status.
@@ -106,7 +103,7 @@ describe("a grpc-js client of our RPC server", () => {
   });
 
   it("receives an unexpected error as a bare INTERNAL: no message of ours, no details, logged with its trace id", async () => {
-    const who = caller();
+    const who = newCaller();
     const { status } = await callUnary(client, "QuoteDelivery", { merchantId: "BUG" }, { metadata: callerMetadata(who), deadlineMs: 5000 });
     expect({ code: status.code, details: status.details }).toEqual({ code: GrpcStatus.INTERNAL, details: "internal error" });
     expect(statusDetails(status.metadata)?.details ?? []).toEqual([]);
@@ -116,7 +113,7 @@ describe("a grpc-js client of our RPC server", () => {
   });
 
   it("answers with the response, the request id echoed as a header, the caller's trace and request id in the handler's context", async () => {
-    const who = caller();
+    const who = newCaller();
     const { response, headers, status } = await callUnary(client, "QuoteDelivery", { merchantId: "ANSWER" }, { metadata: callerMetadata(who), deadlineMs: 5000 });
     expect(status.code).toBe(GrpcStatus.OK);
     expect(response).toMatchObject({ rateCardId: "rate-card-1", rateCardVersion: 3 });
@@ -126,7 +123,7 @@ describe("a grpc-js client of our RPC server", () => {
 
   it("ends a call whose deadline expires with DEADLINE_EXCEEDED, the handler's signal aborted on the server", async () => {
     const started = Date.now();
-    const { status } = await callUnary(client, "QuoteDelivery", { merchantId: "HANG" }, { metadata: callerMetadata(caller()), deadlineMs: 300 });
+    const { status } = await callUnary(client, "QuoteDelivery", { merchantId: "HANG" }, { metadata: callerMetadata(newCaller()), deadlineMs: 300 });
     expect(status.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
     expect(Date.now() - started).toBeLessThan(3000);
     // The server enforces the deadline grpc-js sent (grpc-timeout), not only the client's timer.

@@ -167,6 +167,28 @@ export async function healthStatuses(url: string, services: readonly string[]): 
   }
 }
 
+/** How long a Watch in healthOverGrpcJs lasts before the caller's deadline ends it. */
+const WATCH_DEADLINE_MS = 300;
+
+/**
+ * The health protocol as a stock client and Kubernetes' gRPC probes ask it: Check for each name
+ * in `checked`, UNKNOWN_SERVICE included, and a Watch of the whole server that the caller's
+ * deadline ends (the status it ended with, by name).
+ */
+export async function healthOverGrpcJs(url: string, checked: readonly string[]): Promise<{ checks: Record<string, string>; watch: { messages: Record<string, unknown>[]; status: string | undefined } }> {
+  const checks = await healthStatuses(url, [...checked, UNKNOWN_SERVICE]);
+  const client = grpcJsHealthClient(url);
+  try {
+    const watched = await callServerStream(client, "Watch", { service: "" }, { deadlineMs: WATCH_DEADLINE_MS });
+    return { checks, watch: { messages: watched.messages, status: grpc.status[watched.status.code] } };
+  } finally {
+    client.close();
+  }
+}
+
+/** Our ErrorReason detail as failureOf decodes it. */
+export const errorReason = (reason: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason } });
+
 /** How a failed call reads to a stock client: status name, message and decoded typed details. */
 export function failureOf(outcome: UnaryOutcome): { status: string; message: string; details: DecodedStatus["details"] } {
   if (outcome.status.code === grpc.status.OK) throw new Error("expected the call to fail");

@@ -5,14 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
-import {
-  callerMetadata, callServerStream, callUnary, failureOf, grpcJsClient, grpcJsHealthClient, GrpcStatus, healthStatuses, newCaller, UNKNOWN_SERVICE, type GrpcClient,
-} from "@tawsil/testing/grpc-js";
+import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SERVICE_NAMES } from "../src/server";
 import { createDispatchDatabase, putFleetOnShift, startTestService, type TestService } from "./support";
 
-const reason = (value: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason: value } });
 const PARCEL = { totalWeightGrams: "2000", longestSideMm: 300, requirements: [], cashOnDelivery: true };
 
 let db: Awaited<ReturnType<typeof createDispatchDatabase>>;
@@ -36,21 +33,17 @@ afterAll(async () => {
 });
 
 describe("the dispatch service, called by grpc-js", () => {
-  it("answers the health protocol for the server, liveness and each of its services", async () => {
-    expect(await healthStatuses(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, UNKNOWN_SERVICE])).toEqual({
-      "": "SERVING",
-      [LIVENESS_SERVICE]: "SERVING",
-      "tawsil.dispatch.v1.DispatchService": "SERVING",
-      "tawsil.dispatch.v1.DriverService": "SERVING",
-      [UNKNOWN_SERVICE]: "NOT_FOUND",
+  it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
+    expect(await healthOverGrpcJs(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+      checks: {
+        "": "SERVING",
+        [LIVENESS_SERVICE]: "SERVING",
+        "tawsil.dispatch.v1.DispatchService": "SERVING",
+        "tawsil.dispatch.v1.DriverService": "SERVING",
+        [UNKNOWN_SERVICE]: "NOT_FOUND",
+      },
+      watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
-  });
-
-  it("ends a health Watch with DEADLINE_EXCEEDED when the caller's deadline passes", async () => {
-    const health = grpcJsHealthClient(service.url);
-    const watched = await callServerStream(health, "Watch", { service: SERVICE_NAMES[0] }, { deadlineMs: 300 });
-    health.close();
-    expect({ messages: watched.messages, status: GrpcStatus[watched.status.code] }).toEqual({ messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" });
   });
 
   it("answers CheckEligibility within the caller's deadline and echoes its request id", async () => {
@@ -66,12 +59,12 @@ describe("the dispatch service, called by grpc-js", () => {
     expect(await call(dispatch, "CheckEligibility", { cityCode: "riyadh", parcel: PARCEL })).toEqual({
       status: "INVALID_ARGUMENT",
       message: "city_code: must be three capital letters, for example RUH",
-      details: [reason("INVALID_ARGUMENT")],
+      details: [errorReason("INVALID_ARGUMENT")],
     });
     const position = { latitudeMicro: 24_690_000, longitudeMicro: 46_685_000 };
     expect(await call(drivers, "ReportLocation", { driverId: randomUUID(), position, accuracyMetres: 5, recordTimeUnixMs: "0" })).toMatchObject({
       status: "NOT_FOUND",
-      details: [reason("DRIVER_NOT_FOUND")],
+      details: [errorReason("DRIVER_NOT_FOUND")],
     });
   });
 });

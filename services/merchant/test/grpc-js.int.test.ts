@@ -5,14 +5,10 @@
  */
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
-import {
-  callerMetadata, callServerStream, callUnary, failureOf, grpcJsClient, grpcJsHealthClient, GrpcStatus, healthStatuses, newCaller, UNKNOWN_SERVICE, type GrpcClient,
-} from "@tawsil/testing/grpc-js";
+import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SERVICE_NAMES } from "../src/server";
 import { createMerchantDatabase, startTestService, type TestService } from "./support";
-
-const reason = (value: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason: value } });
 
 let db: { url: string; drop(): Promise<void> };
 let service: TestService;
@@ -38,21 +34,17 @@ afterAll(async () => {
 });
 
 describe("the merchant service, called by grpc-js", () => {
-  it("answers the health protocol for the server, liveness and each of its services", async () => {
-    expect(await healthStatuses(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, UNKNOWN_SERVICE])).toEqual({
-      "": "SERVING",
-      [LIVENESS_SERVICE]: "SERVING",
-      "tawsil.merchant.v1.MerchantService": "SERVING",
-      "tawsil.merchant.v1.MerchantAdminService": "SERVING",
-      [UNKNOWN_SERVICE]: "NOT_FOUND",
+  it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
+    expect(await healthOverGrpcJs(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+      checks: {
+        "": "SERVING",
+        [LIVENESS_SERVICE]: "SERVING",
+        "tawsil.merchant.v1.MerchantService": "SERVING",
+        "tawsil.merchant.v1.MerchantAdminService": "SERVING",
+        [UNKNOWN_SERVICE]: "NOT_FOUND",
+      },
+      watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
-  });
-
-  it("ends a health Watch with DEADLINE_EXCEEDED when the caller's deadline passes", async () => {
-    const health = grpcJsHealthClient(service.url);
-    const watched = await callServerStream(health, "Watch", { service: SERVICE_NAMES[0] }, { deadlineMs: 300 });
-    health.close();
-    expect({ messages: watched.messages, status: GrpcStatus[watched.status.code] }).toEqual({ messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" });
   });
 
   it("answers GetMerchant within the caller's deadline and echoes its request id", async () => {
@@ -65,26 +57,26 @@ describe("the merchant service, called by grpc-js", () => {
 
   it("fails as a stock client reads it: status, message and ErrorReason for each kind of error", async () => {
     const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 }).then(failureOf);
-    expect(await call(merchant, "GetMerchant", { merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f" })).toMatchObject({ status: "NOT_FOUND", details: [reason("MERCHANT_NOT_FOUND")] });
+    expect(await call(merchant, "GetMerchant", { merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f" })).toMatchObject({ status: "NOT_FOUND", details: [errorReason("MERCHANT_NOT_FOUND")] });
     expect(await call(admin, "AddBranch", { merchantCode: "ACME", code: "-B", name: "x" })).toEqual({
       status: "INVALID_ARGUMENT",
       message: "code: must match ^[A-Z0-9][A-Z0-9_-]{1,63}$",
-      details: [reason("INVALID_ARGUMENT")],
+      details: [errorReason("INVALID_ARGUMENT")],
     });
     expect(await call(admin, "CreateMerchant", { code: "ACME", displayName: "Again", legalName: "Again" })).toEqual({
       status: "ALREADY_EXISTS",
       message: "merchant ACME already exists",
-      details: [reason("MERCHANT_ALREADY_EXISTS")],
+      details: [errorReason("MERCHANT_ALREADY_EXISTS")],
     });
     expect(await call(admin, "SetMerchantStatus", { merchantCode: "GONE", status: "MERCHANT_STATUS_ACTIVE" })).toEqual({
       status: "FAILED_PRECONDITION",
       message: "a merchant cannot move from TERMINATED to ACTIVE",
-      details: [reason("INVALID_STATUS_TRANSITION")],
+      details: [errorReason("INVALID_STATUS_TRANSITION")],
     });
     expect(await call(merchant, "IssueAccessToken", { clientId: "tws_ci_unknown", clientSecret: "not-the-secret", scopes: [] })).toEqual({
       status: "UNAUTHENTICATED",
       message: "client authentication failed",
-      details: [reason("INVALID_CLIENT")],
+      details: [errorReason("INVALID_CLIENT")],
     });
   });
 });

@@ -7,9 +7,7 @@
 import { initTracing } from "@tawsil/logging";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
 import { freePort } from "@tawsil/testing";
-import {
-  callerMetadata, callServerStream, callUnary, failureOf, grpcJsClient, grpcJsHealthClient, GrpcStatus, healthStatuses, newCaller, UNKNOWN_SERVICE, type GrpcClient,
-} from "@tawsil/testing/grpc-js";
+import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDispatchDatabase, putFleetOnShift, startTestService as startDispatch, type TestService as DispatchTestService } from "../../dispatch/test/support";
 import { createMerchantDatabase, startTestService as startMerchant, type TestService as MerchantTestService } from "../../merchant/test/support";
@@ -18,7 +16,6 @@ import { startTestService, type TestService } from "./support";
 
 initTracing(); // as every process's main does (runMain): W3C propagation, trace ids in log lines
 
-const reason = (value: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason: value } });
 const AL_OLAYA = { latitudeMicro: 24_690_000, longitudeMicro: 46_685_000 };
 const AL_MALAZ = { latitudeMicro: 24_666_000, longitudeMicro: 46_730_000 };
 const AL_HAMRA_JEDDAH = { latitudeMicro: 21_514_000, longitudeMicro: 39_168_000 };
@@ -63,20 +60,16 @@ afterAll(async () => {
 });
 
 describe("the pricing service, called by grpc-js", () => {
-  it("answers the health protocol for the server, liveness and its service", async () => {
-    expect(await healthStatuses(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, UNKNOWN_SERVICE])).toEqual({
-      "": "SERVING",
-      [LIVENESS_SERVICE]: "SERVING",
-      "tawsil.pricing.v1.PricingService": "SERVING",
-      [UNKNOWN_SERVICE]: "NOT_FOUND",
+  it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
+    expect(await healthOverGrpcJs(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+      checks: {
+        "": "SERVING",
+        [LIVENESS_SERVICE]: "SERVING",
+        "tawsil.pricing.v1.PricingService": "SERVING",
+        [UNKNOWN_SERVICE]: "NOT_FOUND",
+      },
+      watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
-  });
-
-  it("ends a health Watch with DEADLINE_EXCEEDED when the caller's deadline passes", async () => {
-    const health = grpcJsHealthClient(service.url);
-    const watched = await callServerStream(health, "Watch", { service: SERVICE_NAMES[0] }, { deadlineMs: 300 });
-    health.close();
-    expect({ messages: watched.messages, status: GrpcStatus[watched.status.code] }).toEqual({ messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" });
   });
 
   it("quotes within the caller's deadline, echoes its request id and logs under its trace", async () => {
@@ -94,14 +87,14 @@ describe("the pricing service, called by grpc-js", () => {
     expect(await call({ destination: AL_HAMRA_JEDDAH })).toEqual({
       status: "FAILED_PRECONDITION",
       message: "pickup and destination are in different cities; deliveries are intra-city",
-      details: [reason("OUTSIDE_COVERAGE")],
+      details: [errorReason("OUTSIDE_COVERAGE")],
     });
     expect(await call({ merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f" })).toEqual({
       status: "FAILED_PRECONDITION",
       message: "the merchant has no rate card in force",
-      details: [reason("NO_RATE_CARD")],
+      details: [errorReason("NO_RATE_CARD")],
     });
-    expect(await call({ merchantId: "PRICED" })).toEqual({ status: "INVALID_ARGUMENT", message: "merchant_id: must be a uuid", details: [reason("INVALID_ARGUMENT")] });
+    expect(await call({ merchantId: "PRICED" })).toEqual({ status: "INVALID_ARGUMENT", message: "merchant_id: must be a uuid", details: [errorReason("INVALID_ARGUMENT")] });
   });
 
   it("fails with UNAVAILABLE when the merchant service cannot be reached, naming no address", async () => {
@@ -109,7 +102,7 @@ describe("the pricing service, called by grpc-js", () => {
     const client = grpcJsClient(orphan.url, "tawsil/pricing/v1/pricing_service.proto", "tawsil.pricing.v1.PricingService");
     try {
       const outcome = await callUnary(client, "QuoteDelivery", request(), { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
-      expect(failureOf(outcome)).toEqual({ status: "UNAVAILABLE", message: "the merchant service is unavailable", details: [reason("DEPENDENCY_UNAVAILABLE")] });
+      expect(failureOf(outcome)).toEqual({ status: "UNAVAILABLE", message: "the merchant service is unavailable", details: [errorReason("DEPENDENCY_UNAVAILABLE")] });
     } finally {
       client.close();
       await orphan.close();

@@ -6,14 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
-import {
-  callerMetadata, callServerStream, callUnary, failureOf, grpcJsClient, grpcJsHealthClient, GrpcStatus, healthStatuses, newCaller, UNKNOWN_SERVICE, type GrpcClient,
-} from "@tawsil/testing/grpc-js";
+import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SERVICE_NAMES } from "../src/server";
 import { AL_MALAZ, fingerprint, startStack, type Stack } from "./support";
-
-const reason = (value: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason: value } });
 
 let stack: Stack;
 let shipments: GrpcClient;
@@ -50,21 +46,17 @@ const create = (key: string, body: object, merchant = merchantId, caller = newCa
 const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
 
 describe("the shipment service, called by grpc-js", () => {
-  it("answers the health protocol for the server, liveness and each of its services", async () => {
-    expect(await healthStatuses(stack.shipment.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, UNKNOWN_SERVICE])).toEqual({
-      "": "SERVING",
-      [LIVENESS_SERVICE]: "SERVING",
-      "tawsil.shipment.v1.ShipmentService": "SERVING",
-      "tawsil.shipment.v1.ShipmentAdminService": "SERVING",
-      [UNKNOWN_SERVICE]: "NOT_FOUND",
+  it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
+    expect(await healthOverGrpcJs(stack.shipment.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+      checks: {
+        "": "SERVING",
+        [LIVENESS_SERVICE]: "SERVING",
+        "tawsil.shipment.v1.ShipmentService": "SERVING",
+        "tawsil.shipment.v1.ShipmentAdminService": "SERVING",
+        [UNKNOWN_SERVICE]: "NOT_FOUND",
+      },
+      watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
-  });
-
-  it("ends a health Watch with DEADLINE_EXCEEDED when the caller's deadline passes", async () => {
-    const health = grpcJsHealthClient(stack.shipment.url);
-    const watched = await callServerStream(health, "Watch", { service: SERVICE_NAMES[0] }, { deadlineMs: 300 });
-    health.close();
-    expect({ messages: watched.messages, status: GrpcStatus[watched.status.code] }).toEqual({ messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" });
   });
 
   it("creates a shipment within the caller's deadline, echoes its request id, and reads it back", async () => {
@@ -82,16 +74,16 @@ describe("the shipment service, called by grpc-js", () => {
   });
 
   it("fails as a stock client reads it: status, message, ErrorReason and FieldViolations for each kind of error", async () => {
-    expect(failureOf(await call(shipments, "GetShipment", { merchantId, shipmentId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [reason("SHIPMENT_NOT_FOUND")] });
+    expect(failureOf(await call(shipments, "GetShipment", { merchantId, shipmentId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [errorReason("SHIPMENT_NOT_FOUND")] });
     const created = await create("grpcjs-errors-0001", draft("ORDER-ERRORS"));
     const shipmentId = (created.response?.shipment as { shipmentId: string }).shipmentId;
-    expect(failureOf(await call(shipments, "GetShipment", { merchantId: otherMerchantId, shipmentId }))).toMatchObject({ status: "PERMISSION_DENIED", details: [reason("ACCESS_DENIED")] });
+    expect(failureOf(await call(shipments, "GetShipment", { merchantId: otherMerchantId, shipmentId }))).toMatchObject({ status: "PERMISSION_DENIED", details: [errorReason("ACCESS_DENIED")] });
     expect(failureOf(await create("grpcjs-unknown-ref-1", draft("ORDER-UNKNOWN", { savedLocationCode: "NOWHERE" })))).toMatchObject({
       status: "INVALID_ARGUMENT",
-      details: [reason("VALIDATION_FAILED"), { type: "tawsil.common.v1.FieldViolations", value: { violations: [{ field: "saved_location_code", code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } }] } }],
+      details: [errorReason("VALIDATION_FAILED"), { type: "tawsil.common.v1.FieldViolations", value: { violations: [{ field: "saved_location_code", code: "UNKNOWN_REFERENCE", params: { entity: "saved location" } }] } }],
     });
-    expect(failureOf(await create("grpcjs-duplicate-ref", draft("ORDER-ERRORS")))).toMatchObject({ status: "ALREADY_EXISTS", details: [reason("DUPLICATE_REFERENCE")] });
-    expect(failureOf(await create("grpcjs-errors-0001", draft("ORDER-OTHER-BODY")))).toMatchObject({ status: "FAILED_PRECONDITION", details: [reason("IDEMPOTENCY_KEY_REUSED")] });
-    expect(failureOf(await call(admin, "ApproveShipment", { shipmentId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [reason("SHIPMENT_NOT_FOUND")] });
+    expect(failureOf(await create("grpcjs-duplicate-ref", draft("ORDER-ERRORS")))).toMatchObject({ status: "ALREADY_EXISTS", details: [errorReason("DUPLICATE_REFERENCE")] });
+    expect(failureOf(await create("grpcjs-errors-0001", draft("ORDER-OTHER-BODY")))).toMatchObject({ status: "FAILED_PRECONDITION", details: [errorReason("IDEMPOTENCY_KEY_REUSED")] });
+    expect(failureOf(await call(admin, "ApproveShipment", { shipmentId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [errorReason("SHIPMENT_NOT_FOUND")] });
   });
 });

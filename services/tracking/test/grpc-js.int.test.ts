@@ -9,16 +9,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type InProcessService, LIVENESS_SERVICE } from "@tawsil/rpc";
 import { capturedLogger, createMigratedDatabase, freePort, type TestDatabase } from "@tawsil/testing";
-import {
-  callerMetadata, callServerStream, callUnary, failureOf, grpcJsClient, grpcJsHealthClient, GrpcStatus, healthStatuses, newCaller, UNKNOWN_SERVICE, type GrpcClient,
-} from "@tawsil/testing/grpc-js";
+import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { draft, idempotency, startStack, type Stack } from "../../shipment/test/support";
 import { readConfig } from "../src/config";
 import { SERVICE_NAMES, startTrackingService } from "../src/server";
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "prisma", "migrations");
-const reason = (value: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason: value } });
 
 let shipments: Stack;
 let database: TestDatabase;
@@ -55,20 +52,16 @@ afterAll(async () => {
 const call = (method: string, request: object, on = client) => callUnary(on, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
 
 describe("the tracking service, called by grpc-js", () => {
-  it("answers the health protocol for the server, liveness and its service", async () => {
-    expect(await healthStatuses(tracking.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, UNKNOWN_SERVICE])).toEqual({
-      "": "SERVING",
-      [LIVENESS_SERVICE]: "SERVING",
-      "tawsil.tracking.v1.TrackingService": "SERVING",
-      [UNKNOWN_SERVICE]: "NOT_FOUND",
+  it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
+    expect(await healthOverGrpcJs(tracking.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+      checks: {
+        "": "SERVING",
+        [LIVENESS_SERVICE]: "SERVING",
+        "tawsil.tracking.v1.TrackingService": "SERVING",
+        [UNKNOWN_SERVICE]: "NOT_FOUND",
+      },
+      watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
-  });
-
-  it("ends a health Watch with DEADLINE_EXCEEDED when the caller's deadline passes", async () => {
-    const health = grpcJsHealthClient(tracking.url);
-    const watched = await callServerStream(health, "Watch", { service: SERVICE_NAMES[0] }, { deadlineMs: 300 });
-    health.close();
-    expect({ messages: watched.messages, status: GrpcStatus[watched.status.code] }).toEqual({ messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" });
   });
 
   it("answers GetShipmentTracking within the caller's deadline (from the shipment service: no event projected yet) and echoes its request id", async () => {
@@ -80,14 +73,14 @@ describe("the tracking service, called by grpc-js", () => {
   });
 
   it("fails as a stock client reads it: status, message and ErrorReason for each kind of error", async () => {
-    expect(failureOf(await call("GetShipmentTracking", { merchantId, shipmentId: "not-a-uuid" }))).toEqual({ status: "INVALID_ARGUMENT", message: "shipment_id: must be a uuid", details: [reason("INVALID_ARGUMENT")] });
-    expect(failureOf(await call("GetShipmentTracking", { merchantId, shipmentId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [reason("SHIPMENT_NOT_FOUND")] });
+    expect(failureOf(await call("GetShipmentTracking", { merchantId, shipmentId: "not-a-uuid" }))).toEqual({ status: "INVALID_ARGUMENT", message: "shipment_id: must be a uuid", details: [errorReason("INVALID_ARGUMENT")] });
+    expect(failureOf(await call("GetShipmentTracking", { merchantId, shipmentId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [errorReason("SHIPMENT_NOT_FOUND")] });
     expect(failureOf(await call("GetShipmentTracking", { merchantId: otherMerchantId, shipmentId }))).toEqual({
       status: "PERMISSION_DENIED",
       message: "the shipment belongs to another merchant",
-      details: [reason("ACCESS_DENIED")],
+      details: [errorReason("ACCESS_DENIED")],
     });
-    expect(failureOf(await call("GetPublicTracking", { code: "A".repeat(43) }))).toMatchObject({ status: "NOT_FOUND", details: [reason("TRACKING_LINK_NOT_FOUND")] });
+    expect(failureOf(await call("GetPublicTracking", { code: "A".repeat(43) }))).toMatchObject({ status: "NOT_FOUND", details: [errorReason("TRACKING_LINK_NOT_FOUND")] });
   });
 
   it("fails with UNAVAILABLE when the shipment service behind the fallback cannot be reached, naming no address", async () => {
@@ -97,7 +90,7 @@ describe("the tracking service, called by grpc-js", () => {
       expect(failureOf(await call("GetShipmentTracking", { merchantId, shipmentId: randomUUID() }, orphanClient))).toEqual({
         status: "UNAVAILABLE",
         message: "the shipment service is unavailable",
-        details: [reason("DEPENDENCY_UNAVAILABLE")],
+        details: [errorReason("DEPENDENCY_UNAVAILABLE")],
       });
     } finally {
       orphanClient.close();

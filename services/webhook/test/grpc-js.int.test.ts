@@ -5,14 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
-import {
-  callerMetadata, callServerStream, callUnary, failureOf, grpcJsClient, grpcJsHealthClient, GrpcStatus, healthStatuses, newCaller, UNKNOWN_SERVICE, type GrpcClient,
-} from "@tawsil/testing/grpc-js";
+import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SERVICE_NAMES } from "../src/server";
 import { createWebhookDatabase, startHarness, type Harness } from "./support";
-
-const reason = (value: string) => ({ type: "tawsil.common.v1.ErrorReason", value: { reason: value } });
 
 let db: Awaited<ReturnType<typeof createWebhookDatabase>>;
 let harness: Harness;
@@ -33,20 +29,16 @@ afterAll(async () => {
 const call = (method: string, request: object) => callUnary(webhook, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
 
 describe("the webhook service, called by grpc-js", () => {
-  it("answers the health protocol for the server, liveness and its service", async () => {
-    expect(await healthStatuses(harness.service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, UNKNOWN_SERVICE])).toEqual({
-      "": "SERVING",
-      [LIVENESS_SERVICE]: "SERVING",
-      "tawsil.webhook.v1.WebhookService": "SERVING",
-      [UNKNOWN_SERVICE]: "NOT_FOUND",
+  it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
+    expect(await healthOverGrpcJs(harness.service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+      checks: {
+        "": "SERVING",
+        [LIVENESS_SERVICE]: "SERVING",
+        "tawsil.webhook.v1.WebhookService": "SERVING",
+        [UNKNOWN_SERVICE]: "NOT_FOUND",
+      },
+      watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
-  });
-
-  it("ends a health Watch with DEADLINE_EXCEEDED when the caller's deadline passes", async () => {
-    const health = grpcJsHealthClient(harness.service.url);
-    const watched = await callServerStream(health, "Watch", { service: SERVICE_NAMES[0] }, { deadlineMs: 300 });
-    health.close();
-    expect({ messages: watched.messages, status: GrpcStatus[watched.status.code] }).toEqual({ messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" });
   });
 
   it("registers an endpoint within the caller's deadline and echoes its request id", async () => {
@@ -60,18 +52,18 @@ describe("the webhook service, called by grpc-js", () => {
   });
 
   it("fails as a stock client reads it: status, message, ErrorReason and FieldViolations", async () => {
-    expect(failureOf(await call("GetEndpoint", { merchantId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [reason("WEBHOOK_NOT_FOUND")] });
+    expect(failureOf(await call("GetEndpoint", { merchantId: randomUUID() }))).toMatchObject({ status: "NOT_FOUND", details: [errorReason("WEBHOOK_NOT_FOUND")] });
     expect(failureOf(await call("RegisterEndpoint", { merchantId: randomUUID(), url: "ftp://example.com/hooks", eventTypes: [] }))).toEqual({
       status: "INVALID_ARGUMENT",
       message: "url: SCHEME",
-      details: [reason("VALIDATION_FAILED"), { type: "tawsil.common.v1.FieldViolations", value: { violations: [{ field: "url", code: "UNSUPPORTED_VALUE", params: { rule: "SCHEME" } }] } }],
+      details: [errorReason("VALIDATION_FAILED"), { type: "tawsil.common.v1.FieldViolations", value: { violations: [{ field: "url", code: "UNSUPPORTED_VALUE", params: { rule: "SCHEME" } }] } }],
     });
     const merchantId = randomUUID();
     await call("RegisterEndpoint", { merchantId, url: "http://127.0.0.1:9/hooks", eventTypes: [] });
     expect(failureOf(await call("UpdateEndpoint", { merchantId, expectedVersion: "7", status: "ENDPOINT_STATUS_DISABLED" }))).toEqual({
       status: "ABORTED",
       message: "expected version 7, the endpoint is at 1",
-      details: [reason("WEBHOOK_VERSION_MISMATCH")],
+      details: [errorReason("WEBHOOK_VERSION_MISMATCH")],
     });
   });
 
@@ -88,7 +80,7 @@ describe("the webhook service, called by grpc-js", () => {
     expect(failureOf(await call("RotateSecret", { merchantId, expectedVersion: version }))).toEqual({
       status: "FAILED_PRECONDITION",
       message: "at most 5 secret rotations per 3600 s",
-      details: [reason("WEBHOOK_ROTATION_LIMITED"), { type: "tawsil.webhook.v1.RotationLimited", value: { retryAfterSeconds: expect.any(Number), quota: 5, windowSeconds: 3600, remaining: 0 } }],
+      details: [errorReason("WEBHOOK_ROTATION_LIMITED"), { type: "tawsil.webhook.v1.RotationLimited", value: { retryAfterSeconds: expect.any(Number), quota: 5, windowSeconds: 3600, remaining: 0 } }],
     });
   });
 });
