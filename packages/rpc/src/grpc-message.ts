@@ -23,15 +23,17 @@ export function specEncodedGrpcMessage(connectEncoded: string): string {
 
 type Headers = Record<string, unknown>;
 interface GrpcResponse {
-  writeHead(status: number, headers?: Headers): unknown;
+  writeHead(status: number, ...rest: unknown[]): unknown;
   addTrailers(trailers: Headers): void;
 }
 
 const GRPC_MESSAGE = "grpc-message";
 
-function reencode(headers: Headers | undefined): void {
-  const value = headers?.[GRPC_MESSAGE];
-  if (headers && typeof value === "string") headers[GRPC_MESSAGE] = specEncodedGrpcMessage(value);
+function reencode(headers: unknown): void {
+  if (typeof headers !== "object" || headers === null || Array.isArray(headers)) return;
+  const fields = headers as Headers;
+  const value = fields[GRPC_MESSAGE];
+  if (typeof value === "string") fields[GRPC_MESSAGE] = specEncodedGrpcMessage(value);
 }
 
 /**
@@ -43,6 +45,7 @@ export function encodeGrpcMessageAsSpecified(contentType: string | undefined, re
   if (contentType === undefined || !/^application\/grpc(\+|;|$)/.test(contentType)) return;
   const writeHead = res.writeHead.bind(res);
   const addTrailers = res.addTrailers.bind(res);
-  res.writeHead = (status, headers) => (reencode(headers), writeHead(status, headers));
+  // writeHead(status, [statusMessage,] headers): the headers come last.
+  res.writeHead = (status, ...rest) => (reencode(rest.at(-1)), writeHead(status, ...rest));
   res.addTrailers = (trailers) => (reencode(trailers), addTrailers(trailers));
 }
