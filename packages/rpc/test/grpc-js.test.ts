@@ -29,7 +29,7 @@ let logLines: string[];
 const messageOf = (name: string) => `failed with ${name}: 100% sure; see /docs?a=b&c=d, #1 (Riyadh, الرياض)`;
 
 /** The server's bound on deadlines, short here so that the test of a longer deadline ends soon. */
-const MAX_TIMEOUT_MS = 2000;
+const MAX_TIMEOUT_MS = 5000;
 
 const CONNECT_CODES = Object.values(Code).filter((c): c is Code => typeof c === "number");
 
@@ -125,9 +125,10 @@ describe("a grpc-js client of our RPC server", () => {
     const started = Date.now();
     const { status } = await callUnary(client, "QuoteDelivery", { merchantId: "HANG" }, { metadata: callerMetadata(newCaller()), deadlineMs: 300 });
     expect(status.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Ended at the deadline, not hung (the margin is for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(10_000);
     // The server enforces the deadline grpc-js sent (grpc-timeout), not only the client's timer.
-    await expect.poll(() => seen.aborted).toBe(true);
+    await expect.poll(() => seen.aborted, { timeout: 10_000 }).toBe(true);
   });
 
   it("shortens a deadline beyond the server's bound to the bound instead of refusing the call", async () => {
@@ -143,7 +144,7 @@ describe("a grpc-js client of our RPC server", () => {
 
 describe("the health protocol, as grpc-js and Kubernetes' gRPC probes ask it", () => {
   const check = async (service: string) => {
-    const { response, status } = await callUnary(health, "Check", { service }, { deadlineMs: 2000 });
+    const { response, status } = await callUnary(health, "Check", { service }, { deadlineMs: 10_000 });
     return status.code === GrpcStatus.OK ? response?.status : GrpcStatus[status.code];
   };
 
@@ -167,10 +168,11 @@ describe("the health protocol, as grpc-js and Kubernetes' gRPC probes ask it", (
   });
 
   it("streams Watch until the caller's deadline ends it, SERVICE_UNKNOWN for an unknown service", async () => {
-    const watched = await callServerStream(health, "Watch", { service: "" }, { deadlineMs: 500 });
+    // Long enough for the first answer on a loaded machine; the deadline ends the stream all the same.
+    const watched = await callServerStream(health, "Watch", { service: "" }, { deadlineMs: 2000 });
     expect(watched.messages).toEqual([{ status: "SERVING" }]);
     expect(watched.status.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
-    const unknown = await callServerStream(health, "Watch", { service: "tawsil.nope.v1.NopeService" }, { deadlineMs: 500 });
+    const unknown = await callServerStream(health, "Watch", { service: "tawsil.nope.v1.NopeService" }, { deadlineMs: 2000 });
     expect(unknown.messages).toEqual([{ status: "SERVICE_UNKNOWN" }]);
   });
 });

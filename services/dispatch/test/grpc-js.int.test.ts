@@ -48,14 +48,14 @@ describe("the dispatch service, called by grpc-js", () => {
 
   it("answers CheckEligibility within the caller's deadline and echoes its request id", async () => {
     const caller = newCaller();
-    const { response, headers, status } = await callUnary(dispatch, "CheckEligibility", { cityCode: "RUH", parcel: PARCEL }, { metadata: callerMetadata(caller), deadlineMs: 5000 });
+    const { response, headers, status } = await callUnary(dispatch, "CheckEligibility", { cityCode: "RUH", parcel: PARCEL }, { metadata: callerMetadata(caller), deadlineMs: 10_000 });
     expect(GrpcStatus[status.code]).toBe("OK");
     expect(response).toEqual({ eligible: true, serviceLevel: "SERVICE_LEVEL_BIKE" });
     expect(headers.get("x-request-id")).toEqual([caller.requestId]);
   });
 
   it("fails as a stock client reads it: status, message and ErrorReason", async () => {
-    const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 }).then(failureOf);
+    const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 }).then(failureOf);
     expect(await call(dispatch, "CheckEligibility", { cityCode: "riyadh", parcel: PARCEL })).toEqual({
       status: "INVALID_ARGUMENT",
       message: "city_code: must be three capital letters, for example RUH",

@@ -49,14 +49,14 @@ describe("the merchant service, called by grpc-js", () => {
 
   it("answers GetMerchant within the caller's deadline and echoes its request id", async () => {
     const caller = newCaller();
-    const { response, headers, status } = await callUnary(merchant, "GetMerchant", { merchantId }, { metadata: callerMetadata(caller), deadlineMs: 5000 });
+    const { response, headers, status } = await callUnary(merchant, "GetMerchant", { merchantId }, { metadata: callerMetadata(caller), deadlineMs: 10_000 });
     expect(GrpcStatus[status.code]).toBe("OK");
     expect(response).toMatchObject({ merchant: { merchantId, code: "ACME", displayName: "Acme", status: "MERCHANT_STATUS_DRAFT" } });
     expect(headers.get("x-request-id")).toEqual([caller.requestId]);
   });
 
   it("fails as a stock client reads it: status, message and ErrorReason for each kind of error", async () => {
-    const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 }).then(failureOf);
+    const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 }).then(failureOf);
     expect(await call(merchant, "GetMerchant", { merchantId: "6f1d2c3b-4a59-4e8f-9d0c-1b2a3c4d5e6f" })).toMatchObject({ status: "NOT_FOUND", details: [errorReason("MERCHANT_NOT_FOUND")] });
     expect(await call(admin, "AddBranch", { merchantCode: "ACME", code: "-B", name: "x" })).toEqual({
       status: "INVALID_ARGUMENT",

@@ -74,7 +74,7 @@ describe("the pricing service, called by grpc-js", () => {
 
   it("quotes within the caller's deadline, echoes its request id and logs under its trace", async () => {
     const caller = newCaller();
-    const { response, headers, status } = await callUnary(pricing, "QuoteDelivery", request(), { metadata: callerMetadata(caller), deadlineMs: 5000 });
+    const { response, headers, status } = await callUnary(pricing, "QuoteDelivery", request(), { metadata: callerMetadata(caller), deadlineMs: 10_000 });
     expect(GrpcStatus[status.code]).toBe("OK");
     expect(response).toMatchObject({ serviceLevel: "SERVICE_LEVEL_BIKE", price: { currency: "SAR" }, destinationContext: { cityCode: "RUH" } });
     expect(headers.get("x-request-id")).toEqual([caller.requestId]);
@@ -83,7 +83,7 @@ describe("the pricing service, called by grpc-js", () => {
   });
 
   it("fails as a stock client reads it: status, message (reserved characters intact) and ErrorReason", async () => {
-    const call = (fields: object, client = pricing) => callUnary(client, "QuoteDelivery", request(fields), { metadata: callerMetadata(newCaller()), deadlineMs: 5000 }).then(failureOf);
+    const call = (fields: object, client = pricing) => callUnary(client, "QuoteDelivery", request(fields), { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 }).then(failureOf);
     expect(await call({ destination: AL_HAMRA_JEDDAH })).toEqual({
       status: "FAILED_PRECONDITION",
       message: "pickup and destination are in different cities; deliveries are intra-city",
@@ -101,7 +101,7 @@ describe("the pricing service, called by grpc-js", () => {
     const orphan = await startTestService({ merchantUrl: `http://127.0.0.1:${await freePort()}`, dispatchUrl: dispatch.url });
     const client = grpcJsClient(orphan.url, "tawsil/pricing/v1/pricing_service.proto", "tawsil.pricing.v1.PricingService");
     try {
-      const outcome = await callUnary(client, "QuoteDelivery", request(), { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
+      const outcome = await callUnary(client, "QuoteDelivery", request(), { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 });
       expect(failureOf(outcome)).toEqual({ status: "UNAVAILABLE", message: "the merchant service is unavailable", details: [errorReason("DEPENDENCY_UNAVAILABLE")] });
     } finally {
       client.close();

@@ -43,7 +43,7 @@ const draft = (reference: string, fields: object = {}) => ({
 
 const create = (key: string, body: object, merchant = merchantId, caller = newCaller()) =>
   callUnary(shipments, "CreateShipment", { merchantId: merchant, idempotency: { key, clientId: "client-1", fingerprint: fingerprint(body) }, draft: body }, { metadata: callerMetadata(caller), deadlineMs: 10_000 });
-const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
+const call = (client: GrpcClient, method: string, request: object) => callUnary(client, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 });
 
 describe("the shipment service, called by grpc-js", () => {
   it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {

@@ -49,7 +49,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const call = (method: string, request: object, on = client) => callUnary(on, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
+const call = (method: string, request: object, on = client) => callUnary(on, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 });
 
 describe("the tracking service, called by grpc-js", () => {
   it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
@@ -66,7 +66,7 @@ describe("the tracking service, called by grpc-js", () => {
 
   it("answers GetShipmentTracking within the caller's deadline (from the shipment service: no event projected yet) and echoes its request id", async () => {
     const caller = newCaller();
-    const { response, headers, status } = await callUnary(client, "GetShipmentTracking", { merchantId, shipmentId }, { metadata: callerMetadata(caller), deadlineMs: 5000 });
+    const { response, headers, status } = await callUnary(client, "GetShipmentTracking", { merchantId, shipmentId }, { metadata: callerMetadata(caller), deadlineMs: 10_000 });
     expect(GrpcStatus[status.code]).toBe("OK");
     expect(response).toMatchObject({ shipmentId, lifecycleState: "SHIPMENT_STATE_READY_FOR_DISPATCH", locationStatus: "LOCATION_STATUS_NOT_ASSIGNED" });
     expect(headers.get("x-request-id")).toEqual([caller.requestId]);

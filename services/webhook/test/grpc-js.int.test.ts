@@ -26,7 +26,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const call = (method: string, request: object) => callUnary(webhook, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 5000 });
+const call = (method: string, request: object) => callUnary(webhook, method, request, { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 });
 
 describe("the webhook service, called by grpc-js", () => {
   it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
@@ -45,7 +45,7 @@ describe("the webhook service, called by grpc-js", () => {
     const caller = newCaller();
     const merchantId = randomUUID();
     const request = { merchantId, url: "http://127.0.0.1:9/hooks", eventTypes: ["EVENT_TYPE_SHIPMENT_DELIVERED"] };
-    const { response, headers, status } = await callUnary(webhook, "RegisterEndpoint", request, { metadata: callerMetadata(caller), deadlineMs: 5000 });
+    const { response, headers, status } = await callUnary(webhook, "RegisterEndpoint", request, { metadata: callerMetadata(caller), deadlineMs: 10_000 });
     expect(GrpcStatus[status.code]).toBe("OK");
     expect(response).toMatchObject({ endpoint: { url: request.url, eventTypes: ["EVENT_TYPE_SHIPMENT_DELIVERED"], version: "1" }, signingSecret: expect.stringMatching(/^whsec_/) });
     expect(headers.get("x-request-id")).toEqual([caller.requestId]);
