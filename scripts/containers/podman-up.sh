@@ -43,6 +43,16 @@ if ! cmp -s "$REPO/infra/containers/containers.conf" "$CONF"; then
   cp "$REPO/infra/containers/containers.conf" "$CONF.tmp.$$" && mv -f "$CONF.tmp.$$" "$CONF"
 fi
 
+# cgroups v1 (these machines): podman puts every container under one cgroup, libpod_parent, and
+# its default cpu.shares (1024) weighs ALL containers together like a single process against every
+# other process of the machine. Under load the test containers starved: services timed out
+# connecting to PostgreSQL. Weighed like 32 processes, they get about what native servers would.
+CPU_CGROUP=/sys/fs/cgroup/cpu
+if [ -w "$CPU_CGROUP" ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
+  mkdir -p "$CPU_CGROUP/libpod_parent" && echo 32768 >"$CPU_CGROUP/libpod_parent/cpu.shares" \
+    || echo "could not raise the containers' CPU weight; they may starve on a busy machine" >&2
+fi
+
 if ! ping_api; then
   mkdir -p "$(dirname "$SOCKET")"
   rm -f "$SOCKET" # a socket left by a service that died refuses connections; the new one binds afresh

@@ -19,18 +19,20 @@ export type InfraPath =
 
 const PODMAN_UP = path.join(path.dirname(fileURLToPath(import.meta.url)), "podman-up.sh");
 
-/** Runs podman-up.sh: its `KEY=VALUE` lines on success or when it cannot (exit 3). */
-function podmanUp(): Promise<{ ok: boolean; values: Record<string, string>; output: string }> {
+/** Runs podman-up.sh: its `KEY=VALUE` lines, with REASON set when it could not (exit 3) or failed. */
+function podmanUp(): Promise<Record<string, string>> {
   return new Promise((resolve) => {
     execFile("bash", [PODMAN_UP], { timeout: 15 * 60_000 }, (err, stdout, stderr) => {
-      const values = Object.fromEntries(
-        stdout.split("\n").flatMap((line) => {
-          const at = line.indexOf("=");
-          return at > 0 ? [[line.slice(0, at), line.slice(at + 1)]] : [];
-        }),
-      );
-      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-      resolve({ ok: code === 0, values: code === 0 || code === 3 ? values : { REASON: `podman setup failed (exit ${code}): ${`${stdout}\n${stderr}`.trim().split("\n").slice(-5).join(" | ")}` }, output: stderr });
+      const values: Record<string, string> = {};
+      for (const line of stdout.split("\n")) {
+        const at = line.indexOf("=");
+        if (at > 0) values[line.slice(0, at)] = line.slice(at + 1);
+      }
+      const code = err ? err.code : 0;
+      if (code !== 0 && code !== 3) {
+        values.REASON = `podman setup failed (${String(code ?? err?.signal)}): ${`${stdout}\n${stderr}`.trim().split("\n").slice(-5).join(" | ")}`;
+      }
+      resolve(values);
     });
   });
 }
@@ -50,11 +52,11 @@ async function detect(env: NodeJS.ProcessEnv): Promise<InfraPath> {
   if (local) return local;
   if (process.platform !== "linux") return { kind: "native", reason: `no Docker engine answers at ${DEFAULT_DOCKER_HOST}, and podman is set up by the project on Linux only` };
   const up = await podmanUp();
-  const host = up.values.DOCKER_HOST;
-  if (!up.ok || !host) return { kind: "native", reason: `no Docker engine answers at ${DEFAULT_DOCKER_HOST}, and ${up.values.REASON ?? "podman could not be set up"}` };
+  const host = up.DOCKER_HOST;
+  if (up.REASON || !host) return { kind: "native", reason: `no Docker engine answers at ${DEFAULT_DOCKER_HOST}, and ${up.REASON ?? "podman could not be set up"}` };
   const engine = await engineVersion(host);
   if (!engine) return { kind: "native", reason: `podman's API service was started but does not answer at ${host}` };
-  return { kind: "podman", reason: `no Docker engine here; ${engine.name} through its API at ${host}, set up by the project's steps`, dockerHost: host, ...(up.values.CONTAINERS_CONF ? { containersConf: up.values.CONTAINERS_CONF } : {}) };
+  return { kind: "podman", reason: `no Docker engine here; ${engine.name} through its API at ${host}, set up by the project's steps`, dockerHost: host, ...(up.CONTAINERS_CONF ? { containersConf: up.CONTAINERS_CONF } : {}) };
 }
 
 /** The path for this run; throws when CI=true and only the native path is left. */

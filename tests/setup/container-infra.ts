@@ -4,7 +4,7 @@
  * runs' sweeps tell them apart from every other run's.
  */
 import { randomUUID } from "node:crypto";
-import { removeRunContainers } from "../../scripts/containers/engine-api";
+import { listContainers, removeRunContainers, RUN_LABEL } from "../../scripts/containers/engine-api";
 import { ensureTestImages, type TestImages } from "../../scripts/containers/images";
 import { runLabels, spawnReaper, sweepDeadRuns } from "../../scripts/containers/reaper";
 import { useEngine, type InfraPath } from "../../scripts/containers/runtime";
@@ -41,16 +41,22 @@ export async function startContainerInfra(path: ContainerPath, needs: { postgres
   const stop = async () => {
     await removeRunContainers(path.dockerHost, runId);
     reaper.stop();
+    // A container that survived its removal (the engine failed it) must fail the run, not pile up.
+    const left = await listContainers(path.dockerHost, [`${RUN_LABEL}=${runId}`]);
+    if (left.length > 0) throw new Error(`${left.length} container(s) of test run ${runId} are left: ${left.map((c) => c.Id.slice(0, 12)).join(", ")}`);
   };
   const labels = runLabels(runId);
   const started = Date.now();
+  const timed = async <T>(what: string, start: () => Promise<T>): Promise<T> => {
+    const value = await start();
+    log(`${what} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return value;
+  };
   try {
     const [postgres, kafka] = await Promise.all([
-      needs.postgres ? startPostgresContainer(images, labels) : undefined,
-      needs.kafka ? startKafkaContainer(images, labels) : undefined,
+      needs.postgres ? timed(`PostgreSQL (${images.postgres})`, () => startPostgresContainer(images, labels)) : undefined,
+      needs.kafka ? timed(`Kafka (${images.kafka})`, () => startKafkaContainer(images, labels)) : undefined,
     ]);
-    const what = [postgres && `PostgreSQL (${images.postgres})`, kafka && `Kafka (${images.kafka})`].filter(Boolean).join(" and ");
-    if (what) log(`${what} ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { run: { path, runId, labels, images }, adminUrl: postgres?.adminUrl, brokers: kafka?.brokers, stop };
   } catch (err) {
     await stop().catch(() => undefined);
