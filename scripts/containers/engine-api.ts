@@ -26,7 +26,7 @@ export interface EngineContainer {
   readonly Ports?: { PrivatePort: number; PublicPort?: number }[];
 }
 
-function request(host: EngineHost, method: string, path: string, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
+function request(host: EngineHost, method: string, path: string, timeoutMs = 10_000): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const target = host.startsWith("unix://") ? { socketPath: host.slice("unix://".length) } : (() => {
     const url = new URL(host.replace(/^tcp:/, "http:"));
     return { host: url.hostname, port: Number(url.port) };
@@ -36,7 +36,7 @@ function request(host: EngineHost, method: string, path: string, timeoutMs = 10_
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out after ${timeoutMs} ms`)));
     req.on("error", reject);
@@ -44,17 +44,18 @@ function request(host: EngineHost, method: string, path: string, timeoutMs = 10_
   });
 }
 
-/** The engine's name and version when one answers at `host` ("Podman Engine 4.3.1", "Docker Engine 27.1"), else undefined. */
+/**
+ * The engine answering at `host` ("Podman 4.3.1", "Docker (API 1.47)"), else undefined. From the
+ * ping's headers alone: podman's `/version` runs conmon and runc to report theirs, which took
+ * seconds on a loaded machine and made a healthy engine look absent.
+ */
 export async function engineVersion(host: EngineHost): Promise<{ podman: boolean; name: string } | undefined> {
   try {
-    const ping = await request(host, "GET", "/_ping", 3_000);
+    const ping = await request(host, "GET", "/_ping", 15_000);
     if (ping.status !== 200) return undefined;
-    const { status, body } = await request(host, "GET", "/version", 5_000);
-    if (status !== 200) return undefined;
-    const version = JSON.parse(body) as { Version?: string; Components?: { Name?: string; Version?: string }[] };
-    // Podman names itself among the components; Docker's engine component is "Engine".
-    const podman = version.Components?.find((c) => c.Name === "Podman Engine");
-    return podman ? { podman: true, name: `Podman Engine ${podman.Version ?? "?"}` } : { podman: false, name: `Docker Engine ${version.Version ?? "?"}` };
+    const libpod = ping.headers["libpod-api-version"];
+    if (libpod) return { podman: true, name: `Podman ${String(libpod)}` };
+    return { podman: false, name: `Docker (${String(ping.headers.server ?? `API ${String(ping.headers["api-version"] ?? "?")}`)})` };
   } catch {
     return undefined;
   }
