@@ -16,6 +16,7 @@ import { ProblemError } from "./problem/problem-error";
 import type { MeshReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
+import { registerRequestMetrics } from "./request/metrics";
 import { tracedServerFactory } from "./request/tracing";
 import { AuthLockout } from "./rate-limit/lockout";
 import { SlidingWindow } from "./rate-limit/sliding-window";
@@ -80,6 +81,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   // The API reads JSON only: fastify's text/plain parser goes, so any other body type is a 415.
   app.removeContentTypeParser("text/plain");
   registerCorrelation(app);
+  registerRequestMetrics(app, deps.registry);
   app.addHook("onRequest", async (request, reply) => {
     const header = request.headers["accept-language"];
     checkLanguageHeader(typeof header === "string" ? header : undefined);
