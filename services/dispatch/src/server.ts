@@ -186,5 +186,5 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
-  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [...workers, relay, broker, ...parts.closers] };
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: [...workers, relay, ...parts.closers] };
 }

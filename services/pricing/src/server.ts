@@ -83,6 +83,6 @@ export async function pricingProcess(config: Config, logger: Logger): Promise<Se
   const broker = connectKafka({ clientId: "pricing", brokers: config.KAFKA_BROKERS, logger });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);
   merchantChanges.startInBackground();
-  const closers = [{ name: "merchant-changes", close: () => merchantChanges.stop() }, broker, ...parts.closers];
+  const closers = [{ name: "merchant-changes", close: () => merchantChanges.stop() }, ...parts.closers];
   return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, metrics: parts.metrics, closers };
 }
