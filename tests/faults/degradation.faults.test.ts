@@ -69,7 +69,9 @@ async function merchantBasicsWork(label: string): Promise<string> {
   expect(await client.accessToken()).toMatch(/^ey/);
   expect((await client.me()).code).toEqual(expect.any(String));
   expect((await client.estimates.create({ pickup: RIYADH_OLAYA, delivery: RIYADH_MALQA })).price).toBeGreaterThan(0);
+  const started = Date.now();
   const { shipment } = await client.shipments.create(shapeA(`DEG-${label}-${Date.now()}`));
+  log(`${label}: create answered in ${Date.now() - started} ms`);
   const id = String(shipment.id);
   expect(await client.shipments.get(id)).toMatchObject({ notModified: false, shipment: { shipmentId: id } });
   expect((await client.shipments.page({})).data.map((s: { shipmentId: string }) => s.shipmentId)).toContain(id);
@@ -87,6 +89,7 @@ async function unavailable(path: string, token?: string): Promise<void> {
   expect(problemSchemaErrors(problem)).toEqual([]);
   expect(problem).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
   expect(ms, `${path} answered in ${ms} ms`).toBeLessThan(FAIL_FAST_MS);
+  log(`${path.replace(/[A-Za-z0-9_-]{36,}/g, "…")}: 503 in ${ms} ms`);
 }
 
 describe("graceful degradation", () => {
