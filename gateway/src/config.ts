@@ -24,7 +24,7 @@ export const schema = commonEnv.extend({
   WEBHOOK_SERVICE_URL: peerUrl,
   /** How often the gateway asks each service's health (a down one's routes answer 503 at once until it is back). */
   PEER_HEALTH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
-  /** Deadline of one health answer; two missed in a row mark the service down. */
+  /** Deadline of one health answer; a late one counts for nothing (a slow service is not down). */
   PEER_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /** Deadline of a call to a service when the route sets none. */
   PEER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),

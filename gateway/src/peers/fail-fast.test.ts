@@ -37,7 +37,7 @@ describe("a peer's circuit", () => {
     health.suspect();
     await expect(client.check({})).rejects.toMatchObject({ code: Code.Unavailable });
     expect(seen.calls).toBe(0);
-    health.observe(true);
+    health.observe("serving");
     await client.check({});
     expect(seen.calls).toBe(1);
   });
@@ -60,17 +60,41 @@ describe("a peer's circuit", () => {
 });
 
 describe("a peer's health", () => {
-  it("is down after two answers short of SERVING in a row, and up again at the first SERVING", () => {
-    const health = new PeerHealth("webhook", logger);
+  const at = { now: 0 };
+  const healthAt = () => new PeerHealth("webhook", logger, () => at.now);
+
+  it("is down after three NOT_SERVING answers in a row, and up again at the first SERVING", () => {
+    const health = healthAt();
     expect(health.status).toBe("unknown");
-    health.observe(false);
+    health.observe("not-serving");
+    health.observe("not-serving");
     expect(health.available).toBe(true);
-    health.observe(false);
+    health.observe("not-serving");
     expect(health.status).toBe("down");
-    health.observe(true);
+    health.observe("serving");
     expect(health.status).toBe("up");
-    health.observe(false);
-    health.observe(true);
+  });
+
+  it("is down at once when unreachable, and counts a late answer for nothing: slow is not down", () => {
+    const health = healthAt();
+    health.observe("serving");
+    for (let i = 0; i < 5; i++) health.observe("no-answer");
     expect(health.status).toBe("up");
+    health.observe("unreachable");
+    expect(health.status).toBe("down");
+  });
+
+  it("lets calls through again once the hold (the Retry-After) passes with no new sign, though no check answered", () => {
+    const health = healthAt();
+    health.observe("serving");
+    health.suspect();
+    at.now += 1_999;
+    expect(health.available).toBe(false);
+    health.observe("unreachable"); // a failed check renews the hold
+    at.now += 1_999;
+    expect(health.available).toBe(false);
+    health.observe("no-answer");
+    at.now += 1;
+    expect(health.available).toBe(true);
   });
 });

@@ -10,6 +10,11 @@ import type { PeerHealth } from "./peer-health";
  */
 const UNREACHABLE = new Set([Code.Unavailable, Code.Canceled, Code.Aborted]);
 
+/** Whether a call or a health check failed because the peer could not take it at all. */
+export function isUnreachable(error: unknown): boolean {
+  return error instanceof ConnectError && UNREACHABLE.has(error.code) && reasonOf(error) === undefined;
+}
+
 /**
  * The per-peer circuit of a Connect client: while the peer is known down, a call fails at once with
  * Unavailable (a 503 with Retry-After at the edge) and nothing is sent; a call that finds it
@@ -21,7 +26,8 @@ export function failFast(health: PeerHealth): Interceptor {
     try {
       return await next(request);
     } catch (error) {
-      if (error instanceof ConnectError && UNREACHABLE.has(error.code) && reasonOf(error) === undefined && !request.signal.aborted) health.suspect();
+      // Not when the caller gave up (its signal): that says nothing of the peer.
+      if (isUnreachable(error) && !request.signal.aborted) health.suspect();
       throw error;
     }
   };

@@ -2,12 +2,13 @@ import type { Logger } from "@tawsil/logging";
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from "@tawsil/proto/grpc/health/v1/health_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { ServiceName } from "../config";
-import { PeerHealth, type PeerStatus } from "./peer-health";
+import { isUnreachable } from "./fail-fast";
+import { PeerHealth, type HealthAnswer, type PeerStatus } from "./peer-health";
 
 export interface HealthWatchOptions {
   /** How often each peer is asked. */
   readonly intervalMs: number;
-  /** Deadline of one answer; none in time counts as not serving. */
+  /** Deadline of one answer; none in time counts for nothing (slow is not down). */
   readonly timeoutMs: number;
 }
 
@@ -48,9 +49,9 @@ function watchHealth(health: PeerHealth, baseUrl: string, opts: HealthWatchOptio
     asking = true;
     try {
       const { status } = await client.check({ service: "" });
-      health.observe(status === ServingStatus.SERVING);
-    } catch {
-      health.observe(false);
+      health.observe(status === ServingStatus.SERVING ? "serving" : "not-serving");
+    } catch (error) {
+      health.observe(answerOf(error));
     } finally {
       asking = false;
     }
@@ -62,4 +63,8 @@ function watchHealth(health: PeerHealth, baseUrl: string, opts: HealthWatchOptio
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+function answerOf(error: unknown): HealthAnswer {
+  return isUnreachable(error) ? "unreachable" : "no-answer";
 }
