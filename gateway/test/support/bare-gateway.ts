@@ -28,9 +28,7 @@ export async function startBareGateway(env: Record<string, string> = {}): Promis
     ...env,
   });
   const { registry } = createMetrics("gateway");
-  const gateway: FastifyInstance = buildGateway({ config, logger,
-    registry,
-  });
+  const gateway: FastifyInstance = buildGateway({ config, logger, registry });
   // A route of the real app that only echoes, to reach body parsing without a token.
   gateway.post("/test/echo", async (request) => request.body);
   await gateway.listen({ host: "127.0.0.1", port: 0 });
