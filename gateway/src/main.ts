@@ -1,22 +1,14 @@
 import { createLogger, initTracing } from "@tawsil/logging";
 import { createMetrics, drainOnSignals } from "@tawsil/rpc";
 import { buildGateway } from "./app";
-import { createPeers } from "./clients";
-import { peerUrls, readConfig } from "./config";
-import { meshReadiness } from "./readiness";
+import { readConfig } from "./config";
 
 const config = readConfig(process.env);
 initTracing();
 const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 const metrics = createMetrics("gateway");
 
-const app = buildGateway({
-  config,
-  logger,
-  peers: createPeers(config),
-  readiness: meshReadiness(peerUrls(config), config.READINESS_TIMEOUT_MS, logger),
-  registry: metrics.registry,
-});
+const app = buildGateway({ config, logger, registry: metrics.registry });
 
 await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ url: `http://${config.HOST}:${config.PORT}`, environment: config.TAWSIL_ENVIRONMENT }, "listening");

@@ -48,6 +48,15 @@ describe("rpc server", () => {
     await expect(grpc.check({ service: "nope.v1.Nope" })).rejects.toMatchObject({ code: Code.NotFound });
   });
 
+  it("keeps health probes out of the RPC metrics, which the error-rate and latency alerts read", async () => {
+    const { server } = await start([]);
+    const client = createClient(Health, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
+    expect((await client.check({ service: "" })).status).toBe(Status.SERVING);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain("process_cpu_user_seconds_total");
+    expect(metrics).not.toContain("grpc.health.v1.Health");
+  });
+
   it("serves /healthz, /readyz and /metrics over HTTP/1.1 on the same port", async () => {
     let databaseUp = true;
     const { server } = await start([

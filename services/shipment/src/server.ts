@@ -137,7 +137,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     metrics: parts.metrics,
     routes: parts.routes,
     serviceNames: SERVICE_NAMES,
-    checks: [...parts.checks, broker.readiness],
-    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
+    checks: parts.checks,
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, ...parts.closers],
   };
 }
