@@ -4,10 +4,10 @@ import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
-import { createPeerClient } from "@tawsil/rpc";
+import { createPeerClient, type ServiceIdentity } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
 
-/** The services the gateway calls, one multiplexed HTTP/2 connection each, created once. */
+/** The services the gateway calls, one multiplexed HTTP/2 session per replica of each, created once. */
 export interface Peers {
   readonly merchant: Client<typeof MerchantService>;
   readonly pricing: Client<typeof PricingService>;
@@ -16,13 +16,14 @@ export interface Peers {
   readonly webhook: Client<typeof WebhookService>;
 }
 
-export function createPeers(config: GatewayConfig): Peers {
-  const opts = { timeoutMs: config.PEER_TIMEOUT_MS };
+/** `identity` signs every call with the gateway's service token (processIdentity("gateway", ...).self). */
+export function createPeers(config: GatewayConfig, identity?: ServiceIdentity): Peers {
+  const opts = { timeoutMs: config.PEER_TIMEOUT_MS, identity };
   return {
     merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts),
     pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts),
     // A create may wait up to 5 s for a concurrent duplicate before the service answers.
-    shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: Math.max(config.PEER_TIMEOUT_MS, 10_000) }),
+    shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { ...opts, timeoutMs: Math.max(config.PEER_TIMEOUT_MS, 10_000) }),
     tracking: createPeerClient(TrackingService, config.TRACKING_SERVICE_URL, opts),
     webhook: createPeerClient(WebhookService, config.WEBHOOK_SERVICE_URL, opts),
   };

@@ -1,5 +1,5 @@
 import { createLogger, initTracing } from "@tawsil/logging";
-import { createMetrics, drainOnSignals } from "@tawsil/rpc";
+import { createMetrics, drainOnSignals, processIdentity } from "@tawsil/rpc";
 import { buildGateway } from "./app";
 import { createPeers } from "./clients";
 import { peerUrls, readConfig } from "./config";
@@ -13,7 +13,8 @@ const metrics = createMetrics("gateway");
 const app = buildGateway({
   config,
   logger,
-  peers: createPeers(config),
+  // The gateway serves no RPC: it only signs its calls (in production, a missing key stops it here).
+  peers: createPeers(config, processIdentity("gateway", config, logger).self),
   readiness: meshReadiness(peerUrls(config), config.READINESS_TIMEOUT_MS, logger),
   registry: metrics.registry,
 });

@@ -4,6 +4,7 @@ import net, { type AddressInfo, type Socket } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "@tawsil/logging";
+import type { CallerCheck } from "./caller-check";
 import { registerHealthService } from "./health-service";
 import type { Metrics } from "./metrics";
 import { probeHandler } from "./probes";
@@ -22,6 +23,8 @@ export interface RpcServerOptions {
   readonly serviceNames?: readonly string[];
   /** Upper bound on a caller's deadline; a request without one gets this. */
   readonly maxTimeoutMs?: number;
+  /** Checks every RPC's calling service against its allow-list; without it any caller is served (local runs). */
+  readonly callers?: CallerCheck | undefined;
 }
 
 export interface RpcServer {
@@ -46,7 +49,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       registerHealthService(router, opts.readiness, opts.serviceNames ?? []);
       opts.routes?.(router);
     },
-    interceptors: [serverInterceptor(opts.logger, opts.metrics)],
+    interceptors: [serverInterceptor(opts.logger, opts.metrics, opts.callers)],
     maxTimeoutMs: opts.maxTimeoutMs ?? 30_000,
     fallback: probeHandler(opts.readiness, opts.metrics.registry),
   });

@@ -2,7 +2,7 @@ import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
-import { createMetrics, createPeerClient, startInProcess, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { QuoteDelivery } from "./app/quote-delivery";
 import type { Config } from "./config";
 import { GreatCircleDistance, type RouteDistance } from "./domain/route-distance";
@@ -11,6 +11,7 @@ import { DispatchEligibility } from "./infra/dispatch-eligibility";
 import { MarginCounter } from "./infra/margin-counter";
 import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
+import { CALLERS } from "./rpc/callers";
 import { pricingService } from "./rpc/pricing-service";
 import { connectKafka } from "@tawsil/events";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
@@ -45,19 +46,22 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   logger.info({ cities: cities.cities.map((city) => city.code), routing: config.ROUTING_URL ? "osrm" : "great-circle" }, "pricing model ready");
 
   const metrics = createMetrics("pricing");
-  const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS }), {
+  const identity = processIdentity("pricing", config, logger, CALLERS);
+  const peer = { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self };
+  const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer), {
     maxAgeMs: config.RATE_CARD_CACHE_MAX_AGE_MS,
   });
   const quoteDelivery = new QuoteDelivery({
     cities,
     routeDistance,
     rateCards,
-    eligibility: new DispatchEligibility(createPeerClient(DispatchService, config.DISPATCH_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    eligibility: new DispatchEligibility(createPeerClient(DispatchService, config.DISPATCH_SERVICE_URL, peer)),
     margins: new MarginCounter(metrics.registry),
     logger,
   });
   return {
     routes: (router) => router.service(PricingService, pricingService({ quoteDelivery, logger })),
+    callers: identity.callers,
     checks: [],
     closers: [],
     metrics,
@@ -70,7 +74,7 @@ export type RunningPricingService = InProcessService;
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startPricingService(config: Config, logger: Logger): Promise<RunningPricingService> {
   const parts = await composePricingService(config, logger);
-  return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers, metrics: parts.metrics });
+  return startInProcess({ name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: parts.closers, metrics: parts.metrics });
 }
 
 /**
@@ -84,5 +88,5 @@ export async function pricingProcess(config: Config, logger: Logger): Promise<Se
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);
   merchantChanges.startInBackground();
   const closers = [{ name: "merchant-changes", close: () => merchantChanges.stop() }, broker, ...parts.closers];
-  return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, metrics: parts.metrics, closers };
+  return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, metrics: parts.metrics, closers };
 }
