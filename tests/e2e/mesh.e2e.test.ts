@@ -13,6 +13,7 @@ import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { decodeJwt } from "jose";
 import { Kafka, logLevel } from "kafkajs";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/proto/grpc/health/v1/health_pb";
+import { mintServiceToken, SERVICE_TOKEN_HEADER } from "@tawsil/rpc";
 import { TawsilProblemError } from "@tawsil/sdk";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -41,6 +42,10 @@ const tokenFor = (clientId: string, clientSecret: string) => testMesh.tokenFor(c
 const merchant = () => testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
 const readOnlyMerchant = () => testMesh.sdkFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
 const otherMerchant = () => testMesh.sdkFor(credentials.TAWSIL_CLIENT2_ID!, credentials.TAWSIL_CLIENT2_SECRET!);
+/** Headers that make a direct call to a service come from `caller` (the mesh's own keys). */
+async function as(caller: string, audience: string): Promise<{ headers: Record<string, string> }> {
+  return { headers: { [SERVICE_TOKEN_HEADER]: await mintServiceToken(mesh.identityKeys, caller, audience) } };
+}
 /** The problem a call failed with, for the same assertions a raw answer gets. */
 async function problemOf(call: Promise<unknown>): Promise<TawsilProblemError> {
   const error = await call.then(() => undefined, (e: unknown) => e);
@@ -81,6 +86,27 @@ describe("the mesh", () => {
       const health = createClient(Health, createGrpcTransport({ baseUrl: p.url }));
       expect((await health.check({ service: "" })).status, p.name).toBe(Status.SERVING);
     }
+  });
+
+  it("lets each service know its caller, refusing a call with no token or from a caller not allowed", async () => {
+    const url = (name: string) => mesh.processes.find((p) => p.name === name)!.url;
+    const shipments = createClient(ShipmentService, createGrpcTransport({ baseUrl: url("shipment") }));
+    const drivers = createClient(DriverService, createConnectTransport({ baseUrl: url("dispatch"), httpVersion: "2" }));
+    const shipmentId = randomUUID();
+    const codeOf = (call: Promise<unknown>) => call.then(() => "ok", (e: { code?: Code }) => e.code);
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }))).toBe(Code.Unauthenticated);
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, { headers: { [SERVICE_TOKEN_HEADER]: "not.a.token" } }))).toBe(Code.Unauthenticated);
+    // The gateway may not reserve or move a shipment; dispatch may (this one does not exist).
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("gateway", "shipment")))).toBe(Code.PermissionDenied);
+    expect(await codeOf(shipments.applyDispatchStep({ shipmentId, expectedVersion: 1n }, await as("gateway", "shipment")))).toBe(Code.PermissionDenied);
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("dispatch", "shipment")))).toBe(Code.NotFound);
+    // A token for another service is no token here.
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("dispatch", "pricing")))).toBe(Code.Unauthenticated);
+    // The driver API answers the drivers' app only.
+    for (const caller of ["gateway", "pricing", "shipment"]) {
+      expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as(caller, "dispatch"))), caller).toBe(Code.PermissionDenied);
+    }
+    expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as("driver-app", "dispatch")))).not.toBe(Code.PermissionDenied);
   });
 
   it("answers an unknown path with a problem", async () => {
@@ -124,7 +150,7 @@ describe("the mesh", () => {
       expectedCityCode: "RUH",
       parcel: { totalWeightGrams: 1000n, longestSideMm: 0, requirements: [], cashOnDelivery: false },
       codAmount: "",
-    });
+    }, await as("gateway", "pricing"));
     expect(estimate).toEqual({ distanceMetres: Number(quote.distanceMetres), price: Number(quote.price?.amount), currency: quote.price?.currency });
   });
 
@@ -473,7 +499,7 @@ describe("the mesh", () => {
 
       // On shift through the drivers' API: dispatch's memory follows, no restart.
       const drivers = createClient(DriverService, createConnectTransport({ baseUrl: mesh.processes.find((p) => p.name === "dispatch")!.url, httpVersion: "2" }));
-      await drivers.setAvailability({ driverId, available: true });
+      await drivers.setAvailability({ driverId, available: true }, await as("driver-app", "dispatch"));
       expect((await estimate()).status).toBe(200);
       // The refusal was not stored: the same reference (its default idempotency key) now creates.
       expect((await create(reference)).status).toBe(201);

@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { ServiceIdentity } from "./service-identity";
 
 /** Each identity's Ed25519 key pair, DER in base64: the forms SERVICE_IDENTITY_* settings take. */
@@ -16,6 +16,16 @@ export function generateIdentityKeys(names: readonly string[]): IdentityKeys {
           publicKey: publicKey.export({ format: "der", type: "spki" }).toString("base64"),
         },
       ];
+    }),
+  );
+}
+
+/** The key pairs of given private keys (PKCS#8 DER, base64), as make dev keeps them in .dev/secrets.env. */
+export function identityKeysOf(privateKeys: Readonly<Record<string, string>>): IdentityKeys {
+  return Object.fromEntries(
+    Object.entries(privateKeys).map(([name, privateKey]) => {
+      const key = createPrivateKey({ key: Buffer.from(privateKey, "base64"), format: "der", type: "pkcs8" });
+      return [name, { privateKey, publicKey: createPublicKey(key).export({ format: "der", type: "spki" }).toString("base64") }];
     }),
   );
 }
