@@ -101,10 +101,23 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       if (inFlight > 0) {
         await Promise.race([new Promise<void>((resolve) => (idle = resolve)), delay(graceMs)]);
       }
+      // A peer may have sent new streams before our GOAWAY reached it; the session refuses them
+      // (REFUSED_STREAM, which the peer retries elsewhere) and ends its socket after the last
+      // bytes. Cutting sockets at once would fail those calls, and answers still in a socket's
+      // buffer, with a reset instead; so they get a moment to end, then what is left is cut.
+      h1.closeIdleConnections();
+      await Promise.race([Promise.all([...sockets].map((socket) => whenClosed(socket))), delay(Math.min(graceMs, FLUSH_MS))]);
       for (const socket of sockets) socket.destroy();
       await closed;
     },
   };
+}
+
+/** How long a drained server waits for its connections to end by themselves before cutting them. */
+const FLUSH_MS = 500;
+
+function whenClosed(emitter: { once(event: "close", listener: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => emitter.once("close", () => resolve()));
 }
 
 function delay(ms: number): Promise<void> {

@@ -95,7 +95,8 @@ export class SpreadTransport implements Transport {
 
   /** True when the call failed before any server saw it; the replica is then passed over for a while. */
   private neverSent(replica: Replica, error: unknown): boolean {
-    if (!(error instanceof ConnectError) || error.code !== Code.Unavailable || !refusedConnection(error)) return false;
+    // Not by code: connect-node reports a refused connection as Unavailable but a refused stream as Internal.
+    if (!(error instanceof ConnectError) || !refusedConnection(error)) return false;
     replica.downUntil = this.#now() + this.opts.downForMs;
     this.#resolveAt = 0;
     return true;
@@ -133,7 +134,10 @@ export class SpreadTransport implements Transport {
 
 const REFUSED = /^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ERR_HTTP2_GOAWAY_SESSION)$/;
 
-/** A refused connection, or a stream the server refused (GOAWAY, REFUSED_STREAM): no request reached a handler. */
+/**
+ * A refused connection, or a stream the server refused (GOAWAY, REFUSED_STREAM: RFC 9113 section
+ * 8.7 guarantees such a stream was not processed): no request reached a handler.
+ */
 function refusedConnection(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
