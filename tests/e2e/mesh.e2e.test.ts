@@ -579,7 +579,7 @@ describe("the mesh", () => {
       await operator().rejectShipment({ shipmentId: id });
       expect((await read(id)).body).toMatchObject({ state: "CANCELLED", version: 2, approvedAt: null });
       const merchantId = String(decodeJwt(token).merchant_id);
-      const { shipment } = await createClient(ShipmentService, transport("shipment")).getShipment({ merchantId, shipmentId: id });
+      const { shipment } = await createClient(ShipmentService, transport("shipment")).getShipment({ merchantId, shipmentId: id }, await as("gateway", "shipment"));
       expect(shipment).toMatchObject({ state: ShipmentState.CANCELLED, reasonCode: "REJECTED_BY_OPERATOR" });
       const events = await kafkaEvents(id, (seen) => seen.length >= 2);
       expect(events).toEqual([
