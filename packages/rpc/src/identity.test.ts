@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { authorize, type CallerCheck } from "./caller-check";
 import { CallerPolicy, callersOf, operatorService } from "./caller-policy";
 import { CallerVerifier } from "./caller-verifier";
+import { createLogger } from "@tawsil/logging";
+import { processIdentity } from "./identity";
 import { generateIdentityKeys, identityKeysOf, mintServiceToken } from "./identity-keys";
 import { audienceOf, SERVICE_TOKEN_HEADER, ServiceIdentity } from "./service-identity";
 
@@ -152,5 +154,25 @@ describe("authorize against a service's allow-list", () => {
 
   it("lists every caller its methods admit (what the network policy must let in)", () => {
     expect(shipmentPolicy.callers()).toEqual(["dispatch", "gateway", "tracking"]);
+  });
+});
+
+describe("processIdentity", () => {
+  const base = { NODE_ENV: "production", TAWSIL_ENVIRONMENT: "sandbox", LOG_LEVEL: "info", HOST: "0.0.0.0", PORT: 7002, SHUTDOWN_GRACE_MS: 10_000 } as const;
+  const logger = createLogger({ service: "test", level: "silent" });
+
+  it("refuses to start a production process without its key or, for a service, its callers' keys", () => {
+    expect(() => processIdentity("shipment", base, logger, shipmentPolicy)).toThrow(/SERVICE_IDENTITY_PRIVATE_KEY and SERVICE_IDENTITY_PUBLIC_KEYS/);
+    expect(() => processIdentity("shipment", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("gateway") }, logger, shipmentPolicy)).toThrow(/SERVICE_IDENTITY_PUBLIC_KEYS/);
+    // The gateway serves no RPC: its own key is all it needs.
+    expect(processIdentity("gateway", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("gateway") }, logger).self?.name).toBe("gateway");
+  });
+
+  it("signs and checks callers when configured, and does neither in a local run without keys", () => {
+    const configured = processIdentity("shipment", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("dispatch"), SERVICE_IDENTITY_PUBLIC_KEYS: publicKeys }, logger, shipmentPolicy);
+    expect(configured.self?.name).toBe("shipment");
+    expect(configured.callers?.policy).toBe(shipmentPolicy);
+    const local = processIdentity("shipment", { ...base, NODE_ENV: "development" }, logger, shipmentPolicy);
+    expect(local).toEqual({ self: undefined, callers: undefined });
   });
 });
