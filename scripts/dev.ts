@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
 import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, startMesh, TOPICS } from "./mesh";
-import { generateIdentityKeys, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
+import { generateIdentityKeys, identityFrom, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { dropDatabase } from "../packages/db/src/index";
 import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/namespace";
 import { claimPorts, PortsTaken } from "./checkout/ports";
@@ -126,6 +126,7 @@ export class DevStack {
     });
 
     await seedDevMerchants({
+      identity: identityFrom(this.mesh.identityKeys, "gateway"),
       merchantUrl: this.mesh.processes.find((p) => p.name === "merchant")!.url,
       gatewayBaseUrl: this.gatewayBaseUrl,
       credentialsFile: this.credentialsFile,

@@ -10,16 +10,25 @@ import path from "node:path";
 import {
   Code,
   createAdminClient,
+  createTokenClient,
+  failureOf,
   isCode,
   MerchantStatus,
   type AdminClient,
+  type TokenClient,
 } from "../services/merchant/src/cli/admin-client";
+import type { ServiceIdentity } from "../packages/rpc/src/service-identity";
 
 export interface SeedOptions {
   /** The merchant service (its admin API is not exposed by the gateway). */
   readonly merchantUrl: string;
   /** Written as TAWSIL_BASE_URL and used in the printed curl. */
   readonly gatewayBaseUrl: string;
+  /**
+   * The gateway's identity, to check a recorded client's secret as the gateway would (the merchant
+   * service issues tokens to the gateway only); none where the merchant service checks no caller.
+   */
+  readonly identity?: ServiceIdentity;
   readonly credentialsFile: string;
   log(line: string): void;
 }
@@ -69,6 +78,7 @@ const RATE_CARD_V1 = {
 
 export async function seedDevMerchants(opts: SeedOptions): Promise<void> {
   const admin = createAdminClient(opts.merchantUrl);
+  const tokens = createTokenClient(opts.merchantUrl, opts.identity);
   const previous = readDotenv(opts.credentialsFile);
   const credentials: Record<string, string> = { TAWSIL_BASE_URL: opts.gatewayBaseUrl };
 
@@ -83,7 +93,7 @@ export async function seedDevMerchants(opts: SeedOptions): Promise<void> {
     for (const client of spec.clients) {
       const id = previous[`${client.key}_ID`];
       const secret = previous[`${client.key}_SECRET`];
-      const reused = id && secret && (await stillWorks(admin, opts.gatewayBaseUrl, { id, secret, merchantId, scopes: client.scopes }));
+      const reused = id && secret && (await stillWorks(admin, tokens, { id, secret, merchantId, scopes: client.scopes }));
       const { clientId, clientSecret } = reused ? { clientId: id, clientSecret: secret } : await createClient(admin, merchantCode, client);
       opts.log(`seed ${merchantCode}: client ${clientId} (${client.scopes.join(" ")}) ${reused ? "reused" : "created"}`);
       credentials[`${client.key}_ID`] = clientId;
@@ -131,13 +141,10 @@ async function rateCardV1(admin: AdminClient, merchantCode: string): Promise<"ad
   );
 }
 
-/**
- * A recorded client is reused when it still exists as recorded and its secret still gets a token,
- * asked of the gateway as a merchant would (the merchant service issues tokens to the gateway only).
- */
+/** A recorded client is reused when it still exists as recorded and its secret still gets a token. */
 async function stillWorks(
   admin: AdminClient,
-  gatewayBaseUrl: string,
+  tokens: TokenClient,
   recorded: { id: string; secret: string; merchantId: string; scopes: readonly string[] },
 ): Promise<boolean> {
   const client = await admin.getClient({ clientId: recorded.id }).then(
@@ -146,15 +153,10 @@ async function stillWorks(
   );
   const sameGrant = client?.enabled && client.merchantId === recorded.merchantId && [...client.scopes].sort().join() === [...recorded.scopes].sort().join();
   if (!sameGrant) return false;
-  const answer = await fetch(`${gatewayBaseUrl}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "client_credentials", client_id: recorded.id, client_secret: recorded.secret }),
-  });
-  await answer.body?.cancel();
-  if (answer.status === 200) return true;
-  if (answer.status === 401) return false;
-  throw new Error(`the gateway's token endpoint answered ${answer.status} for a recorded client`);
+  return tokens.issueAccessToken({ clientId: recorded.id, clientSecret: recorded.secret, scopes: [] }).then(
+    () => true,
+    (error: unknown) => (failureOf(error).code === Code.Unauthenticated ? false : Promise.reject(error)),
+  );
 }
 
 async function createClient(admin: AdminClient, merchantCode: string, spec: ClientSpec): Promise<{ clientId: string; clientSecret: string }> {

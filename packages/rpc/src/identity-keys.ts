@@ -50,7 +50,12 @@ export function identityEnvFor(keys: IdentityKeys, name: string): { SERVICE_IDEN
  * header (SERVICE_TOKEN_HEADER). Valid for a minute.
  */
 export function mintServiceToken(keys: IdentityKeys, caller: string, audience: string): Promise<string> {
-  const own = keys[caller];
-  if (!own) throw new Error(`no identity key for ${caller}`);
-  return new ServiceIdentity(caller, createPrivateKey({ key: Buffer.from(own.privateKey, "base64"), format: "der", type: "pkcs8" })).sign(audience);
+  return identityFrom(keys, caller).sign(audience);
+}
+
+/** `name`'s identity from a key set, to sign calls as `name` (scripts that act for a process). */
+export function identityFrom(keys: IdentityKeys, name: string): ServiceIdentity {
+  const own = keys[name];
+  if (!own) throw new Error(`no identity key for ${name}`);
+  return new ServiceIdentity(name, createPrivateKey({ key: Buffer.from(own.privateKey, "base64"), format: "der", type: "pkcs8" }));
 }

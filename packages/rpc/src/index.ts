@@ -15,5 +15,5 @@ export { CallerVerifier } from "./caller-verifier";
 export { CallerPolicy, callersOf, operatorService, type CallerName, type MethodCallers, type ServiceCallers } from "./caller-policy";
 export { ANONYMOUS, type CallerCheck } from "./caller-check";
 export { processIdentity, type ProcessIdentity } from "./identity";
-export { generateIdentityKeys, identityEnvFor, identityKeysOf, mintServiceToken, publicKeysSetting, type IdentityKeys } from "./identity-keys";
+export { generateIdentityKeys, identityEnvFor, identityFrom, identityKeysOf, mintServiceToken, publicKeysSetting, type IdentityKeys } from "./identity-keys";
 export { SpreadTransport, type Lookup } from "./spread-transport";
