@@ -1,21 +1,24 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
+import type { ServiceIdentity } from "@tawsil/rpc";
 import type { Registry } from "prom-client";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
 import type { Scope } from "./auth/principal";
 import { SigningKeys } from "./auth/signing-keys";
 import { TokenVerifier } from "./auth/token-verifier";
-import type { Peers } from "./clients";
-import type { GatewayConfig } from "./config";
+import { createPeers } from "./clients";
+import { peerUrls, type GatewayConfig } from "./config";
+import { watchPeers } from "./peers/health-watch";
 import { clientErrorHandler } from "./problem/client-error";
 import { frameworkErrorHandler, registerProblemHandlers } from "./problem/error-handler";
 import { NO_RESOURCE } from "./problem/framework-errors";
 import { ProblemError } from "./problem/problem-error";
-import type { MeshReadiness } from "./readiness";
+import { gatewayReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
+import { registerRequestMetrics } from "./request/metrics";
 import { tracedServerFactory } from "./request/tracing";
 import { AuthLockout } from "./rate-limit/lockout";
 import { SlidingWindow } from "./rate-limit/sliding-window";
@@ -43,9 +46,9 @@ declare module "fastify" {
 export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
-  readonly peers: Peers;
-  readonly readiness: () => Promise<MeshReadiness>;
   readonly registry: Registry;
+  /** Signs every call to a service with the gateway's service token; none in local runs without keys. */
+  readonly identity?: ServiceIdentity | undefined;
 }
 
 /**
@@ -55,7 +58,11 @@ export interface GatewayDeps {
 const MAX_PATH_PARAMETER_LENGTH = 100;
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
-  const { config, peers } = deps;
+  const { config } = deps;
+  // Every service's health, watched for as long as the gateway runs; each peer client refuses at
+  // once while its service is known down (clients.ts).
+  const health = watchPeers(peerUrls(config), { intervalMs: config.PEER_HEALTH_INTERVAL_MS, timeoutMs: config.PEER_HEALTH_TIMEOUT_MS }, deps.logger);
+  const peers = createPeers(config, health, deps.identity);
   const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
   const parameterised = new ParameterisedPaths();
   const problemForFrameworkError = frameworkErrorHandler(problems, parameterised);
@@ -80,6 +87,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   // The API reads JSON only: fastify's text/plain parser goes, so any other body type is a 415.
   app.removeContentTypeParser("text/plain");
   registerCorrelation(app);
+  registerRequestMetrics(app, deps.registry);
   app.addHook("onRequest", async (request, reply) => {
     const header = request.headers["accept-language"];
     checkLanguageHeader(typeof header === "string" ? header : undefined);
@@ -98,9 +106,12 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     if (request.method === "DELETE" && headers["transfer-encoding"] === undefined && (headers["content-length"] ?? "0") === "0") delete headers["content-type"];
   });
   registerProblemHandlers(app, problems);
-  registerProbeRoutes(app, deps.readiness, deps.registry);
+  app.addHook("onClose", async () => health.close());
 
   const keys = new SigningKeys(peers.merchant);
+  // Read at once, so the gateway is ready as soon as the issuer answers; /readyz asks again until then.
+  keys.refresh().catch(() => {});
+  registerProbeRoutes(app, gatewayReadiness(keys, health.statuses), deps.registry);
   const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS });
   const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);
   const guard = (scope?: Scope) => [authenticate(verifier, scope), limitPerClient(perClient)];

@@ -7,6 +7,9 @@ export interface BroadcastEvent {
   readonly key: string;
   readonly payload: Uint8Array;
   readonly topic: string;
+  readonly partition: number;
+  /** The message's offset, as kafkajs gives it (a decimal string). */
+  readonly offset: string;
 }
 
 export interface BroadcastConsumerOptions {
@@ -22,13 +25,19 @@ export interface BroadcastConsumerOptions {
    * was derived from them (a cache) must be dropped.
    */
   readonly onRejoin: () => void;
+  /**
+   * Reads each topic from its beginning instead of its end: for a compacted topic whose last
+   * message per key is the state (the caller rebuilds it; a rejoin replays it all again).
+   */
+  readonly fromBeginning?: boolean;
 }
 
 /**
  * Delivers every event of the topics to every process, for state each replica keeps in memory
  * (cache invalidation), as opposed to a consumer group where each event reaches one replica. Each
- * process joins a group of its own, starts at the end of the log and commits nothing: the group
- * leaves no offsets behind, and a restart never replays old events (the caller starts empty).
+ * process joins a group of its own, starts at the end of the log (or its beginning, when asked)
+ * and commits nothing: the group leaves no offsets behind, and a restart never replays old events
+ * unless asked to (the caller starts empty).
  */
 export class BroadcastConsumer {
   readonly #consumer: Consumer;
@@ -50,12 +59,12 @@ export class BroadcastConsumer {
       this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => this.opts.onRejoin());
     }
     await this.#consumer.connect();
-    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: false });
+    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: this.opts.fromBeginning ?? false });
     await this.#consumer.run({
       autoCommit: false,
-      eachMessage: async ({ topic, message }) => {
+      eachMessage: async ({ topic, partition, message }) => {
         try {
-          this.opts.onEvent({ topic, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
+          this.opts.onEvent({ topic, partition, offset: message.offset, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
         } catch (err) {
           this.#log.warn({ err, topic, offset: message.offset }, "a broadcast event could not be applied");
         }

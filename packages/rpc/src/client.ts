@@ -16,6 +16,8 @@ export interface PeerClientOptions {
   readonly lookup?: Lookup;
   /** How often the host name is resolved again (default 5 s, kube-dns's cache time for a headless Service). */
   readonly resolveEveryMs?: number;
+  /** Run before the call leaves, after the trace context and the service token are set (the gateway's per-peer circuit). */
+  readonly interceptors?: readonly Interceptor[];
 }
 
 const headerSetter = { set: (carrier: Headers, key: string, value: string) => carrier.set(key, value) };
@@ -50,7 +52,7 @@ function signCalls(identity: ServiceIdentity, audience: string): Interceptor {
  * resolves to, and the calls take turns over them, so every replica of the peer serves its share.
  */
 export function createPeerClient<T extends DescService>(service: T, baseUrl: string, opts: PeerClientOptions = {}): Client<T> {
-  const interceptors = [propagateContext, ...(opts.identity ? [signCalls(opts.identity, audienceOf(service.typeName))] : [])];
+  const interceptors = [propagateContext, ...(opts.identity ? [signCalls(opts.identity, audienceOf(service.typeName))] : []), ...(opts.interceptors ?? [])];
   const common = { httpVersion: "2", defaultTimeoutMs: opts.timeoutMs ?? 2000, interceptors } as const;
   const url = new URL(baseUrl);
   if (isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) return createClient(service, createConnectTransport({ baseUrl, ...common }));

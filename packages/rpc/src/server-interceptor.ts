@@ -7,6 +7,13 @@ import { toEdgeError } from "./error-edge";
 import type { Metrics } from "./metrics";
 import { requestIdFrom, runWithRequestId, setCurrentCaller } from "./request-context";
 
+/**
+ * The health protocol is a probe, like /readyz, not traffic: the gateway asks every service each
+ * second, and such answers in the RPC metrics would dilute the error-rate and latency alerts of a
+ * quiet service until a real outage no longer crossed their thresholds.
+ */
+const PROBE_SERVICE = "grpc.health.v1.Health";
+
 // Looked up per request, not at import: a tracer taken before the SDK registers stays a no-op.
 const tracer = () => trace.getTracer("@tawsil/rpc");
 
@@ -18,7 +25,7 @@ const headerGetter = {
 /**
  * Every inbound RPC: continues the caller's W3C trace, adopts (or creates) the request id, checks
  * the calling service against the allow-list (when `callers` is given), records latency by outcome
- * and caller, and turns unexpected errors into a bare Internal error at the edge.
+ * and caller (health probes excepted), and turns unexpected errors into a bare Internal error at the edge.
  */
 export function serverInterceptor(logger: Logger, metrics: Metrics, callers?: CallerCheck): Interceptor {
   return (next) => (req) => {
@@ -29,7 +36,7 @@ export function serverInterceptor(logger: Logger, metrics: Metrics, callers?: Ca
     // Everything below, error logging included, runs inside the span and the request id.
     return context.with(trace.setSpan(parent, span), () =>
       runWithRequestId(requestId, async () => {
-        const stopTimer = metrics.rpcDuration.startTimer({ procedure });
+        const stopTimer = req.service.typeName === PROBE_SERVICE ? () => 0 : metrics.rpcDuration.startTimer({ procedure });
         let caller = ANONYMOUS;
         let admitted = callers === undefined;
         try {

@@ -48,6 +48,15 @@ describe("rpc server", () => {
     await expect(grpc.check({ service: "nope.v1.Nope" })).rejects.toMatchObject({ code: Code.NotFound });
   });
 
+  it("keeps health probes out of the RPC metrics, which the error-rate and latency alerts read", async () => {
+    const { server } = await start([]);
+    const client = createClient(Health, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
+    expect((await client.check({ service: "" })).status).toBe(Status.SERVING);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain("process_cpu_user_seconds_total");
+    expect(metrics).not.toContain("grpc.health.v1.Health");
+  });
+
   it("serves /healthz, /readyz and /metrics over HTTP/1.1 on the same port", async () => {
     let databaseUp = true;
     const { server } = await start([
@@ -96,14 +105,15 @@ describe("rpc server", () => {
   });
 
   it("lets an in-flight request finish when closing", async () => {
-    let release: () => void = () => {};
+    let release: (() => void) | undefined;
     const slow = { report: () => new Promise((resolve) => (release = () => resolve({ ready: true, checks: {} })) ) } as unknown as Readiness;
     const { server } = await start([], slow);
     const client = createClient(Health, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
     const pending = client.check({ service: "" });
-    await new Promise((r) => setTimeout(r, 50));
+    // Closes once the handler is serving the request: a fixed pause was too short on a loaded machine.
+    await expect.poll(() => release, { timeout: 10_000 }).toBeDefined();
     const closing = server.close(5000);
-    release();
+    release?.();
     expect((await pending).status).toBe(Status.SERVING);
     await closing;
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();

@@ -142,7 +142,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     routes: parts.routes,
     serviceNames: SERVICE_NAMES,
     callers: parts.callers,
-    checks: [...parts.checks, broker.readiness],
-    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
+    checks: parts.checks,
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, ...parts.closers],
   };
 }

@@ -11,7 +11,9 @@ const DRIVER_APP = ["driver-app"] as const;
  * sandbox fleet drives it in-process, not over RPC.
  */
 export const CALLERS = new CallerPolicy([
-  callersOf(DispatchService, { checkEligibility: ["pricing"] }),
+  // No caller on any request path: pricing decides eligibility from the city staffing dispatch
+  // publishes (dispatch.city-staffing.v1). Kept as the reference answer the staffing is tested against.
+  callersOf(DispatchService, { checkEligibility: [] }),
   callersOf(DriverService, {
     setAvailability: DRIVER_APP,
     listOffers: DRIVER_APP,
