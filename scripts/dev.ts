@@ -16,7 +16,8 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
-import { type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, startMesh, TOPICS } from "./mesh";
+import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, startMesh, TOPICS } from "./mesh";
+import { generateIdentityKeys, identityFrom, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { dropDatabase } from "../packages/db/src/index";
 import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/namespace";
 import { claimPorts, PortsTaken } from "./checkout/ports";
@@ -115,6 +116,7 @@ export class DevStack {
       log: say,
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
+      identityKeys: this.identityKeys(),
       serviceEnv: {
         merchant: { SIGNING_KEY_ENCRYPTION_KEY: this.secret("SIGNING_KEY_ENCRYPTION_KEY") },
         shipment: { TRACKING_LINK_SECRET: this.secret("TRACKING_LINK_SECRET"), CURSOR_SECRET: this.secret("CURSOR_SECRET") },
@@ -124,6 +126,7 @@ export class DevStack {
     });
 
     await seedDevMerchants({
+      identity: identityFrom(this.mesh.identityKeys, "gateway"),
       merchantUrl: this.mesh.processes.find((p) => p.name === "merchant")!.url,
       gatewayBaseUrl: this.gatewayBaseUrl,
       credentialsFile: this.credentialsFile,
@@ -164,15 +167,26 @@ export class DevStack {
   }
 
   /**
+   * Each identity's Ed25519 private key (SERVICE_IDENTITY_KEY_<NAME> in secrets.env; the public
+   * keys are derived from them), kept so that a token signed before a restart of one process stays
+   * valid for the others. They seal no data: deleting them only means new keys.
+   */
+  identityKeys(): IdentityKeys {
+    const generate = (name: string) => () => generateIdentityKeys([name])[name]!.privateKey;
+    const envName = (name: string) => `SERVICE_IDENTITY_KEY_${name.toUpperCase().replace(/-/g, "_")}`;
+    return identityKeysOf(Object.fromEntries(IDENTITIES.map((name) => [name, this.secret(envName(name), generate(name))])));
+  }
+
+  /**
    * A local secret kept in secrets.env (git-ignored) so that what it encrypts, such as the token
    * signing keys in the merchant database, stays readable across restarts.
    */
-  secret(name: string): string {
+  secret(name: string, generate: () => string = () => randomBytes(32).toString("base64")): string {
     const file = this.#secretsFile;
     const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
     const found = lines.find((line) => line.startsWith(`${name}=`));
     if (found) return found.slice(name.length + 1);
-    const value = randomBytes(32).toString("base64");
+    const value = generate();
     writeFileSync(file, [...lines.filter(Boolean), `${name}=${value}`, ""].join("\n"), { mode: 0o600 });
     return value;
   }

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { staleTargets } from "./build";
 
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
@@ -41,6 +42,12 @@ export const NODE_FLAGS = ["--enable-source-maps"] as const;
 /** Each process's bundle, relative to its directory (scripts/build.ts writes it). */
 export const BUNDLE = "dist/main.mjs";
 
+/**
+ * Who signs service tokens: the seven processes, and the drivers' app backend, which is not one of
+ * them but is dispatch's only caller of DriverService (the tests call it as that app).
+ */
+export const IDENTITIES = ["gateway", ...SERVICES, "driver-app"] as const;
+
 export interface MeshOptions {
   /** Database url per service that owns one (already migrated). */
   readonly databaseUrls: Record<DatabaseServiceName, string>;
@@ -58,6 +65,8 @@ export interface MeshOptions {
   readonly gatewayEnv?: Record<string, string>;
   readonly readyTimeoutMs?: number;
   readonly log?: (line: string) => void;
+  /** Every identity's key pair (make dev keeps them in .dev/secrets.env); fresh ones otherwise. */
+  readonly identityKeys?: IdentityKeys;
 }
 
 export interface RunningProcess {
@@ -68,6 +77,8 @@ export interface RunningProcess {
 
 export interface Mesh {
   readonly gatewayUrl: string;
+  /** The key pairs the processes sign and verify service tokens with (mintServiceToken, for tests). */
+  readonly identityKeys: IdentityKeys;
   readonly processes: readonly RunningProcess[];
   /** SIGTERM to every process, SIGKILL to any still alive after `graceMs`; resolves when all exited. */
   stop(graceMs?: number): Promise<void>;
@@ -90,6 +101,8 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   mkdirSync(opts.logDir, { recursive: true });
   // PUBLIC_BASE_URL: the gateway's address, which public links (tracking URLs) are built on.
   const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`, ...opts.env };
+  // Every process signs its calls and checks its callers, as in a cluster.
+  const identityKeys = opts.identityKeys ?? generateIdentityKeys(IDENTITIES);
   const serviceUrls = Object.fromEntries(
     SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(opts.servicePorts, i)}`]),
   );
@@ -104,14 +117,16 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...serviceUrls,
       ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
       KAFKA_BROKERS: opts.kafkaBrokers.join(","),
+      ...identityEnvFor(identityKeys, name),
       ...opts.serviceEnv?.[name],
     },
   }));
-  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, env: { ...common, ...serviceUrls, ...opts.gatewayEnv } });
+  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, env: { ...common, ...serviceUrls, ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv } });
   const start = (spec: LaunchSpec) => launch(spec.name, spec.cwd, spec.port, opts.logDir, spec.env);
   const processes: RunningProcess[] = launches.map(start);
   const mesh: Mesh = {
     gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`,
+    identityKeys,
     processes,
     stop: (graceMs) => stopAll(processes, graceMs),
     async restart(name) {

@@ -17,12 +17,18 @@ import {
   type AdminClient,
   type TokenClient,
 } from "../services/merchant/src/cli/admin-client";
+import type { ServiceIdentity } from "../packages/rpc/src/service-identity";
 
 export interface SeedOptions {
   /** The merchant service (its admin API is not exposed by the gateway). */
   readonly merchantUrl: string;
   /** Written as TAWSIL_BASE_URL and used in the printed curl. */
   readonly gatewayBaseUrl: string;
+  /**
+   * The gateway's identity, to check a recorded client's secret as the gateway would (the merchant
+   * service issues tokens to the gateway only); none where the merchant service checks no caller.
+   */
+  readonly identity?: ServiceIdentity;
   readonly credentialsFile: string;
   log(line: string): void;
 }
@@ -72,7 +78,7 @@ const RATE_CARD_V1 = {
 
 export async function seedDevMerchants(opts: SeedOptions): Promise<void> {
   const admin = createAdminClient(opts.merchantUrl);
-  const tokens = createTokenClient(opts.merchantUrl);
+  const tokens = createTokenClient(opts.merchantUrl, opts.identity);
   const previous = readDotenv(opts.credentialsFile);
   const credentials: Record<string, string> = { TAWSIL_BASE_URL: opts.gatewayBaseUrl };
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
+import type { ServiceIdentity } from "@tawsil/rpc";
 import type { Registry } from "prom-client";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
@@ -46,6 +47,8 @@ export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
   readonly registry: Registry;
+  /** Signs every call to a service with the gateway's service token; none in local runs without keys. */
+  readonly identity?: ServiceIdentity | undefined;
 }
 
 /**
@@ -59,7 +62,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   // Every service's health, watched for as long as the gateway runs; each peer client refuses at
   // once while its service is known down (clients.ts).
   const health = watchPeers(peerUrls(config), { intervalMs: config.PEER_HEALTH_INTERVAL_MS, timeoutMs: config.PEER_HEALTH_TIMEOUT_MS }, deps.logger);
-  const peers = createPeers(config, health);
+  const peers = createPeers(config, health, deps.identity);
   const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
   const parameterised = new ParameterisedPaths();
   const problemForFrameworkError = frameworkErrorHandler(problems, parameterised);

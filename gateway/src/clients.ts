@@ -4,15 +4,15 @@ import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
-import { createPeerClient } from "@tawsil/rpc";
+import { createPeerClient, type ServiceIdentity } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
 import { failFast } from "./peers/fail-fast";
 import type { PeerHealthBoard } from "./peers/health-watch";
 
 /**
- * The services the gateway calls, one multiplexed HTTP/2 connection each, created once. A route
- * needs exactly the peers it calls: each client refuses at once while its peer is known down
- * (peers/fail-fast.ts), so a service that is down fails only the routes that call it.
+ * The services the gateway calls, one multiplexed HTTP/2 session per replica of each, created once.
+ * A route needs exactly the peers it calls: each client refuses at once while its peer is known
+ * down (peers/fail-fast.ts), so a service that is down fails only the routes that call it.
  */
 export interface Peers {
   readonly merchant: Client<typeof MerchantService>;
@@ -22,8 +22,9 @@ export interface Peers {
   readonly webhook: Client<typeof WebhookService>;
 }
 
-export function createPeers(config: GatewayConfig, health: PeerHealthBoard): Peers {
-  const opts = (name: keyof Peers, timeoutMs = config.PEER_TIMEOUT_MS) => ({ timeoutMs, interceptors: [failFast(health.peers[name])] });
+/** `identity` signs every call with the gateway's service token (processIdentity("gateway", ...).self). */
+export function createPeers(config: GatewayConfig, health: PeerHealthBoard, identity?: ServiceIdentity): Peers {
+  const opts = (name: keyof Peers, timeoutMs = config.PEER_TIMEOUT_MS) => ({ timeoutMs, identity, interceptors: [failFast(health.peers[name])] });
   return {
     merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts("merchant")),
     pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts("pricing")),

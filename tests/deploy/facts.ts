@@ -1,10 +1,12 @@
 /**
  * What the manifests must agree with, read from the code wherever the code states it: the
  * processes and topics (scripts/mesh.ts), what each process's config.ts reads, where its entry
- * point and migrations are. Only the call graph is copied by hand, from architecture.md.
+ * point and migrations are, and who may call whom (each service's allow-list, src/rpc/callers.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { generateIdentityKeys, publicKeysSetting } from "../../packages/rpc/src/identity-keys";
+import type { CallerPolicy } from "../../packages/rpc/src/caller-policy";
 import { SERVICES, type ServiceName } from "../../scripts/mesh";
 import { ROOT } from "./kustomize";
 import type { Manifest, PodSpec, WorkloadSpec } from "./manifest-types";
@@ -12,20 +14,32 @@ import type { Manifest, PodSpec, WorkloadSpec } from "./manifest-types";
 export type ProcessName = ServiceName | "gateway";
 export const PROCESSES: readonly ProcessName[] = ["gateway", ...SERVICES];
 
-/** Connect calls architecture.md draws: caller -> callees. */
-const ARCHITECTURE_CALLS: Partial<Record<ProcessName, readonly ProcessName[]>> = {
-  gateway: SERVICES,
-  shipment: ["pricing", "merchant", "dispatch"],
-  dispatch: ["shipment"],
-};
+/** Each service's allow-list, as the service itself checks every RPC against it. */
+const CALLERS: Record<ServiceName, CallerPolicy> = Object.fromEntries(
+  await Promise.all(
+    SERVICES.map(async (name) => [name, ((await import(path.join(ROOT, "services", name, "src", "rpc", "callers.ts"))) as { CALLERS: CallerPolicy }).CALLERS] as const),
+  ),
+) as Record<ServiceName, CallerPolicy>;
 
-/** The peers a process calls: those architecture.md draws plus every `<SVC>_SERVICE_URL` its config.ts reads. */
+/** The services whose allow-list admits `name` on some RPC. */
+export function allowedCalleesOf(name: ProcessName): ServiceName[] {
+  return SERVICES.filter((service) => service !== name && CALLERS[service].callers().includes(name as never));
+}
+
+/**
+ * What a process's network policy lets it reach: the services whose allow-list admits it, plus
+ * any whose url its config.ts reads (the gateway reads every service's /readyz, dispatch's too).
+ */
 export function callsOf(name: ProcessName): ProcessName[] {
-  const read = keysIn(configSource(name)).flatMap((key) => {
+  return [...new Set([...allowedCalleesOf(name), ...peersConfigured(name)])].sort();
+}
+
+/** The services whose `<SVC>_SERVICE_URL` the process's config.ts reads. */
+export function peersConfigured(name: ProcessName): ServiceName[] {
+  return keysIn(configSource(name)).flatMap((key) => {
     const peer = /^([A-Z]+)_SERVICE_URL$/.exec(key)?.[1]?.toLowerCase();
     return peer && (SERVICES as readonly string[]).includes(peer) ? [peer as ServiceName] : [];
   });
-  return [...new Set([...(ARCHITECTURE_CALLS[name] ?? []), ...read])].sort();
 }
 
 /** Peers whose url the process's config.ts reads (so its ConfigMap must carry it). */
@@ -37,8 +51,14 @@ export const APP_UID = 10001;
 /** packages/rpc/src/service.ts and gateway/src/main.ts give a drain SHUTDOWN_GRACE_MS + 5 s before exiting. */
 export const DRAIN_ALLOWANCE_MS = 5_000;
 
+const fakeIdentity = generateIdentityKeys(["gateway", ...SERVICES]);
+
+/** Plausible values for every ConfigMap key a container references one by one (not created by kustomize). */
+export const FAKE_CONFIG_VALUES: Record<string, string> = { SERVICE_IDENTITY_PUBLIC_KEYS: publicKeysSetting(fakeIdentity) };
+
 /** Plausible values for every Secret key, so config.ts can parse what a pod would see. */
 export const FAKE_SECRET_VALUES: Record<string, string> = {
+  SERVICE_IDENTITY_PRIVATE_KEY: fakeIdentity.gateway!.privateKey,
   DATABASE_URL: "postgresql://tawsil:not-a-password@postgres.invalid:5432/tawsil_test",
   SIGNING_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
   TRACKING_LINK_SECRET: Buffer.alloc(32, 8).toString("base64"),
@@ -65,11 +85,14 @@ export function configKeys(name: ProcessName): Set<string> {
   return new Set([...keysIn(configSource(name)), ...keysIn(common)]);
 }
 
-/** Settings that are credentials: the database url, and any key, secret or password of its own. */
+/** Settings that are credentials: the database url, any key, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
   const own = keysIn(configSource(name)).filter((key) => /(_KEY$|SECRET|PASSWORD)/.test(key));
-  return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own].sort();
+  return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, IDENTITY_KEY].sort();
 }
+
+/** Every process's signing key, in a Secret of its own (`<process>-identity`), apart from its other credentials. */
+export const IDENTITY_KEY = "SERVICE_IDENTITY_PRIVATE_KEY";
 
 /** The process's own readConfig, which fails fast on anything missing or malformed. */
 export async function readConfigOf(name: ProcessName): Promise<(env: Record<string, string | undefined>) => unknown> {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { buildTargets } from "../../scripts/build";
 import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
 import {
-  APP_UID, DRAIN_ALLOWANCE_MS, FAKE_SECRET_VALUES, PROCESSES, SERVICES_WITH_MIGRATIONS, configKeys, find, ofKind,
+  APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, PROCESSES, SERVICES_WITH_MIGRATIONS, configKeys, find, ofKind,
   peerUrlKeys, podSpec, readConfigOf, secretKeysOf, sourceDir, usesKafka, workload,
 } from "./facts";
 import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
@@ -22,6 +22,7 @@ const containersOf = (m: Manifest): Container[] => [...(podSpec(m).initContainer
 const mainContainer = (name: string): Container => podSpec(find(base, "Deployment", name)).containers[0] as Container;
 const configOf = (name: string): Record<string, string> => find(base, "ConfigMap", `${name}-config`).data ?? {};
 const secretRefs = (c: Container) => (c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [{ env: e.name, ...e.valueFrom.secretKeyRef }] : []));
+const configMapRefs = (c: Container) => (c.env ?? []).flatMap((e) => (e.valueFrom?.configMapKeyRef ? [{ env: e.name, ...e.valueFrom.configMapKeyRef }] : []));
 
 describe("deploy/ files", () => {
   it.each(yamlFiles())("%s parses as YAML, every document a Kubernetes object", (file) => {
@@ -117,14 +118,25 @@ describe.each(PROCESSES)("process %s", (name) => {
   it("starts: its own readConfig accepts the ConfigMap plus the Secret keys it references", async () => {
     const secrets = Object.fromEntries(secretRefs(container).map((ref) => [ref.env, FAKE_SECRET_VALUES[ref.key]]));
     const literals = Object.fromEntries((container.env ?? []).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]])));
+    const shared = Object.fromEntries(configMapRefs(container).map((ref) => [ref.env, FAKE_CONFIG_VALUES[ref.key]]));
     const readConfig = await readConfigOf(name);
-    expect(() => readConfig({ ...configOf(name), ...literals, ...secrets })).not.toThrow();
+    expect(() => readConfig({ ...configOf(name), ...literals, ...shared, ...secrets })).not.toThrow();
+  });
+
+  it("signs with its own identity key, in a Secret of its own, and trusts the public keys of one shared ConfigMap", () => {
+    expect(secretRefs(container).filter((ref) => ref.key === IDENTITY_KEY)).toEqual([{ env: IDENTITY_KEY, name: `${name}-identity`, key: IDENTITY_KEY }]);
+    expect(configMapRefs(container)).toEqual([{ env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" }]);
+  });
+
+  it("is reached by a headless Service (one DNS record per pod, so callers spread over the pods), the gateway by a virtual IP", () => {
+    expect((find(base, "Service", name).spec as { clusterIP?: string }).clusterIP).toBe(name === "gateway" ? undefined : "None");
   });
 
   it("takes its database url and keys from its own Secret by reference, never from a value", () => {
     const refs = secretRefs(container);
     expect(refs.map((r) => r.env).sort()).toEqual(secretKeysOf(name));
-    expect(refs.every((r) => r.name === `${name}-secrets` && r.key === r.env && r.key in FAKE_SECRET_VALUES)).toBe(true);
+    const secretOf = (key: string) => (key === IDENTITY_KEY ? `${name}-identity` : `${name}-secrets`);
+    expect(refs.every((r) => r.name === secretOf(r.key) && r.key === r.env && r.key in FAKE_SECRET_VALUES)).toBe(true);
     expect(Object.keys(configOf(name)).filter((key) => secretKeysOf(name).includes(key))).toEqual([]);
     expect(Object.values(configOf(name)).filter((value) => /:\/\/[^/\s]*:[^@\s]*@/.test(value)), "urls with a password").toEqual([]);
   });
@@ -238,6 +250,15 @@ describe("deploy/README.md", () => {
     const refs = [...ofKind(base, "Deployment"), ...ofKind(base, "Job")].flatMap((d) => containersOf(d).flatMap(secretRefs));
     expect(refs.some((ref) => ref.key === "MIGRATION_DATABASE_URL")).toBe(true);
     for (const ref of refs) expect(readme, `${ref.name} ${ref.key}`).toMatch(new RegExp(`${ref.name}\\b[^\\n]*\\b${ref.key}\\b`));
+  });
+
+  it("documents how the identity Secrets and the public keys' ConfigMap are made, by a script that prints exactly those", async () => {
+    const { identityManifests } = await import("../../scripts/identity-keys");
+    const made = identityManifests().split("\n---\n").map((doc) => JSON.parse(doc) as Manifest);
+    const referenced = ofKind(base, "Deployment").flatMap((d) => podSpec(d).containers.flatMap((c) => [...secretRefs(c), ...configMapRefs(c)]))
+      .filter((ref) => ref.key.startsWith("SERVICE_IDENTITY_"));
+    expect(made.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([...new Set(referenced.map((ref) => `${ref.key.endsWith("PRIVATE_KEY") ? "Secret" : "ConfigMap"}/${ref.name}`))].sort());
+    expect(readme).toContain("scripts/identity-keys.ts | kubectl apply");
   });
 });
 

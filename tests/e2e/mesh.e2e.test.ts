@@ -13,6 +13,7 @@ import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { decodeJwt } from "jose";
 import { Kafka, logLevel } from "kafkajs";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/proto/grpc/health/v1/health_pb";
+import { mintServiceToken, SERVICE_TOKEN_HEADER } from "@tawsil/rpc";
 import { TawsilProblemError } from "@tawsil/sdk";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -41,6 +42,10 @@ const tokenFor = (clientId: string, clientSecret: string) => testMesh.tokenFor(c
 const merchant = () => testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
 const readOnlyMerchant = () => testMesh.sdkFor(credentials.TAWSIL_READONLY_CLIENT_ID!, credentials.TAWSIL_READONLY_CLIENT_SECRET!);
 const otherMerchant = () => testMesh.sdkFor(credentials.TAWSIL_CLIENT2_ID!, credentials.TAWSIL_CLIENT2_SECRET!);
+/** Headers that make a direct call to a service come from `caller` (the mesh's own keys). */
+async function as(caller: string, audience: string): Promise<{ headers: Record<string, string> }> {
+  return { headers: { [SERVICE_TOKEN_HEADER]: await mintServiceToken(mesh.identityKeys, caller, audience) } };
+}
 /** The problem a call failed with, for the same assertions a raw answer gets. */
 async function problemOf(call: Promise<unknown>): Promise<TawsilProblemError> {
   const error = await call.then(() => undefined, (e: unknown) => e);
@@ -93,6 +98,27 @@ describe("the mesh", () => {
     }
   });
 
+  it("lets each service know its caller, refusing a call with no token or from a caller not allowed", async () => {
+    const url = (name: string) => mesh.processes.find((p) => p.name === name)!.url;
+    const shipments = createClient(ShipmentService, createGrpcTransport({ baseUrl: url("shipment") }));
+    const drivers = createClient(DriverService, createConnectTransport({ baseUrl: url("dispatch"), httpVersion: "2" }));
+    const shipmentId = randomUUID();
+    const codeOf = (call: Promise<unknown>) => call.then(() => "ok", (e: { code?: Code }) => e.code);
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }))).toBe(Code.Unauthenticated);
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, { headers: { [SERVICE_TOKEN_HEADER]: "not.a.token" } }))).toBe(Code.Unauthenticated);
+    // The gateway may not reserve or move a shipment; dispatch may (this one does not exist).
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("gateway", "shipment")))).toBe(Code.PermissionDenied);
+    expect(await codeOf(shipments.applyDispatchStep({ shipmentId, expectedVersion: 1n }, await as("gateway", "shipment")))).toBe(Code.PermissionDenied);
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("dispatch", "shipment")))).toBe(Code.NotFound);
+    // A token for another service is no token here.
+    expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("dispatch", "pricing")))).toBe(Code.Unauthenticated);
+    // The driver API answers the drivers' app only.
+    for (const caller of ["gateway", "pricing", "shipment"]) {
+      expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as(caller, "dispatch"))), caller).toBe(Code.PermissionDenied);
+    }
+    expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as("driver-app", "dispatch")))).not.toBe(Code.PermissionDenied);
+  });
+
   it("answers an unknown path with a problem", async () => {
     const res = await fetch(`${mesh.gatewayUrl}/v2/external/unknown`);
     expect(res.status).toBe(404);
@@ -134,7 +160,7 @@ describe("the mesh", () => {
       expectedCityCode: "RUH",
       parcel: { totalWeightGrams: 1000n, longestSideMm: 0, requirements: [], cashOnDelivery: false },
       codAmount: "",
-    });
+    }, await as("gateway", "pricing"));
     expect(estimate).toEqual({ distanceMetres: Number(quote.distanceMetres), price: Number(quote.price?.amount), currency: quote.price?.currency });
   });
 
@@ -475,7 +501,7 @@ describe("the mesh", () => {
 
       // On shift through the drivers' API: dispatch's memory and pricing's follow, no restart.
       const drivers = createClient(DriverService, createConnectTransport({ baseUrl: mesh.processes.find((p) => p.name === "dispatch")!.url, httpVersion: "2" }));
-      await drivers.setAvailability({ driverId, available: true });
+      await drivers.setAvailability({ driverId, available: true }, await as("driver-app", "dispatch"));
       // Pricing learns it from dispatch's city staffing on Kafka (no call to dispatch per quote):
       // refused until then, served within 5 s.
       await within5s(async () => {
@@ -562,7 +588,7 @@ describe("the mesh", () => {
       await operator().rejectShipment({ shipmentId: id });
       expect((await read(id)).body).toMatchObject({ state: "CANCELLED", version: 2, approvedAt: null });
       const merchantId = String(decodeJwt(token).merchant_id);
-      const { shipment } = await createClient(ShipmentService, transport("shipment")).getShipment({ merchantId, shipmentId: id });
+      const { shipment } = await createClient(ShipmentService, transport("shipment")).getShipment({ merchantId, shipmentId: id }, await as("gateway", "shipment"));
       expect(shipment).toMatchObject({ state: ShipmentState.CANCELLED, reasonCode: "REJECTED_BY_OPERATOR" });
       const events = await kafkaEvents(id, (seen) => seen.length >= 2);
       expect(events).toEqual([

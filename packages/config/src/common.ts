@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { z } from "zod";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -16,6 +17,17 @@ export const commonEnv = z.object({
   PORT: port,
   /** How long SIGTERM waits for in-flight requests before closing them. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * This process's Ed25519 private key (PKCS#8 DER, base64; a Secret), which signs the short-lived
+   * service tokens its peer calls carry. Required when NODE_ENV is production.
+   */
+  SERVICE_IDENTITY_PRIVATE_KEY: z.string().transform(ed25519Key("private")).optional(),
+  /**
+   * The public keys (SPKI DER, base64) of every caller this process trusts, `name:key,name:key`. With
+   * them the process refuses RPCs without a valid token from a caller its allow-list names.
+   * Required when NODE_ENV is production.
+   */
+  SERVICE_IDENTITY_PUBLIC_KEYS: z.string().transform(publicKeyList).optional(),
 });
 export type CommonEnv = z.output<typeof commonEnv>;
 
@@ -39,3 +51,41 @@ export const kafkaEnv = z.object({
     .transform((value) => value.split(",").map((broker) => broker.trim()))
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "expected host:port")).min(1)),
 });
+
+/** A base64 DER Ed25519 key, or undefined when it is not one. */
+function parseKey(kind: "private" | "public", value: string): KeyObject | undefined {
+  try {
+    const der = Buffer.from(value.trim(), "base64");
+    const key = kind === "private" ? createPrivateKey({ key: der, format: "der", type: "pkcs8" }) : createPublicKey({ key: der, format: "der", type: "spki" });
+    return key.asymmetricKeyType === "ed25519" ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The zod transform of a key setting; a malformed value is reported without being echoed. */
+function ed25519Key(kind: "private" | "public") {
+  return (value: string, ctx: z.RefinementCtx): KeyObject => {
+    const key = parseKey(kind, value);
+    if (key) return key;
+    ctx.addIssue({ code: "custom", message: `expected an Ed25519 ${kind} key, ${kind === "private" ? "PKCS#8" : "SPKI"} DER in base64` });
+    return z.NEVER;
+  };
+}
+
+const CALLER_NAME = /^[a-z][a-z0-9-]{0,30}$/;
+
+function publicKeyList(value: string, ctx: z.RefinementCtx): ReadonlyMap<string, KeyObject> {
+  const keys = new Map<string, KeyObject>();
+  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const at = entry.indexOf(":");
+    const name = entry.slice(0, Math.max(at, 0));
+    const key = CALLER_NAME.test(name) ? parseKey("public", entry.slice(at + 1)) : undefined;
+    if (!key) {
+      ctx.addIssue({ code: "custom", message: "expected name:key entries separated by commas, each key an Ed25519 SPKI DER in base64" });
+      return z.NEVER;
+    }
+    keys.set(name, key);
+  }
+  return keys;
+}

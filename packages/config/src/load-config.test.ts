@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError, commonEnv, loadConfig } from "./index";
@@ -23,5 +24,41 @@ describe("loadConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     const fields = (error as ConfigError).problems.map((p) => p.split(":")[0]);
     expect(fields.sort()).toEqual(["DATABASE_URL", "KAFKA_BROKERS", "LOG_LEVEL", "PORT"]);
+  });
+});
+
+describe("service identity settings", () => {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  const der = {
+    privateKey: privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
+    publicKey: publicKey.export({ format: "der", type: "spki" }).toString("base64"),
+  };
+
+  it("parses this process's private key and every caller's public key, by name", () => {
+    const config = loadConfig(commonEnv, { PORT: "0", SERVICE_IDENTITY_PRIVATE_KEY: der.privateKey, SERVICE_IDENTITY_PUBLIC_KEYS: `gateway:${der.publicKey}, driver-app:${der.publicKey}` });
+    expect(config.SERVICE_IDENTITY_PRIVATE_KEY?.asymmetricKeyType).toBe("ed25519");
+    expect([...(config.SERVICE_IDENTITY_PUBLIC_KEYS?.keys() ?? [])]).toEqual(["gateway", "driver-app"]);
+    expect(loadConfig(commonEnv, { PORT: "0" }).SERVICE_IDENTITY_PUBLIC_KEYS).toBeUndefined();
+  });
+
+  it("refuses keys of another kind or a malformed list, without echoing the values", () => {
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ format: "der", type: "pkcs8" }).toString("base64");
+    for (const env of [
+      { SERVICE_IDENTITY_PRIVATE_KEY: rsa },
+      { SERVICE_IDENTITY_PRIVATE_KEY: der.publicKey },
+      { SERVICE_IDENTITY_PUBLIC_KEYS: der.publicKey },
+      { SERVICE_IDENTITY_PUBLIC_KEYS: `Gateway:${der.publicKey}` },
+      { SERVICE_IDENTITY_PUBLIC_KEYS: `gateway:${der.privateKey}` },
+    ]) {
+      let error: unknown;
+      try {
+        loadConfig(commonEnv, { PORT: "0", ...env });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify(Object.keys(env))).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((p) => p.split(":")[0])).toEqual(Object.keys(env));
+      expect((error as ConfigError).message).not.toContain(Object.values(env)[0]!.slice(-20));
+    }
   });
 });

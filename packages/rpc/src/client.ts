@@ -1,13 +1,22 @@
+import { isIP } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { context, propagation } from "@opentelemetry/api";
 import { currentRequestId } from "./request-context";
+import { audienceOf, SERVICE_TOKEN_HEADER, type ServiceIdentity } from "./service-identity";
+import { dnsAddresses, SpreadTransport, type Lookup } from "./spread-transport";
 
 export interface PeerClientOptions {
   /** Deadline for calls that do not set their own; a peer that hangs fails the call, never the caller. */
   readonly timeoutMs?: number;
-  /** Run before the call leaves, after the trace context is set (the gateway's per-peer circuit). */
+  /** This process's identity: every call carries its service token for the callee. */
+  readonly identity?: ServiceIdentity | undefined;
+  /** Resolves the peer's host name to every replica's address (default: DNS, every record). */
+  readonly lookup?: Lookup;
+  /** How often the host name is resolved again (default 5 s, kube-dns's cache time for a headless Service). */
+  readonly resolveEveryMs?: number;
+  /** Run before the call leaves, after the trace context and the service token are set (the gateway's per-peer circuit). */
   readonly interceptors?: readonly Interceptor[];
 }
 
@@ -21,16 +30,36 @@ const propagateContext: Interceptor = (next) => (req) => {
   return next(req);
 };
 
+/** Adds the caller's service token for `audience`: the cached one, so a call signs nothing. */
+function signCalls(identity: ServiceIdentity, audience: string): Interceptor {
+  return (next) => (req) => {
+    const token = identity.tokenFor(audience);
+    if (typeof token === "string") {
+      req.header.set(SERVICE_TOKEN_HEADER, token);
+      return next(req);
+    }
+    return token.then((signed) => {
+      req.header.set(SERVICE_TOKEN_HEADER, signed);
+      return next(req);
+    });
+  };
+}
+
 /**
- * A Connect client for a peer service over HTTP/2 cleartext. One HTTP/2 session per peer is
- * multiplexed by every call, so create the client once at start-up and share it.
+ * A Connect client for a peer service over HTTP/2 cleartext, created once at start-up and shared.
+ * An address (`http://127.0.0.1:7002`) gets one multiplexed HTTP/2 session. A host name (in
+ * Kubernetes, a headless Service: one DNS record per ready pod) gets one session per address it
+ * resolves to, and the calls take turns over them, so every replica of the peer serves its share.
  */
 export function createPeerClient<T extends DescService>(service: T, baseUrl: string, opts: PeerClientOptions = {}): Client<T> {
-  const transport = createConnectTransport({
-    baseUrl,
-    httpVersion: "2",
-    defaultTimeoutMs: opts.timeoutMs ?? 2000,
-    interceptors: [propagateContext, ...(opts.interceptors ?? [])],
+  const interceptors = [propagateContext, ...(opts.identity ? [signCalls(opts.identity, audienceOf(service.typeName))] : []), ...(opts.interceptors ?? [])];
+  const common = { httpVersion: "2", defaultTimeoutMs: opts.timeoutMs ?? 2000, interceptors } as const;
+  const url = new URL(baseUrl);
+  if (isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) return createClient(service, createConnectTransport({ baseUrl, ...common }));
+  const spread = new SpreadTransport(url, (replicaUrl, sessionManager) => createConnectTransport({ baseUrl: replicaUrl, sessionManager, ...common }), {
+    lookup: opts.lookup ?? dnsAddresses,
+    resolveEveryMs: opts.resolveEveryMs ?? 5_000,
+    downForMs: 1_000,
   });
-  return createClient(service, transport);
+  return createClient(service, spread);
 }

@@ -3,7 +3,7 @@ export { Readiness, type ReadinessCheck, type ReadinessReport } from "./readines
 export { LIVENESS_SERVICE } from "./health-service";
 export { createMetrics, type Metrics } from "./metrics";
 export { createPeerClient, type PeerClientOptions } from "./client";
-export { currentRequestId } from "./request-context";
+export { currentCaller, currentRequestId } from "./request-context";
 export { drainOnSignals, type Closer } from "./shutdown";
 export { runService, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "./service";
 export { toEdgeError } from "./error-edge";
@@ -11,3 +11,10 @@ export { toConnectError, withDomainErrors, type DomainErrorOptions } from "./dom
 export { isNotFound, peerFailure, peerReason } from "./peer-errors";
 export { serviceLevelFromProto, serviceLevelToProto } from "./service-level-codec";
 export { runMain } from "./run-main";
+export { audienceOf, SERVICE_TOKEN_HEADER, ServiceIdentity } from "./service-identity";
+export { CallerVerifier } from "./caller-verifier";
+export { CallerPolicy, callersOf, operatorService, type CallerName, type MethodCallers, type ServiceCallers } from "./caller-policy";
+export { ANONYMOUS, type CallerCheck } from "./caller-check";
+export { processIdentity, type ProcessIdentity } from "./identity";
+export { generateIdentityKeys, identityEnvFor, identityFrom, identityKeysOf, mintServiceToken, publicKeysSetting, type IdentityKeys } from "./identity-keys";
+export { SpreadTransport, type Lookup } from "./spread-transport";

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
 
 export interface Metrics {
   readonly registry: Registry;
-  readonly rpcDuration: Histogram<"procedure" | "code">;
+  readonly rpcDuration: Histogram<"procedure" | "code" | "caller">;
 }
 
 /** One registry per process, with Node's default metrics and the RPC latency histogram. */
@@ -16,8 +16,8 @@ export function createMetrics(service: string): Metrics {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   const rpcDuration = new Histogram({
     name: "rpc_server_duration_seconds",
-    help: "Time to handle an RPC, by procedure and Connect code.",
-    labelNames: ["procedure", "code"] as const,
+    help: "Time to handle an RPC, by procedure, Connect code and calling service.",
+    labelNames: ["procedure", "code", "caller"] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });

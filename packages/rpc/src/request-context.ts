@@ -4,6 +4,8 @@ import { isUuid } from "@tawsil/domain";
 
 interface RequestContext {
   readonly requestId: string;
+  /** The calling service, once its token is checked (logs, metrics). */
+  caller: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -14,7 +16,18 @@ export function requestIdFrom(header: string | null): string {
 }
 
 export function runWithRequestId<T>(requestId: string, fn: () => T): T {
-  return storage.run({ requestId }, fn);
+  return storage.run({ requestId, caller: "anonymous" }, fn);
+}
+
+/** Records the caller of the request being served. */
+export function setCurrentCaller(caller: string): void {
+  const store = storage.getStore();
+  if (store) store.caller = caller;
+}
+
+/** The service calling the request being served ("anonymous" for health and operator calls, or with identity off). */
+export function currentCaller(): string | undefined {
+  return storage.getStore()?.caller;
 }
 
 /** The id of the request being served, carried to peers as `x-request-id`. */

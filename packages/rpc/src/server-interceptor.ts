@@ -2,9 +2,10 @@ import type { Interceptor } from "@connectrpc/connect";
 import { Code } from "@connectrpc/connect";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
+import { ANONYMOUS, authorize, type CallerCheck } from "./caller-check";
 import { toEdgeError } from "./error-edge";
 import type { Metrics } from "./metrics";
-import { requestIdFrom, runWithRequestId } from "./request-context";
+import { requestIdFrom, runWithRequestId, setCurrentCaller } from "./request-context";
 
 /**
  * The health protocol is a probe, like /readyz, not traffic: the gateway asks every service each
@@ -22,10 +23,11 @@ const headerGetter = {
 };
 
 /**
- * Every inbound RPC: continues the caller's W3C trace, adopts (or creates) the request id, records
- * latency by outcome (health probes excepted), and turns unexpected errors into a bare Internal error at the edge.
+ * Every inbound RPC: continues the caller's W3C trace, adopts (or creates) the request id, checks
+ * the calling service against the allow-list (when `callers` is given), records latency by outcome
+ * and caller (health probes excepted), and turns unexpected errors into a bare Internal error at the edge.
  */
-export function serverInterceptor(logger: Logger, metrics: Metrics): Interceptor {
+export function serverInterceptor(logger: Logger, metrics: Metrics, callers?: CallerCheck): Interceptor {
   return (next) => (req) => {
     const procedure = `${req.service.typeName}/${req.method.name}`;
     const parent = propagation.extract(ROOT_CONTEXT, req.header, headerGetter);
@@ -35,14 +37,24 @@ export function serverInterceptor(logger: Logger, metrics: Metrics): Interceptor
     return context.with(trace.setSpan(parent, span), () =>
       runWithRequestId(requestId, async () => {
         const stopTimer = req.service.typeName === PROBE_SERVICE ? () => 0 : metrics.rpcDuration.startTimer({ procedure });
+        let caller = ANONYMOUS;
+        let admitted = callers === undefined;
         try {
+          if (callers) {
+            caller = await authorize(callers, req.service.typeName, procedure, req.header);
+            admitted = true;
+            setCurrentCaller(caller);
+            span.setAttribute("tawsil.caller", caller);
+          }
           const res = await next(req);
           res.header.set("x-request-id", requestId);
-          stopTimer({ code: "ok" });
+          stopTimer({ code: "ok", caller });
           return res;
         } catch (error) {
           const edge = toEdgeError(error, logger, procedure);
-          stopTimer({ code: Code[edge.code] ?? "unknown" });
+          // Never the token itself: only what was refused.
+          if (!admitted) logger.warn({ procedure, code: Code[edge.code], reason: edge.rawMessage }, "caller refused");
+          stopTimer({ code: Code[edge.code] ?? "unknown", caller });
           if (edge.code === Code.Internal || edge.code === Code.Unknown) span.setStatus({ code: SpanStatusCode.ERROR });
           edge.metadata.set("x-request-id", requestId);
           throw edge;

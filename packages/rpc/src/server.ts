@@ -4,6 +4,7 @@ import net, { type AddressInfo, type Socket } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "@tawsil/logging";
+import type { CallerCheck } from "./caller-check";
 import { boundDeadline } from "./deadline-bound";
 import { encodeGrpcMessageAsSpecified } from "./grpc-message";
 import { registerHealthService } from "./health-service";
@@ -24,6 +25,8 @@ export interface RpcServerOptions {
   readonly serviceNames?: readonly string[];
   /** Upper bound on a caller's deadline: a longer one is shortened to it; a request without one keeps none. */
   readonly maxTimeoutMs?: number;
+  /** Checks every RPC's calling service against its allow-list; without it any caller is served (local runs). */
+  readonly callers?: CallerCheck | undefined;
 }
 
 export interface RpcServer {
@@ -49,7 +52,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       registerHealthService(router, opts.readiness, opts.serviceNames ?? []);
       opts.routes?.(router);
     },
-    interceptors: [serverInterceptor(opts.logger, opts.metrics)],
+    interceptors: [serverInterceptor(opts.logger, opts.metrics, opts.callers)],
     maxTimeoutMs,
     fallback: probeHandler(opts.readiness, opts.metrics.registry),
   });
@@ -103,10 +106,23 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
       if (inFlight > 0) {
         await Promise.race([new Promise<void>((resolve) => (idle = resolve)), delay(graceMs)]);
       }
+      // A peer may have sent new streams before our GOAWAY reached it; the session refuses them
+      // (REFUSED_STREAM, which the peer retries elsewhere) and ends its socket after the last
+      // bytes. Cutting sockets at once would fail those calls, and answers still in a socket's
+      // buffer, with a reset instead; so they get a moment to end, then what is left is cut.
+      h1.closeIdleConnections();
+      await Promise.race([Promise.all([...sockets].map((socket) => whenClosed(socket))), delay(Math.min(graceMs, FLUSH_MS))]);
       for (const socket of sockets) socket.destroy();
       await closed;
     },
   };
+}
+
+/** How long a drained server waits for its connections to end by themselves before cutting them. */
+const FLUSH_MS = 500;
+
+function whenClosed(emitter: { once(event: "close", listener: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => emitter.once("close", () => resolve()));
 }
 
 function delay(ms: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { CommonEnv } from "@tawsil/config";
 import type { Logger } from "@tawsil/logging";
+import type { CallerCheck } from "./caller-check";
 import { createMetrics, type Metrics } from "./metrics";
 import { Readiness, type ReadinessCheck } from "./readiness";
 import { startRpcServer, type RpcServer } from "./server";
@@ -14,6 +15,8 @@ export interface ServiceSpec {
   readonly metrics?: Metrics;
   readonly routes?: (router: ConnectRouter) => void;
   readonly serviceNames?: readonly string[];
+  /** Who may call what (processIdentity's `callers`); undefined serves any caller (local runs only). */
+  readonly callers?: CallerCheck | undefined;
   /** What /readyz and the health protocol report on. */
   readonly checks: readonly ReadinessCheck[];
   /** Stopped after the server has drained, in order: workers first, then clients and pools. */
@@ -36,6 +39,7 @@ function listen(spec: ServiceSpec, readiness: Readiness): Promise<RpcServer> {
     readiness,
     ...(spec.routes ? { routes: spec.routes } : {}),
     serviceNames: spec.serviceNames ?? [],
+    callers: spec.callers,
   });
 }
 
@@ -89,6 +93,8 @@ async function closeAll(closers: readonly Closer[]): Promise<void> {
  */
 export interface ServiceParts {
   readonly routes: (router: ConnectRouter) => void;
+  /** Who may call what: the process's allow-list with its callers' keys (processIdentity). */
+  readonly callers?: CallerCheck | undefined;
   readonly checks: readonly ReadinessCheck[];
   readonly closers: readonly Closer[];
 }

@@ -3,7 +3,7 @@ import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, startInProcess, type Closer, type InProcessService, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
@@ -24,6 +24,7 @@ import { CITY_STAFFING_TOPIC } from "./infra/events";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
 import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
+import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
 import { connectKafka, startConsumer, startOutboxRelay } from "@tawsil/events";
@@ -82,9 +83,10 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     throw error;
   }
   const checkEligibility = new CheckEligibility(catalogue, activeDrivers);
+  const identity = processIdentity("dispatch", config, logger, CALLERS);
   const context: DispatchContext = {
     store,
-    shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self })),
     catalogue,
     logger,
     offerTimeoutMs: config.OFFER_TIMEOUT_MS,
@@ -96,6 +98,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
     },
+    callers: identity.callers,
     checks: [database.readiness, staffingReadiness(staffing), ...(fleetRuns(config) ? [fleetReadiness(catalogue, activeDrivers)] : [])],
     closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, database],
     database,
@@ -225,6 +228,7 @@ export async function startDispatchService(
     logger,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    callers: parts.callers,
     checks: parts.checks,
     closers: [...workerClosers, ...parts.closers],
   });
@@ -239,5 +243,5 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
-  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks, closers: [...workers, relay, ...parts.closers] };
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks, closers: [...workers, relay, ...parts.closers] };
 }

@@ -2,7 +2,7 @@ import { openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabas
 import type { Logger } from "@tawsil/logging";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import { createMetrics, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, processIdentity, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { Clients } from "./app/clients";
 import { IssueAccessToken } from "./app/issue-access-token";
 import { MerchantContexts } from "./app/merchant-context";
@@ -22,6 +22,7 @@ import { RateCardRepository } from "./infra/repositories/rate-cards";
 import { SigningKeyRepository } from "./infra/repositories/signing-keys";
 import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
+import { CALLERS } from "./rpc/callers";
 import { merchantService } from "./rpc/merchant-service";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 
@@ -85,6 +86,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
         router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards, places, contexts }));
         router.service(MerchantAdminService, merchantAdminService(admin));
       },
+      callers: processIdentity("merchant", config, logger, CALLERS).callers,
       checks: [database.readiness],
       closers: [database],
       database,
@@ -100,7 +102,7 @@ export type RunningMerchantService = InProcessService;
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
   const parts = await composeMerchantService(config, logger, opts);
-  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: parts.closers });
+  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: parts.closers });
 }
 
 /** The whole process as main.ts runs it: the service, its broker and the outbox relay of merchant events (status, rate cards, places keep other services' caches fresh). */
@@ -110,5 +112,5 @@ export async function merchantProcess(config: Config, logger: Logger): Promise<S
   const metrics = createMetrics("merchant");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
-  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: [relay, ...parts.closers] };
+  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: [relay, ...parts.closers] };
 }

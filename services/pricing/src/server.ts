@@ -1,7 +1,7 @@
 import type { Logger } from "@tawsil/logging";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
-import { createMetrics, createPeerClient, startInProcess, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { QuoteDelivery } from "./app/quote-delivery";
 import { StaffingIndex } from "./app/staffing-index";
 import type { Config } from "./config";
@@ -10,6 +10,7 @@ import { loadCityMap } from "./infra/city-data";
 import { MarginCounter } from "./infra/margin-counter";
 import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
+import { CALLERS } from "./rpc/callers";
 import { pricingService } from "./rpc/pricing-service";
 import { connectKafka } from "@tawsil/events";
 import type { Kafka } from "kafkajs";
@@ -48,7 +49,9 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   logger.info({ cities: cities.cities.map((city) => city.code), routing: config.ROUTING_URL ? "osrm" : "great-circle" }, "pricing model ready");
 
   const metrics = createMetrics("pricing");
-  const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS }), {
+  const identity = processIdentity("pricing", config, logger, CALLERS);
+  const peer = { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self };
+  const rateCards = new MerchantRateCards(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer), {
     maxAgeMs: config.RATE_CARD_CACHE_MAX_AGE_MS,
   });
   const staffing = new StaffingIndex();
@@ -62,6 +65,7 @@ export async function composePricingService(config: Config, logger: Logger): Pro
   });
   return {
     routes: (router) => router.service(PricingService, pricingService({ quoteDelivery, logger })),
+    callers: identity.callers,
     checks: [],
     closers: [],
     metrics,
@@ -90,6 +94,7 @@ export async function startPricingService(config: Config, logger: Logger, opts: 
     logger,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    callers: parts.callers,
     checks: [...parts.checks, ...(feed ? [feed.readiness] : [])],
     closers: [...(feed ? [{ name: "city-staffing", close: () => feed.close() }] : []), ...parts.closers],
     metrics: parts.metrics,
@@ -112,5 +117,5 @@ export async function pricingProcess(config: Config, logger: Logger): Promise<Se
   merchantChanges.startInBackground();
   const closers = [{ name: "city-staffing", close: () => staffingFeed.close() }, { name: "merchant-changes", close: () => merchantChanges.stop() }, ...parts.closers];
   const checks = [...parts.checks, staffingFeed.readiness];
-  return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks, metrics: parts.metrics, closers };
+  return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks, metrics: parts.metrics, closers };
 }

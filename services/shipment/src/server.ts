@@ -4,7 +4,7 @@ import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_servi
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, Readiness, startRpcServer, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, Readiness, startRpcServer, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
@@ -21,6 +21,7 @@ import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
+import { CALLERS } from "./rpc/callers";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
@@ -52,7 +53,8 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     trackingCodeSha256: (shipmentId) => trackingCodeHashOf(config.TRACKING_LINK_SECRET, shipmentId),
   });
   const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
-  const peer = { timeoutMs: config.PEER_TIMEOUT_MS };
+  const identity = processIdentity("shipment", config, logger, CALLERS);
+  const peer = { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self };
   const links = { publicBaseUrl: config.PUBLIC_BASE_URL, secret: config.TRACKING_LINK_SECRET };
   const merchants = new CachedMerchantDirectory(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer), { maxAgeMs: config.MERCHANT_CACHE_MAX_AGE_MS });
   const createShipment = new CreateShipment({
@@ -81,6 +83,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
       router.service(ShipmentService, service);
       router.service(ShipmentAdminService, admin);
     },
+    callers: identity.callers,
     checks: [database.readiness],
     closers: [purge, database],
     metrics: createMetrics("shipment"),
@@ -105,6 +108,7 @@ export async function startShipmentService(config: Config, logger: Logger): Prom
     readiness: new Readiness(parts.checks, logger),
     routes: parts.routes,
     serviceNames: SERVICE_NAMES,
+    callers: parts.callers,
   });
   return {
     url: server.url,
@@ -137,6 +141,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     metrics: parts.metrics,
     routes: parts.routes,
     serviceNames: SERVICE_NAMES,
+    callers: parts.callers,
     checks: parts.checks,
     closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, ...parts.closers],
   };

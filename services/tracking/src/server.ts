@@ -3,7 +3,7 @@ import type { ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
-import { createPeerClient, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
@@ -12,6 +12,7 @@ import { startProjectionConsumer, type Topics } from "./consumers/projection-con
 import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
+import { CALLERS } from "./rpc/callers";
 import { trackingService } from "./rpc/tracking-service";
 import { connectKafka } from "@tawsil/events";
 
@@ -25,13 +26,15 @@ export interface TrackingServiceParts extends ServiceParts {
 /** Database, the shipment service's client for the fallback, the reads and their RPC handlers. */
 export function composeTrackingService(config: Config, logger: Logger, clock: Clock = () => new Date()): TrackingServiceParts {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
+  const identity = processIdentity("tracking", config, logger, CALLERS);
   const readTracking = new ReadTracking({
     projections: new SqlProjectionReader(database.client),
-    fallback: new ShipmentServiceFallback(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
+    fallback: new ShipmentServiceFallback(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self })),
     clock,
   });
   return {
     routes: (router) => router.service(TrackingService, trackingService({ readTracking, logger })),
+    callers: identity.callers,
     checks: [database.readiness],
     closers: [database],
     database,
@@ -61,7 +64,7 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
       throw error;
     }
   }
-  return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: parts.checks, closers: [...closers, ...parts.closers] });
+  return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: [...closers, ...parts.closers] });
 }
 
 /** The whole process as main.ts runs it: the service, its broker and the projection consumer. */
@@ -69,5 +72,5 @@ export async function trackingProcess(config: Config, logger: Logger): Promise<S
   const parts = composeTrackingService(config, logger);
   const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
   const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
-  return { name: "tracking", config, logger, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [consumer, ...parts.closers] };
+  return { name: "tracking", config, logger, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [consumer, ...parts.closers] };
 }

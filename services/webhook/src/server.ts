@@ -1,7 +1,7 @@
 import { openDatabase, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
-import { createMetrics, startInProcess, type Closer, type InProcessService, type Metrics, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { DeliveryEngine } from "./app/delivery-engine";
 import { ManageEndpoint } from "./app/manage-endpoint";
@@ -15,6 +15,7 @@ import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
+import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
 import { connectKafka, startConsumer } from "@tawsil/events";
 
@@ -71,6 +72,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
   return {
     routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
+    callers: processIdentity("webhook", config, logger, CALLERS).callers,
     checks: [database.readiness],
     closers: [...receiverCloser, database],
     metrics,
@@ -110,6 +112,7 @@ export async function startWebhookService(
     metrics: parts.metrics,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    callers: parts.callers,
     checks: parts.checks,
     closers: [...workers, ...parts.closers],
   });
@@ -121,5 +124,5 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const parts = composeWebhookService(config, logger);
   const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...workers, ...parts.closers] };
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...workers, ...parts.closers] };
 }

@@ -7,6 +7,7 @@ import { readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
+import { identityFrom } from "@tawsil/rpc";
 import { TawsilClient } from "@tawsil/sdk";
 import { freePort, validateResponsesFrom } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
@@ -73,7 +74,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   // Every response of the gateway, seeding included, must be one the OpenAPI document describes.
   validateResponsesFrom(mesh.gatewayUrl, readOpenApiDocument());
   const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
-  await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {} });
+  await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
   const credentials = Object.fromEntries(
     readFileSync(credentialsFile, "utf8")
       .split("\n")

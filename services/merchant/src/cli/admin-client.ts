@@ -2,7 +2,7 @@ import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
-import { createPeerClient } from "@tawsil/rpc";
+import { createPeerClient, type ServiceIdentity } from "@tawsil/rpc";
 
 export const DEFAULT_MERCHANT_SERVICE_URL = "http://127.0.0.1:7001";
 
@@ -14,8 +14,12 @@ export function createAdminClient(baseUrl: string): AdminClient {
   return createPeerClient(MerchantAdminService, baseUrl, { timeoutMs: 10_000 });
 }
 
-export function createTokenClient(baseUrl: string): TokenClient {
-  return createPeerClient(MerchantService, baseUrl, { timeoutMs: 10_000 });
+/**
+ * Token issuance answers the gateway alone: where the merchant service checks its callers, pass
+ * the gateway's identity (make dev's seeding holds the mesh's keys).
+ */
+export function createTokenClient(baseUrl: string, identity?: ServiceIdentity): TokenClient {
+  return createPeerClient(MerchantService, baseUrl, { timeoutMs: 10_000, identity });
 }
 
 /** The Connect code and ErrorReason of a failed call; `code` is undefined for errors that are not Connect's. */

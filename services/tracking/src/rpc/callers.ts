@@ -1,0 +1,7 @@
+import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
+import { CallerPolicy, callersOf } from "@tawsil/rpc";
+
+/** Which service may call which RPC (checked on every request; deploy/'s network policy must match). */
+export const CALLERS = new CallerPolicy([
+  callersOf(TrackingService, { getShipmentTracking: ["gateway"], getPublicTracking: ["gateway"] }),
+]);
