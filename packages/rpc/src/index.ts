@@ -1,6 +1,7 @@
 export { startRpcServer, type RpcServer, type RpcServerOptions } from "./server";
 export { Readiness, type ReadinessCheck, type ReadinessReport } from "./readiness";
 export { createMetrics, type Metrics } from "./metrics";
+export { startMetricsServer, type MetricsServer } from "./metrics-server";
 export { createPeerClient, type PeerClientOptions } from "./client";
 export { currentRequestId } from "./request-context";
 export { drainOnSignals, type Closer } from "./shutdown";

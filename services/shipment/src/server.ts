@@ -4,7 +4,7 @@ import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_servi
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, Readiness, startRpcServer, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, startInProcess, type Metrics, type ReadinessCheck, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
@@ -24,8 +24,9 @@ import { shipmentService } from "./rpc/shipment-service";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
-/** Fully-qualified names the gRPC health protocol answers for. */
-export const SERVICE_NAMES = [ShipmentService.typeName, ShipmentAdminService.typeName] as const;
+/** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
+export const SERVICE_NAMES = [ShipmentService.typeName] as const;
+export const ADMIN_SERVICE_NAMES = [ShipmentAdminService.typeName] as const;
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -33,6 +34,7 @@ export interface ShipmentServiceParts extends ServiceParts {
   /** The database only: a peer that is down fails creates with Unavailable, reads still work. */
   readonly checks: readonly ReadinessCheck[];
   readonly metrics: Metrics;
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   /** Merchants as this replica knows them; main.ts keeps it fresh from merchant events. */
   readonly merchantCache: CachedMerchantDirectory["cache"];
   /** The database, for the composition root's outbox relay. */
@@ -73,14 +75,13 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     links,
     logger,
   });
-  // Beside the service, as the merchant service serves its MerchantAdminService; the gateway routes neither.
+  // On the admin listener only, as the merchant service serves its MerchantAdminService: dispatch
+  // and the gateway reach the service port, never the approvals.
   const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), links, logger });
   const purge = startIdempotencyPurge({ store, logger, intervalMs: PURGE_INTERVAL_MS });
   return {
-    routes: (router) => {
-      router.service(ShipmentService, service);
-      router.service(ShipmentAdminService, admin);
-    },
+    routes: (router) => void router.service(ShipmentService, service),
+    admin: { routes: (router) => void router.service(ShipmentAdminService, admin), serviceNames: ADMIN_SERVICE_NAMES },
     checks: [database.readiness],
     closers: [purge, database],
     metrics: createMetrics("shipment"),
@@ -89,31 +90,23 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   };
 }
 
-export interface RunningShipmentService {
-  readonly url: string;
-  close(): Promise<void>;
-}
+export type RunningShipmentService = InProcessService;
 
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling or relay: for tests and benches. */
 export async function startShipmentService(config: Config, logger: Logger): Promise<RunningShipmentService & { parts: ShipmentServiceParts }> {
   const parts = composeShipmentService(config, logger);
-  const server = await startRpcServer({
-    host: config.HOST,
-    port: config.PORT,
+  const running = await startInProcess({
+    name: "shipment",
+    config,
     logger,
     metrics: parts.metrics,
-    readiness: new Readiness(parts.checks, logger),
     routes: parts.routes,
+    admin: parts.admin,
     serviceNames: SERVICE_NAMES,
+    checks: parts.checks,
+    closers: parts.closers,
   });
-  return {
-    url: server.url,
-    parts,
-    async close() {
-      await server.close(config.SHUTDOWN_GRACE_MS);
-      for (const closer of parts.closers) await closer.close();
-    },
-  };
+  return { ...running, parts };
 }
 
 /** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
@@ -136,6 +129,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     logger,
     metrics: parts.metrics,
     routes: parts.routes,
+    admin: parts.admin,
     serviceNames: SERVICE_NAMES,
     checks: [...parts.checks, broker.readiness],
     closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
