@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
-import type { Registry } from "prom-client";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
 import type { Scope } from "./auth/principal";
@@ -45,7 +44,6 @@ export interface GatewayDeps {
   readonly logger: Logger;
   readonly peers: Peers;
   readonly readiness: () => Promise<MeshReadiness>;
-  readonly registry: Registry;
 }
 
 /**
@@ -98,7 +96,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     if (request.method === "DELETE" && headers["transfer-encoding"] === undefined && (headers["content-length"] ?? "0") === "0") delete headers["content-type"];
   });
   registerProblemHandlers(app, problems);
-  registerProbeRoutes(app, deps.readiness, deps.registry);
+  registerProbeRoutes(app, deps.readiness);
 
   const keys = new SigningKeys(peers.merchant);
   const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS });

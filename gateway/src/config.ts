@@ -6,7 +6,7 @@ export type ServiceName = (typeof SERVICES)[number];
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv.extend({
-  /** The HTTP port: the REST API, /healthz, /readyz and /metrics. */
+  /** The HTTP port: the REST API, /healthz and /readyz (/metrics is on METRICS_PORT). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The public base address: problem types and links are built from it. */
   PUBLIC_BASE_URL: z.url().default("http://localhost:8080"),

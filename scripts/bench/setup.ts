@@ -7,7 +7,7 @@ import { decodeJwt } from "jose";
 import { freePort } from "../../packages/testing/src/free-port";
 import { devDatabasePrefix } from "../checkout/namespace";
 import type { DevStackOptions } from "../dev";
-import { SERVICES } from "../mesh";
+import { freeSidePorts, SERVICES, sidePortsFrom } from "../mesh";
 import { readDotenv } from "../seed-dev";
 import { call } from "./driver";
 import type { BenchSettings } from "./settings";
@@ -37,6 +37,7 @@ export async function benchStackOptions(settings: BenchSettings): Promise<Omit<D
     dbPrefix: `${devDatabasePrefix(ROOT)}bench_`,
     gatewayPort: settings.gatewayPort ?? (await freePort()),
     servicePorts,
+    sidePorts: first ? sidePortsFrom(first) : await freeSidePorts(freePort),
     kafkaPort: settings.kafkaPort ?? (await freePort()),
     kafkaControllerPort: settings.kafkaPort ? settings.kafkaPort + 1 : await freePort(),
     ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}),

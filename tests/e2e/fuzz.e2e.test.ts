@@ -56,7 +56,7 @@ beforeAll(async () => {
   const { credentials } = testMesh;
   // A DRAFT merchant of its own: its shipments wait in PENDING_APPROVAL, which nothing but a
   // cancel changes, so any change to them is the fuzzer's doing.
-  const admin = createAdminClient(testMesh.mesh.processes.find((p) => p.name === "merchant")!.url);
+  const admin = createAdminClient(testMesh.mesh.processes.find((p) => p.name === "merchant")!.adminUrl!);
   const code = `FUZZ-${SEED}`.slice(0, 20);
   await admin.createMerchant({ code, displayName: "Fuzz Store", legalName: "Fuzz Trading" });
   await admin.addRateCard({ merchantCode: code, terms: { baseFee: "15.00", includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] }, expectedVersion: 1 });

@@ -389,7 +389,7 @@ describe("the mesh", () => {
     // A merchant of its own, so that suspending it disturbs no other test.
     const code = `CACHE-${randomUUID().slice(0, 6).toUpperCase()}`;
     const terms = (baseFee: string) => ({ baseFee, includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] });
-    const admin = () => createAdminClient(mesh.processes.find((p) => p.name === "merchant")!.url);
+    const admin = () => createAdminClient(mesh.processes.find((p) => p.name === "merchant")!.adminUrl!);
     let token: string;
     const post = (path: string, body: unknown) =>
       fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });

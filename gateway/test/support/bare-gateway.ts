@@ -4,7 +4,6 @@
  */
 import type { AddressInfo } from "node:net";
 import { createLogger, initTracing } from "@tawsil/logging";
-import { createMetrics } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
 import { buildGateway } from "../../src/app";
 import { createPeers } from "../../src/clients";
@@ -30,7 +29,6 @@ export async function startBareGateway(env: Record<string, string> = {}): Promis
     logger,
     peers: createPeers(config),
     readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }),
-    registry: createMetrics("gateway").registry,
   });
   // A route of the real app that only echoes, to reach body parsing without a token.
   gateway.post("/test/echo", async (request) => request.body);

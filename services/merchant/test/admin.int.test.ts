@@ -1,4 +1,5 @@
 import { Health, HealthCheckResponse_ServingStatus as Serving } from "@tawsil/proto/grpc/health/v1/health_pb";
+import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -168,10 +169,17 @@ describe("MerchantAdminService", () => {
     expect((await service.admin.setClientEnabled({ clientId: id, enabled: true })).client?.enabled).toBe(true);
   });
 
-  it("answers the gRPC health protocol for both services", async () => {
+  it("answers the gRPC health protocol for each service where it listens", async () => {
     const health = createPeerClient(Health, service.url);
-    for (const name of ["", "tawsil.merchant.v1.MerchantService", "tawsil.merchant.v1.MerchantAdminService"]) {
-      expect((await health.check({ service: name })).status).toBe(Serving.SERVING);
-    }
+    for (const name of ["", "tawsil.merchant.v1.MerchantService"]) expect((await health.check({ service: name })).status).toBe(Serving.SERVING);
+    const adminHealth = createPeerClient(Health, service.adminUrl!);
+    for (const name of ["", "tawsil.merchant.v1.MerchantAdminService"]) expect((await adminHealth.check({ service: name })).status).toBe(Serving.SERVING);
+  });
+
+  it("refuses admin RPCs on the service port, which the gateway and peers reach: no client can be minted there", async () => {
+    const overServicePort = createPeerClient(MerchantAdminService, service.url);
+    expect(await failure(overServicePort.createClient({ merchantCode: "ACME", name: "minted", scopes: ["shipments:read"] }))).toMatchObject({ code: Code.Unimplemented });
+    expect(await failure(overServicePort.setMerchantStatus({ merchantCode: "ACME", status: MerchantStatus.SUSPENDED }))).toMatchObject({ code: Code.Unimplemented });
+    expect(new URL(service.adminUrl!).hostname).toBe("127.0.0.1");
   });
 });

@@ -15,10 +15,10 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function tawsil(line: string[], url = service.url): Promise<{ code: number; out: string[]; err: string[] }> {
+async function tawsil(line: string[], url = service.adminUrl!): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(line, { out: (l) => out.push(l), err: (l) => err.push(l), env: { MERCHANT_SERVICE_URL: url } });
+  const code = await runCli(line, { out: (l) => out.push(l), err: (l) => err.push(l), env: { MERCHANT_ADMIN_URL: url } });
   return { code, out, err };
 }
 
@@ -95,7 +95,7 @@ describe("pnpm tawsil", () => {
     const result = await tawsil(["merchant", "show", "CLI-CO"], "http://127.0.0.1:1");
     expect(result.code).toBe(1);
     expect(result.err).toHaveLength(1);
-    expect(result.err[0]).toMatch(/^tawsil: .*\(merchant service at http:\/\/127\.0\.0\.1:1\)$/);
+    expect(result.err[0]).toMatch(/^tawsil: .*\(merchant admin listener at http:\/\/127\.0\.0\.1:1\)$/);
   });
 
   it("lists every command in help", async () => {
