@@ -71,6 +71,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
+    // request.ip (the token endpoint's per-address limit) from X-Forwarded-For, trusting only as
+    // many entries as there are proxies in front: a client cannot pick its own address.
+    trustProxy: (_address: string, hop: number) => hop < config.TRUSTED_PROXY_HOPS,
   });
   app.addHook("onRoute", (route) => parameterised.add(route.url));
   app.decorateRequest("principal", undefined);
@@ -106,6 +109,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   registerTokenEndpoint(app, {
     merchant: peers.merchant,
+    perAddress: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
+    global: new TokenBuckets(config.TOKEN_GLOBAL_BURST, config.TOKEN_GLOBAL_RATE_PER_SECOND),
     perClient: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_MINUTE, 60),
     lockout: new AuthLockout(config.AUTH_FAILURES_BEFORE_LOCKOUT, 60, config.AUTH_LOCKOUT_SECONDS),
     lockoutPolicy: { quota: config.AUTH_FAILURES_BEFORE_LOCKOUT, windowSeconds: 60 },

@@ -40,6 +40,14 @@ export const schema = commonEnv.extend({
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
   /** Token endpoint: requests per minute per client id. */
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  /** Token endpoint: requests per minute from one client address, whatever the client ids (random ids from one address stop here). */
+  TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Token endpoint, all clients together, per replica: token requests per second passed to the merchant service (each costs it a scrypt verification). */
+  TOKEN_GLOBAL_RATE_PER_SECOND: z.coerce.number().positive().default(50),
+  /** Token endpoint, all clients together, per replica: requests allowed in a burst above TOKEN_GLOBAL_RATE_PER_SECOND. */
+  TOKEN_GLOBAL_BURST: z.coerce.number().int().positive().default(100),
+  /** Proxies in front of the gateway whose X-Forwarded-For entry is trusted for the client address (1 behind one ingress); 0 takes the peer address. */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** Failed client authentications per minute that lock a client id. */
   AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
   /** How long a locked client id stays locked. */

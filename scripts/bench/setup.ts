@@ -20,6 +20,7 @@ export const BENCH_ENV = {
   RATE_LIMIT_PER_SECOND: "1000000",
   RATE_LIMIT_BURST: "1000000",
   TOKEN_RATE_LIMIT_PER_MINUTE: "1000",
+  TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000",
   // The sandbox fleet, on as in `make dev` (said explicitly: the idle figures are about it).
   SANDBOX_FLEET_ENABLED: "true",
 };

@@ -34,6 +34,8 @@ export interface Credentials {
 
 export interface Stack {
   readonly baseUrl: string;
+  /** The merchant service's /metrics: how many token requests reached it (rpc_server_duration_seconds_count). */
+  readonly merchantMetricsUrl: string;
   readonly environment: "sandbox" | "production";
   readonly admin: ReturnType<typeof createPeerClient<typeof MerchantAdminService>>;
   /** An ACTIVE merchant and its clients: all scopes, read-only, and disabled. */
@@ -74,6 +76,8 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       PORT: "0",
       TAWSIL_ENVIRONMENT: opts.environment,
       PUBLIC_BASE_URL: "https://api.tawsil.test",
+      // Every test of a file asks for its tokens from this one address: the per-address limit has its own test.
+      TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "10000",
       // Only the merchant service is needed for authentication; the others are never called here.
       ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
       ...opts.gatewayEnv,
@@ -103,6 +107,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     const running = { merchantService, gateway };
     return {
       baseUrl,
+      merchantMetricsUrl: `${merchantService.metricsUrl}/metrics`,
       environment: opts.environment,
       admin,
       merchant: { id: merchant!.merchantId, code, full, readOnly, disabled },
