@@ -147,7 +147,15 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...opts.serviceEnv?.[name],
     },
   }));
-  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, adminPort: undefined, metricsPort: opts.sidePorts.metrics.gateway, env: { ...common, ...serviceUrls, ...opts.gatewayEnv } });
+  launches.push({
+    name: "gateway",
+    cwd: path.join(ROOT, "gateway"),
+    port: opts.gatewayPort,
+    adminPort: undefined,
+    metricsPort: opts.sidePorts.metrics.gateway,
+    // The broker carries access revocations to the gateway.
+    env: { ...common, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...opts.gatewayEnv },
+  });
   const start = (spec: LaunchSpec) => launch(spec, opts.logDir);
   const processes: RunningProcess[] = launches.map(start);
   const mesh: Mesh = {

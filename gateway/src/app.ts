@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
 import type { Scope } from "./auth/principal";
+import { Revocations } from "./auth/revocations";
 import { SigningKeys } from "./auth/signing-keys";
 import { TokenVerifier } from "./auth/token-verifier";
 import type { Peers } from "./clients";
@@ -44,6 +45,8 @@ export interface GatewayDeps {
   readonly logger: Logger;
   readonly peers: Peers;
   readonly readiness: () => Promise<MeshReadiness>;
+  /** Access revoked before expiry, fed by main.ts from the merchant service's events; none when absent. */
+  readonly revocations?: Revocations;
 }
 
 /**
@@ -102,7 +105,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerProbeRoutes(app, deps.readiness);
 
   const keys = new SigningKeys(peers.merchant);
-  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS });
+  const revocations = deps.revocations ?? new Revocations(0);
+  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS }, revocations);
   const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);
   const guard = (scope?: Scope) => [authenticate(verifier, scope), limitPerClient(perClient)];
   app.decorate("guard", guard);

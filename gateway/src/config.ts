@@ -1,11 +1,14 @@
-import { commonEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
-export const schema = commonEnv.extend({
+export const schema = commonEnv
+  // Access revocations (AccessRevoked on merchant.merchant.events.v1); the gateway's readiness does not depend on the broker.
+  .extend(kafkaEnv.shape)
+  .extend({
   /** The HTTP port: the REST API, /healthz and /readyz (/metrics is on METRICS_PORT). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The public base address: problem types and links are built from it. */
@@ -30,6 +33,8 @@ export const schema = commonEnv.extend({
   TOKEN_ISSUER: z.url().optional(),
   /** Tokens must carry this audience (`aud`). */
   TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2"),
+  /** The longest an access token lives (the merchant service's TOKEN_TTL_SECONDS or more): how far back a starting replica reads revocations. */
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   /** Accepted clock difference for exp, nbf and iat (decisions.md section 10). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(60),
   /** Request bodies above this many bytes are refused with 413 before they are read (decisions.md section 14: 256 KiB). */

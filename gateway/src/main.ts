@@ -1,9 +1,12 @@
 import { createLogger, initTracing } from "@tawsil/logging";
 import { METRICS_PORT_OFFSET, sidePort } from "@tawsil/config";
+import { createKafka } from "@tawsil/events";
 import { createMetrics, drainOnSignals, startMetricsServer } from "@tawsil/rpc";
 import { buildGateway } from "./app";
+import { Revocations } from "./auth/revocations";
 import { createPeers } from "./clients";
 import { peerUrls, readConfig } from "./config";
+import { listenToAccessRevocations } from "./consumers/access-revocations";
 import { meshReadiness } from "./readiness";
 
 const config = readConfig(process.env);
@@ -11,11 +14,25 @@ initTracing();
 const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 const metrics = createMetrics("gateway");
 
+// A token issued just before a revocation may live its lifetime plus the accepted skew.
+const tokenLifeMs = (config.TOKEN_TTL_SECONDS + config.TOKEN_CLOCK_SKEW_SECONDS) * 1000;
+const revocations = new Revocations(tokenLifeMs);
+const revocationFeed = listenToAccessRevocations({
+  kafka: createKafka({ clientId: "gateway", brokers: config.KAFKA_BROKERS, logger }),
+  revocations,
+  lookbackMs: tokenLifeMs,
+  logger,
+  registry: metrics.registry,
+});
+// In the background: the gateway serves without the broker (readiness never waits on it).
+revocationFeed.startInBackground();
+
 const app = buildGateway({
   config,
   logger,
   peers: createPeers(config),
   readiness: meshReadiness(peerUrls(config), config.READINESS_TIMEOUT_MS, logger),
+  revocations,
 });
 
 await app.listen({ host: config.HOST, port: config.PORT });
@@ -26,6 +43,7 @@ drainOnSignals(
   logger,
   [
     { name: "http", close: () => app.close() },
+    { name: "access-revocations", close: () => revocationFeed.stop() },
     { name: "metrics", close: () => scrape.close() },
   ],
   config.SHUTDOWN_GRACE_MS + 5_000,

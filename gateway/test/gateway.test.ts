@@ -32,6 +32,8 @@ beforeAll(async () => {
   const config = readConfig({
     PORT: "0",
     PUBLIC_BASE_URL: "https://api.tawsil.test",
+    // Required; buildGateway alone starts no revocation feed (main.ts does).
+    KAFKA_BROKERS: "127.0.0.1:9092",
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, urls[name]])),
   });
   gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: meshReadiness(urls, 500, logger) });

@@ -76,6 +76,8 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       PORT: "0",
       TAWSIL_ENVIRONMENT: opts.environment,
       PUBLIC_BASE_URL: "https://api.tawsil.test",
+      // Required; buildGateway alone starts no revocation feed (main.ts does).
+      KAFKA_BROKERS: "127.0.0.1:9092",
       // Every test of a file asks for its tokens from this one address: the per-address limit has its own test.
       TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "10000",
       // Only the merchant service is needed for authentication; the others are never called here.

@@ -3,7 +3,9 @@ import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Code, createMerchantDatabase, failure, startTestService, type TestService } from "./support";
+import { fromBinary } from "@bufbuild/protobuf";
+import { AccessRevokedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
+import { Code, createMerchantDatabase, failure, query, startTestService, type TestService } from "./support";
 
 let db: { url: string; drop(): Promise<void> };
 let service: TestService;
@@ -167,6 +169,30 @@ describe("MerchantAdminService", () => {
     expect((await service.admin.setClientEnabled({ clientId: id, enabled: false })).client?.enabled).toBe(false);
     expect((await service.admin.getClient({ clientId: id })).client?.enabled).toBe(false);
     expect((await service.admin.setClientEnabled({ clientId: id, enabled: true })).client?.enabled).toBe(true);
+  });
+
+  it("revokes a client's tokens when it is disabled, and every client's when the merchant is terminated, through the outbox", async () => {
+    const revocations = async (merchantId: string) =>
+      (await query<{ payload: Uint8Array; key: string }>(db.url, `SELECT payload, key FROM outbox_event WHERE type = $1 AND key = $2 ORDER BY seq`, AccessRevokedSchema.typeName, merchantId)).map((row) => {
+        const event = fromBinary(AccessRevokedSchema, row.payload);
+        return { key: row.key, merchantId: event.merchantId, clientId: event.clientId, at: event.revokeTime };
+      });
+    const { merchant } = await service.admin.createMerchant({ code: "REVOKE-CO", displayName: "Revoke", legalName: "Revoke LLC" });
+    const merchantId = merchant!.merchantId;
+    await service.admin.setMerchantStatus({ merchantCode: "REVOKE-CO", status: MerchantStatus.ACTIVE });
+    const { client } = await service.admin.createClient({ merchantCode: "REVOKE-CO", name: "revoked", scopes: ["shipments:read"] });
+    const clientId = client!.clientId;
+
+    await service.admin.setClientEnabled({ clientId, enabled: true });
+    expect(await revocations(merchantId)).toEqual([]);
+    await service.admin.setClientEnabled({ clientId, enabled: false });
+    expect(await revocations(merchantId)).toEqual([{ key: merchantId, merchantId, clientId, at: expect.anything() }]);
+
+    // Suspension keeps tokens (a suspended merchant reads its shipments; creates get 403 MERCHANT_NOT_ACTIVE).
+    await service.admin.setMerchantStatus({ merchantCode: "REVOKE-CO", status: MerchantStatus.SUSPENDED });
+    expect(await revocations(merchantId)).toHaveLength(1);
+    await service.admin.setMerchantStatus({ merchantCode: "REVOKE-CO", status: MerchantStatus.TERMINATED });
+    expect((await revocations(merchantId))[1]).toEqual({ key: merchantId, merchantId, clientId: "", at: expect.anything() });
   });
 
   it("answers the gRPC health protocol for each service where it listens", async () => {
