@@ -91,6 +91,12 @@ describe("pnpm tawsil", () => {
     expect(result.err[0]).not.toMatch(/\n|\s+at\s+\S+\s+\(/);
   });
 
+  it("says so when pointed at the service port instead of the admin listener", async () => {
+    const result = await tawsil(["merchant", "show", "CLI-CO"], service.url);
+    expect(result.code).toBe(1);
+    expect(result.err).toEqual([`tawsil: ${service.url} serves no admin RPCs; point MERCHANT_ADMIN_URL at the merchant service's ADMIN_PORT`]);
+  });
+
   it("says which service it could not reach", async () => {
     const result = await tawsil(["merchant", "show", "CLI-CO"], "http://127.0.0.1:1");
     expect(result.code).toBe(1);

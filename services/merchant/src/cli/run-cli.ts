@@ -50,8 +50,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   } catch (error) {
     const failure = failureOf(error);
-    const where = failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded ? ` (merchant admin listener at ${url})` : "";
-    io.err(`tawsil: ${failure.message}${where}`);
+    // Unimplemented: the url reaches a merchant service, but its service port, not its admin listener.
+    if (failure.code === Code.Unimplemented) io.err(`tawsil: ${url} serves no admin RPCs; point MERCHANT_ADMIN_URL at the merchant service's ADMIN_PORT`);
+    else io.err(`tawsil: ${failure.message}${failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded ? ` (merchant admin listener at ${url})` : ""}`);
     return 1;
   }
 }

@@ -78,7 +78,9 @@ export async function runShipmentCli(argv: readonly string[], io: CliIo, admin?:
   } catch (error) {
     if (error instanceof ConnectError) {
       const where = error.code === Code.Unavailable || error.code === Code.DeadlineExceeded ? ` (shipment admin listener at ${url})` : "";
-      io.err(`tawsil: ${error.rawMessage}${where}`);
+      // Unimplemented: the url reaches a shipment service, but its service port, not its admin listener.
+      if (error.code === Code.Unimplemented) io.err(`tawsil: ${url} serves no admin RPCs; point SHIPMENT_ADMIN_URL at the shipment service's ADMIN_PORT`);
+      else io.err(`tawsil: ${error.rawMessage}${where}`);
     } else {
       io.err(`tawsil: ${error instanceof Error ? error.message : String(error)}`);
     }
