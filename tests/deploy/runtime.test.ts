@@ -205,7 +205,8 @@ describe("processes served from the runtime tree", () => {
     const peers = Object.fromEntries(["MERCHANT", "SHIPMENT", "PRICING", "DISPATCH", "TRACKING", "WEBHOOK"].map((s) => [`${s}_SERVICE_URL`, "http://127.0.0.1:9"]));
     const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
       cwd: path.join(appOf("gateway"), sourceDir("gateway")),
-      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...peers },
+      // The broker carries access revocations; the gateway serves whether or not it answers.
+      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), METRICS_PORT: String(await freePort()), LOG_LEVEL: "warn", KAFKA_BROKERS, ...peers },
       stdio: "inherit",
     });
     const url = `http://127.0.0.1:${port}`;
