@@ -22,8 +22,10 @@ FROM ${NODE_IMAGE} AS build
 ARG PNPM_VERSION=12.4.2
 RUN npm install --global --no-audit --no-fund pnpm@${PNPM_VERSION}
 WORKDIR /app
-# Packages by lockfile alone: this layer is rebuilt only when the lockfile changes.
+# Packages by lockfile alone: this layer is rebuilt only when the lockfile changes. The patches
+# of third-party packages (pnpm-workspace.yaml's patchedDependencies) are part of that lock.
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY patches ./patches
 RUN pnpm fetch
 COPY . .
 RUN pnpm install --frozen-lockfile --offline

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
+import type { Registry } from "prom-client";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
@@ -16,6 +17,7 @@ import { ProblemError } from "./problem/problem-error";
 import type { MeshReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
+import { registerRequestMetrics } from "./request/metrics";
 import { tracedServerFactory } from "./request/tracing";
 import { AuthLockout } from "./rate-limit/lockout";
 import { SlidingWindow } from "./rate-limit/sliding-window";
@@ -45,6 +47,8 @@ export interface GatewayDeps {
   readonly logger: Logger;
   readonly peers: Peers;
   readonly readiness: () => Promise<MeshReadiness>;
+  /** The process's metrics (the HTTP histogram registers here); served on METRICS_PORT by main.ts. */
+  readonly registry: Registry;
   /** Access revoked before expiry, fed by main.ts from the merchant service's events; none when absent. */
   readonly revocations?: Revocations;
 }
@@ -84,6 +88,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   // The API reads JSON only: fastify's text/plain parser goes, so any other body type is a 415.
   app.removeContentTypeParser("text/plain");
   registerCorrelation(app);
+  registerRequestMetrics(app, deps.registry);
   app.addHook("onRequest", async (request, reply) => {
     const header = request.headers["accept-language"];
     checkLanguageHeader(typeof header === "string" ? header : undefined);

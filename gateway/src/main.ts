@@ -32,6 +32,7 @@ const app = buildGateway({
   logger,
   peers: createPeers(config),
   readiness: meshReadiness(peerUrls(config), config.READINESS_TIMEOUT_MS, logger),
+  registry: metrics.registry,
   revocations,
 });
 

@@ -36,7 +36,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: "127.0.0.1:9092",
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, urls[name]])),
   });
-  gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: meshReadiness(urls, 500, logger) });
+  gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: meshReadiness(urls, 500, logger), registry: createMetrics("gateway").registry });
   // A route of the real app that only echoes, to exercise body parsing before any /v2 route has a body.
   gateway.post("/test/echo", async (request) => request.body);
   await gateway.listen({ host: "127.0.0.1", port: 0 });

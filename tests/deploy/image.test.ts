@@ -123,7 +123,7 @@ describe(".dockerignore", () => {
   it("keeps the committed protobuf code and every workspace manifest in it", () => {
     expect(dockerExcludes("services/*/src/infra/prisma/generated", "services/pricing/src/infra/prisma/generated/client.ts")).toBe(true);
     expect(dockerExcludes("**/.env.*", "gateway/.env.local")).toBe(true);
-    for (const kept of ["packages/proto/src/gen", "tests/e2e/package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml"]) {
+    for (const kept of ["packages/proto/src/gen", "tests/e2e/package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", "patches/kafkajs@2.2.4.patch"]) {
       expect(existsSync(path.join(ROOT, kept)), kept).toBe(true);
       expect(ignored.filter((pattern) => dockerExcludes(pattern, kept)), kept).toEqual([]);
     }

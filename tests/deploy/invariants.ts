@@ -4,7 +4,7 @@
  * violations it finds; an empty list means the rule holds.
  */
 import { podContainers } from "./kustomize";
-import type { HttpProbe, Manifest, PodSpec, WorkloadSpec } from "./manifest-types";
+import type { Manifest, PodSpec, Probe, WorkloadSpec } from "./manifest-types";
 
 export type Environment = "base" | "sandbox" | "production";
 export interface Violation { rule: string; object: string; detail: string }
@@ -60,7 +60,7 @@ const RULES: Record<string, (ms: readonly Manifest[], env: Environment) => Viola
     workloads(ms).flatMap((m) =>
       podContainers(m).flatMap((c) =>
         (["startupProbe", "livenessProbe", "readinessProbe"] as const).flatMap((kind) => {
-          const probe: HttpProbe | undefined = c[kind];
+          const probe: Probe | undefined = c[kind];
           // Kubernetes defaults timeoutSeconds to 1.
           const timeout = probe ? (probe.timeoutSeconds ?? 1) : undefined;
           return timeout !== undefined && timeout < MIN_PROBE_TIMEOUT_SECONDS

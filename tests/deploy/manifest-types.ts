@@ -19,8 +19,10 @@ export interface SecurityContext {
   seccompProfile?: { type: string };
 }
 
-export interface HttpProbe {
+/** An HTTP probe (the gateway) or a native gRPC probe (the six services, grpc.health.v1). */
+export interface Probe {
   httpGet?: { path: string; port: string | number };
+  grpc?: { port: number; service?: string };
   periodSeconds?: number;
   timeoutSeconds?: number;
   failureThreshold?: number;
@@ -43,9 +45,9 @@ export interface Container {
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: SecurityContext;
-  startupProbe?: HttpProbe;
-  livenessProbe?: HttpProbe;
-  readinessProbe?: HttpProbe;
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   volumeMounts?: { name: string; mountPath: string }[];
 }

@@ -12,6 +12,7 @@ import {
   APP_UID, DRAIN_ALLOWANCE_MS, FAKE_SECRET_VALUES, PROCESSES, SERVICES_WITH_MIGRATIONS, configKeys, find, ofKind,
   peerUrlKeys, podSpec, readConfigOf, secretKeysOf, sourceDir, usesKafka, workload,
 } from "./facts";
+import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
 import { DEPLOY, ROOT, readKustomization, readYaml, render, yamlFiles } from "./kustomize";
 import type { Container, Manifest } from "./manifest-types";
 
@@ -70,10 +71,25 @@ describe.each(PROCESSES)("process %s", (name) => {
     expect(buildTargets()).toContainEqual({ name, entry: path.join(sourceDir(name), "src", "main.ts"), outfile: path.join(sourceDir(name), BUNDLE) });
   });
 
-  it("probes /healthz for startup and liveness and /readyz for readiness, on its serving port", () => {
+  it.runIf(name === "gateway")("probes /healthz for startup and liveness and /readyz for readiness, on its serving port", () => {
     expect(container.startupProbe?.httpGet).toEqual({ path: "/healthz", port: port?.name });
     expect(container.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: port?.name });
     expect(container.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: port?.name });
+  });
+
+  // The gRPC probe asks grpc.health.v1 Check on a port number (it takes no named port), for the
+  // names our health service answers: LIVENESS_SERVICE (the process is up) and "" (readiness).
+  it.runIf(name !== "gateway")("probes its gRPC health service natively: liveness for startup and liveness, readiness (\"\") for readiness, on its serving port", () => {
+    const grpc = (service: string) => ({ port: port?.containerPort, service });
+    expect({ startup: container.startupProbe, liveness: container.livenessProbe, readiness: container.readinessProbe }).toMatchObject({
+      startup: { grpc: grpc(LIVENESS_SERVICE) },
+      liveness: { grpc: grpc(LIVENESS_SERVICE) },
+      readiness: { grpc: grpc("") },
+    });
+    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) expect(probe?.httpGet).toBeUndefined();
+  });
+
+  it("is scraped for metrics on its serving port", () => {
     expect(workload(deployment).template.metadata.annotations).toEqual({
       "prometheus.io/scrape": "true", "prometheus.io/port": String(metricsPort?.containerPort), "prometheus.io/path": "/metrics",
     });

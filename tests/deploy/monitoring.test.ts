@@ -35,5 +35,7 @@ describe.each(["overlays/sandbox", "overlays/production"])("monitoring of %s", (
     expect(exprOf(/^Outbox lag/)).toContain("outbox_oldest_unsent_age_seconds");
     expect(exprOf(/^Consumer lag/)).toContain("kafka_consumergroup_lag");
     expect(exprOf(/^Webhook delivery failures/)).toContain("webhook_delivery_attempts_total");
+    expect(exprOf(/^API answers/)).toContain("rate(http_server_request_duration_seconds_count{service=\"gateway\"}");
+    expect(exprOf(/^API latency/)).toContain("histogram_quantile(0.99, sum by (route, le) (rate(http_server_request_duration_seconds_bucket");
   });
 });

@@ -12,12 +12,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { databaseUrl, dropDatabase, ensureDatabase } from "../../packages/db/src/index";
+import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
 import { freePort } from "../../packages/testing/src/free-port";
+import { healthStatuses } from "../../packages/testing/src/grpc-js";
 import { buildTargets, staleTargets } from "../../scripts/build";
 import { runtimeTreeBytes } from "../../scripts/image-size";
 import { BUNDLE, NODE_FLAGS } from "../../scripts/mesh";
-import { FAKE_SECRET_VALUES, PROCESSES, type ProcessName, sourceDir } from "./facts";
-import { ROOT } from "./kustomize";
+import { FAKE_SECRET_VALUES, find, PROCESSES, podSpec, type ProcessName, sourceDir } from "./facts";
+import { DEPLOY, render, ROOT } from "./kustomize";
 
 /** The Dockerfile's command that copies one process's runtime files into /runtime, with its continuation lines joined. */
 function runtimeCopyCommand(): string {
@@ -189,14 +191,22 @@ describe("processes served from the runtime tree", () => {
     }
   });
 
-  it("pricing finds the data files it reads at start-up beside its bundle, with no database at all", { timeout: 2 * START_LIMIT_MS }, async () => {
+  it("pricing finds the data files it reads at start-up beside its bundle, with no database at all, and passes its pod's gRPC probes", { timeout: 2 * START_LIMIT_MS }, async () => {
     expect(existsSync(path.join(runtime, "services", "pricing", "prisma"))).toBe(false);
     const pricing = await serve("pricing", {
       MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
       DISPATCH_SERVICE_URL: "http://127.0.0.1:9",
       KAFKA_BROKERS,
     });
-    expect(await pricing.stop()).toBe(0);
+    try {
+      // What the kubelet asks, read from the rendered Deployment: grpc.health.v1 Check per probe.
+      const container = podSpec(find(render(path.join(DEPLOY, "base")), "Deployment", "pricing")).containers[0];
+      const probed = [container?.startupProbe, container?.livenessProbe, container?.readinessProbe].map((probe) => probe?.grpc?.service ?? "");
+      expect(probed).toEqual([LIVENESS_SERVICE, LIVENESS_SERVICE, ""]);
+      expect(await healthStatuses(pricing.url, probed)).toEqual({ [LIVENESS_SERVICE]: "SERVING", "": "SERVING" });
+    } finally {
+      expect(await pricing.stop()).toBe(0);
+    }
   });
 
   it("the gateway serves its OpenAPI document and the /docs renderer from the tree, with no node_modules", { timeout: 2 * START_LIMIT_MS }, async () => {

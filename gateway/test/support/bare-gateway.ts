@@ -4,7 +4,9 @@
  */
 import type { AddressInfo } from "node:net";
 import { createLogger, initTracing } from "@tawsil/logging";
+import { createMetrics } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
+import type { Registry } from "prom-client";
 import { buildGateway } from "../../src/app";
 import { createPeers } from "../../src/clients";
 import { readConfig, SERVICES } from "../../src/config";
@@ -12,6 +14,8 @@ import { readConfig, SERVICES } from "../../src/config";
 export interface BareGateway {
   readonly base: string;
   readonly port: number;
+  /** The gateway's metrics, as its /metrics serves them. */
+  readonly registry: Registry;
   close(): Promise<void>;
 }
 
@@ -26,15 +30,17 @@ export async function startBareGateway(env: Record<string, string> = {}): Promis
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, "http://127.0.0.1:9"])),
     ...env,
   });
+  const { registry } = createMetrics("gateway");
   const gateway: FastifyInstance = buildGateway({
     config,
     logger,
     peers: createPeers(config),
     readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }),
+    registry,
   });
   // A route of the real app that only echoes, to reach body parsing without a token.
   gateway.post("/test/echo", async (request) => request.body);
   await gateway.listen({ host: "127.0.0.1", port: 0 });
   const port = (gateway.server.address() as AddressInfo).port;
-  return { base: `http://127.0.0.1:${port}`, port, close: () => gateway.close() };
+  return { base: `http://127.0.0.1:${port}`, port, registry, close: () => gateway.close() };
 }

@@ -10,7 +10,7 @@ import { databaseUrl, dropDatabase, ensureDatabase, migrate, openDatabase } from
 import { createLogger, initTracing } from "@tawsil/logging";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
-import { createPeerClient } from "@tawsil/rpc";
+import { createMetrics, createPeerClient } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
 import { SignJWT, type JWTHeaderParameters, type JWTPayload } from "jose";
 import { importSigningKey, signJwt } from "../../../services/merchant/src/infra/es256";
@@ -84,7 +84,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
       ...opts.gatewayEnv,
     });
-    gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }) });
+    gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }), registry: createMetrics("gateway").registry });
     // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
     gateway.get("/test/needs-write", { onRequest: gateway.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
     await gateway.listen({ host: "127.0.0.1", port: 0 });

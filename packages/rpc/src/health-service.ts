@@ -6,14 +6,23 @@ import type { Readiness } from "./readiness";
 const WATCH_INTERVAL_MS = 1000;
 
 /**
+ * The service name a liveness (and startup) probe asks for: SERVING whenever the process answers,
+ * as /healthz does. Never the dependencies: a database outage would otherwise fail every pod's
+ * liveness probe and restart them all, which cures nothing. Not a proto service, so no clash.
+ */
+export const LIVENESS_SERVICE = "liveness";
+
+/**
  * The gRPC health protocol (grpc.health.v1) answered from the same readiness checks as /readyz.
- * "" is the whole server; each registered service name answers with the same status because every
- * service of a process shares its dependencies.
+ * "" is the whole server (what Kubernetes' readiness probe asks); each registered service name
+ * answers with the same status because every service of a process shares its dependencies;
+ * LIVENESS_SERVICE answers whether the process is up at all.
  */
 export function registerHealthService(router: ConnectRouter, readiness: Readiness, serviceNames: readonly string[]): void {
-  const known = new Set(["", ...serviceNames]);
+  const known = new Set(["", LIVENESS_SERVICE, ...serviceNames]);
   const status = async (service: string): Promise<Status> => {
     if (!known.has(service)) throw new ConnectError(`unknown service ${service}`, Code.NotFound);
+    if (service === LIVENESS_SERVICE) return Status.SERVING;
     return (await readiness.report()).ready ? Status.SERVING : Status.NOT_SERVING;
   };
 

@@ -4,6 +4,8 @@ import net, { type AddressInfo, type Socket } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "@tawsil/logging";
+import { boundDeadline } from "./deadline-bound";
+import { encodeGrpcMessageAsSpecified } from "./grpc-message";
 import { registerHealthService } from "./health-service";
 import type { Metrics } from "./metrics";
 import { probeHandler, type NonRpcHandler } from "./probes";
@@ -20,7 +22,7 @@ export interface RpcServerOptions {
   readonly routes?: (router: ConnectRouter) => void;
   /** Fully-qualified names of the services `routes` registers, answered by the health protocol. */
   readonly serviceNames?: readonly string[];
-  /** Upper bound on a caller's deadline; a request without one gets this. */
+  /** Upper bound on a caller's deadline: a longer one is shortened to it; a request without one keeps none. */
   readonly maxTimeoutMs?: number;
   /** Answers what is not an RPC; the probes (/healthz, /readyz) unless given. */
   readonly fallback?: NonRpcHandler;
@@ -43,13 +45,14 @@ const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
  * reads the first bytes of each connection and hands it to the HTTP/2 or the HTTP/1.1 server.
  */
 export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
+  const maxTimeoutMs = opts.maxTimeoutMs ?? 30_000;
   const handler = connectNodeAdapter({
     routes: (router) => {
       registerHealthService(router, opts.readiness, opts.serviceNames ?? []);
       opts.routes?.(router);
     },
     interceptors: [serverInterceptor(opts.logger, opts.metrics)],
-    maxTimeoutMs: opts.maxTimeoutMs ?? 30_000,
+    maxTimeoutMs,
     fallback: opts.fallback ?? probeHandler(opts.readiness),
   });
 
@@ -63,6 +66,8 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     res.once("close", () => {
       if (--inFlight === 0) idle?.();
     });
+    boundDeadline(req.headers, maxTimeoutMs);
+    encodeGrpcMessageAsSpecified(req.headers["content-type"], res as unknown as Parameters<typeof encodeGrpcMessageAsSpecified>[1]);
     handler(req as http2.Http2ServerRequest, res as unknown as Parameters<typeof handler>[1]);
   };
   const h2 = http2.createServer({}, onRequest);

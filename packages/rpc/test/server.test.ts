@@ -96,14 +96,15 @@ describe("rpc server", () => {
   });
 
   it("lets an in-flight request finish when closing", async () => {
-    let release: () => void = () => {};
+    let release: (() => void) | undefined;
     const slow = { report: () => new Promise((resolve) => (release = () => resolve({ ready: true, checks: {} })) ) } as unknown as Readiness;
     const { server } = await start([], slow);
     const client = createClient(Health, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
     const pending = client.check({ service: "" });
-    await new Promise((r) => setTimeout(r, 50));
+    // Closes once the handler is serving the request: a fixed pause was too short on a loaded machine.
+    await expect.poll(() => release, { timeout: 10_000 }).toBeDefined();
     const closing = server.close(5000);
-    release();
+    release?.();
     expect((await pending).status).toBe(Status.SERVING);
     await closing;
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();

@@ -8,7 +8,7 @@ import { logTail, sweepStaleDataDirs } from './broker-files';
 import { fetchKafkaJars, run } from './jars';
 import { describeBroker, portAccepts } from './probe';
 import { waitReady, warmCoordinators } from './readiness';
-import { javaBin, logJvmArgs, serverProperties } from './server-properties';
+import { BROKER_JVM_FLAGS, javaBin, logJvmArgs, serverProperties } from './server-properties';
 import { DATA_DIR_PREFIX, DEFAULT_CONTROLLER_PORT, DEFAULT_PORT, HOST, KAFKA_VERSION, STOP_GRACE_MS, stderrLog, type Log } from './settings';
 
 export interface KafkaHandle {
@@ -81,9 +81,7 @@ export async function ensureKafka(opts: { port?: number; controllerPort?: number
   }
 
   const brokerArgs = [
-    '-Xms256m',
-    '-Xmx512m',
-    '-XX:+ExitOnOutOfMemoryError',
+    ...BROKER_JVM_FLAGS,
     ...logJvmArgs(dataDir),
     '-cp',
     classpath,

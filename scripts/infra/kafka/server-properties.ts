@@ -41,10 +41,25 @@ export function serverProperties(dataDir: string, port: number, controllerPort: 
     'log.cleaner.threads': 1,
     // The default 128 MiB dedupe buffer comes out of the heap; 16 MiB is plenty here.
     'log.cleaner.dedupe.buffer.size': 16 * 1024 * 1024,
+    // The controller appends a no-op record to the metadata log this often when nothing changes
+    // (default 500 ms, each one a write and a flush): an idle broker's steadiest work. A single
+    // node has no follower to keep informed; 5 s took its idle CPU from 2.3% to 1.6% of a core.
+    'metadata.max.idle.interval.ms': 5000,
   };
   const lines = Object.entries(props).map(([k, v]) => `${k}=${String(v)}`);
   return `# Written by scripts/infra/kafka.ts for a throwaway local broker.\n${lines.join('\n')}\n`;
 }
+
+/**
+ * The broker JVM of `make dev`, `make bench` and the tests: one node with a handful of clients.
+ * Measured on the 2-core machines (30,000 records produced and consumed, then idle), against the
+ * former -Xms256m -Xmx512m with the defaults (G1, C2): RSS 175 MiB instead of 267, ready in 4 s
+ * instead of 12, the load in 1.5 s instead of 4.6 (C2's compilations competed for the 2 cores),
+ * idle CPU 1.6% instead of 2.3% of a core (with the idle interval above). Its heap holds little
+ * beyond the index and request buffers; the serial collector needs no per-region bookkeeping,
+ * and the C1 compiler alone compiles less and keeps less code. A production broker is Strimzi's.
+ */
+export const BROKER_JVM_FLAGS = ['-Xms64m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:+ExitOnOutOfMemoryError'] as const;
 
 /** java from JAVA_HOME when set (as Kafka's own scripts do), else from PATH. */
 export function javaBin(): string {

@@ -48,8 +48,10 @@ export const schema = commonEnv
      * How often a simulated driver carrying a shipment reports its position (a real driver's app
      * reports every few seconds). Each report is a database write, an event and a projection
      * update, so this sets what the fleet costs while it works: at 250 ms the mesh spent about
-     * half a core on a dozen busy drivers. At 600 km/h a 2 s fix moves about 330 m, under one
-     * public grid cell, and 10 fixes a minute keep a position well inside the 120 s staleness.
+     * half a core on a dozen busy drivers. The drivers tick together, on multiples of this
+     * interval, and one transaction writes all their reports. At 600 km/h a 2 s fix moves about
+     * 330 m, under one public grid cell, and 10 fixes a minute keep a position well inside the
+     * 120 s staleness.
      */
     SANDBOX_LOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   });

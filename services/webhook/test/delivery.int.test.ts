@@ -3,6 +3,8 @@ import { createServer } from "node:http";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { EndpointStatus } from "@tawsil/proto/tawsil/webhook/v1/webhook_pb";
+import { trace } from "@opentelemetry/api";
+import { initTracing } from "@tawsil/logging";
 import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
@@ -62,6 +64,28 @@ describe("a delivery", () => {
     });
     expect(req!.headers["webhook-timestamp"]).toBe(String(Math.floor(clock.now().getTime() / 1000)));
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString("base64")}`, req!, clock.now())).toThrow();
+  });
+
+  it("is attempted in the trace of the change that queued it, every attempt", async () => {
+    initTracing(); // as the process's main does
+    const { merchantId } = await register();
+    receiver.respond(() => ({ status: 503 }));
+    const linesBefore = harness.logLines.length;
+    // The consumer handles the shipment's event in the trace of the merchant's request (packages/events).
+    const requestTrace = await trace.getTracer("test").startActiveSpan("POST /v2/shipments", async (span) => {
+      await queueChange(harness.service, { merchantId, status: "CREATED" }, clock.now());
+      span.end();
+      return span.spanContext().traceId;
+    });
+    expect(requestTrace).toMatch(/^[0-9a-f]{32}$/);
+    expect(await engine().runOnce()).toBe(1);
+    clock.advance(30);
+    expect(await engine().runOnce()).toBe(1);
+    const attempts = harness.logLines.slice(linesBefore).map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === "webhook attempt");
+    expect(attempts.map((line) => [line.attempt, line.traceId])).toEqual([
+      [1, requestTrace],
+      [2, requestTrace],
+    ]);
   });
 
   it("is sent only for subscribed event types", async () => {

@@ -10,6 +10,14 @@ import type { OpenOffer } from "./ports";
 
 export type { OpenOffer, Progress };
 
+/** Where a driver is, as their app reports it (recordTimeMs 0: now). */
+export interface LocationReport {
+  readonly driverId: string;
+  readonly position: Coordinate | undefined;
+  readonly accuracyMetres: number;
+  readonly recordTimeMs: bigint;
+}
+
 const REASON_CODE = /^[A-Z][A-Z0-9_]{1,47}$/;
 
 function id(field: string, value: string): string {
@@ -104,16 +112,32 @@ export class DriverApi {
     });
   }
 
-  async reportLocation(input: { driverId: string; position: Coordinate | undefined; accuracyMetres: number; recordTimeMs: bigint }): Promise<void> {
-    const driverId = id("driver_id", input.driverId);
-    const position = parseCoordinate("position", input.position);
-    if (input.accuracyMetres < 0) throw new ValidationError("accuracy_metres", "must not be negative");
-    const recordedAt = input.recordTimeMs > 0n ? new Date(Number(input.recordTimeMs)) : nowOf(this.ctx);
+  async reportLocation(input: LocationReport): Promise<void> {
+    await this.reportLocations([input]);
+  }
+
+  /**
+   * Several drivers' reports in one transaction, all or none (the sandbox fleet's drivers report
+   * on a shared tick): each report costs its statements, not a transaction and a relay round.
+   */
+  async reportLocations(inputs: readonly LocationReport[]): Promise<void> {
+    const fixes = inputs.map((input) => {
+      if (input.accuracyMetres < 0) throw new ValidationError("accuracy_metres", "must not be negative");
+      return {
+        driverId: id("driver_id", input.driverId),
+        position: parseCoordinate("position", input.position),
+        accuracyMetres: input.accuracyMetres,
+        recordedAt: input.recordTimeMs > 0n ? new Date(Number(input.recordTimeMs)) : nowOf(this.ctx),
+      };
+    });
+    if (fixes.length === 0) return;
     await this.ctx.store.transaction(async (work) => {
-      const driver = await work.driver(driverId);
-      if (!driver) throw driverNotFound();
-      await work.updateDriver(driverId, { position, positionAt: recordedAt });
-      await work.recordDriverLocation({ driverId, shipmentId: driver.currentShipmentId, position, accuracyMetres: input.accuracyMetres, recordedAt });
+      for (const { driverId, position, accuracyMetres, recordedAt } of fixes) {
+        const driver = await work.driver(driverId);
+        if (!driver) throw driverNotFound();
+        await work.updateDriver(driverId, { position, positionAt: recordedAt });
+        await work.recordDriverLocation({ driverId, shipmentId: driver.currentShipmentId, position, accuracyMetres, recordedAt });
+      }
     });
   }
 

@@ -2,7 +2,7 @@ import type { Coordinate } from "@tawsil/domain";
 import { DomainError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
 import { moveToward } from "../domain/geo";
-import type { DriverApi, Progress } from "./driver-api";
+import type { DriverApi, LocationReport, Progress } from "./driver-api";
 
 type Phase = "TO_PICKUP" | "AT_PICKUP" | "TO_DESTINATION";
 
@@ -15,6 +15,8 @@ export interface Task {
 
 export interface SandboxDriverSettings {
   readonly driverApi: DriverApi;
+  /** The fleet's location reports, batched (LocationBatch): the driver API's ReportLocation. */
+  readonly reportLocation: (report: LocationReport) => Promise<void>;
   readonly logger: Logger;
   readonly speedKmh: number;
   readonly failureRate: number;
@@ -27,7 +29,9 @@ export interface SandboxDriverSettings {
  * One simulated driver, acting only through the driver API as a real driver's app would. It
  * holds a timer only while it has something to do: a short one after an offer arrives (a driver
  * takes a moment to accept), and a movement timer while carrying a shipment, which reports the
- * position every tick and the progress on arrival. An idle driver costs nothing.
+ * position every tick and the progress on arrival. An idle driver costs nothing. Movement ticks
+ * fall on a grid shared by the whole fleet (multiples of tickMs on the clock), so the drivers on
+ * the road report in the same instant and their reports are written together.
  */
 export class SandboxDriver {
   #timer: NodeJS.Timeout | undefined;
@@ -82,8 +86,10 @@ export class SandboxDriver {
 
   #scheduleMove(): void {
     if (this.#stopped || this.#timer) return;
-    if (this.#lastMove === 0) this.#lastMove = Date.now();
-    this.#later(this.settings.tickMs, () => this.#move());
+    const now = Date.now();
+    if (this.#lastMove === 0) this.#lastMove = now;
+    // The next grid point; the distance moved is computed from the time that really passed.
+    this.#later(this.settings.tickMs - (now % this.settings.tickMs), () => this.#move());
   }
 
   async #acceptOffer(): Promise<void> {
@@ -113,7 +119,7 @@ export class SandboxDriver {
     const target = task.phase === "TO_PICKUP" ? task.pickup : task.destination;
     const moved = moveToward(this.position, target, metres);
     this.position = moved.position;
-    await this.settings.driverApi.reportLocation({ driverId: this.id, position: moved.position, accuracyMetres: 10, recordTimeMs: BigInt(now) });
+    await this.settings.reportLocation({ driverId: this.id, position: moved.position, accuracyMetres: 10, recordTimeMs: BigInt(now) });
     if (!moved.arrived) return;
     if (task.phase === "TO_PICKUP") {
       await this.#report("PICKED_UP");

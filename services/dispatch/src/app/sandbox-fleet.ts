@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import type { Catalogue } from "../domain/catalogue";
 import { CITY_CENTRES } from "../domain/geo";
-import type { DriverApi } from "./driver-api";
+import type { DriverApi, LocationReport } from "./driver-api";
+import { LocationBatch } from "./location-batch";
 import type { DispatchStore, Elect, LeaderRole, Leadership } from "./ports";
 import { SandboxDriver, type Task } from "./sandbox-driver";
 
@@ -94,8 +95,10 @@ export class SandboxFleet implements LeaderRole {
   /** Provisioning is fleet management, not driving: it writes the driver rows; all else goes through the API. */
   async #provision(): Promise<void> {
     const perService = this.opts.driversPerService ?? 2;
+    const locations = new LocationBatch((reports) => this.opts.driverApi.reportLocations(reports));
     const settings = {
       driverApi: this.opts.driverApi,
+      reportLocation: (report: LocationReport) => locations.report(report),
       logger: this.opts.logger,
       speedKmh: this.opts.speedKmh,
       failureRate: this.opts.failureRate,

@@ -1,3 +1,4 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
 import { attemptDelivery, type AttemptDeps } from "./attempt-delivery";
 import type { ClaimedDelivery, CompletedAttempt, DeliveryObserver, DeliveryQueue } from "./ports";
@@ -11,6 +12,8 @@ export interface DeliveryEngineOptions extends AttemptDeps {
   /** Longest sleep when nothing is due: bounds how late another replica's new event or a resumed endpoint is noticed. */
   readonly idleMs: number;
 }
+
+const tracer = () => trace.getTracer("@tawsil/webhook");
 
 /**
  * One replica's sender. Each round claims a batch of due deliveries (SKIP LOCKED, so replicas never
@@ -67,15 +70,30 @@ export class DeliveryEngine {
     return claims.length;
   }
 
-  async #attempt(claim: ClaimedDelivery): Promise<CompletedAttempt | undefined> {
-    try {
-      if (claim.attempt === 1) this.opts.observer.firstAttemptLag(Math.max(0, (this.opts.clock.now().getTime() - claim.occurredAt.getTime()) / 1000));
-      return { claim, ...(await attemptDelivery(this.opts, claim)) };
-    } catch (err) {
-      // Not an answer of the receiver but our own failure: the lease expires and a later round retries.
-      this.opts.logger.error({ err, deliveryId: claim.id }, "webhook attempt failed before sending");
-      return undefined;
-    }
+  /**
+   * One attempt, in a span of the trace that queued the delivery (the merchant's request that
+   * changed the shipment), so a create shows as one trace from the gateway to each attempt.
+   */
+  #attempt(claim: ClaimedDelivery): Promise<CompletedAttempt | undefined> {
+    const parent = claim.traceParent ? propagation.extract(ROOT_CONTEXT, { traceparent: claim.traceParent }) : ROOT_CONTEXT;
+    const span = tracer().startSpan("webhook attempt", { kind: SpanKind.CLIENT, attributes: { "tawsil.webhook.delivery_id": claim.id, "tawsil.webhook.attempt": claim.attempt } }, parent);
+    return context.with(trace.setSpan(parent, span), async () => {
+      try {
+        if (claim.attempt === 1) this.opts.observer.firstAttemptLag(Math.max(0, (this.opts.clock.now().getTime() - claim.occurredAt.getTime()) / 1000));
+        const done = await attemptDelivery(this.opts, claim);
+        span.setAttribute("tawsil.webhook.outcome", done.record.outcome);
+        if (done.outcome.kind !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR, message: done.record.outcome });
+        this.opts.logger.debug({ deliveryId: claim.id, attempt: claim.attempt, outcome: done.record.outcome }, "webhook attempt");
+        return { claim, ...done };
+      } catch (err) {
+        // Not an answer of the receiver but our own failure: the lease expires and a later round retries.
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        this.opts.logger.error({ err, deliveryId: claim.id }, "webhook attempt failed before sending");
+        return undefined;
+      } finally {
+        span.end();
+      }
+    });
   }
 
   async #run(): Promise<void> {

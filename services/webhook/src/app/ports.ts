@@ -57,6 +57,8 @@ export interface ClaimedDelivery {
   readonly body: string;
   readonly eventType: string;
   readonly occurredAt: Date;
+  /** W3C traceparent of the change that queued it, when it was queued inside a trace. */
+  readonly traceParent?: string;
   readonly url: string;
   readonly secrets: Pick<Endpoint, "secret" | "previousSecret" | "previousSecretValidUntil">;
 }

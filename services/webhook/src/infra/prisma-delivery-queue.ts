@@ -1,3 +1,4 @@
+import { context, propagation } from "@opentelemetry/api";
 import type { TransactionClient } from "@tawsil/db";
 import type { EventType } from "../domain/event-types";
 import type { WebhookEvent } from "../domain/webhook-event";
@@ -22,7 +23,7 @@ WITH due AS (
 UPDATE webhook_delivery d
 SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), first_attempt_at = COALESCE(d.first_attempt_at, $1)
 FROM due WHERE d.id = due.id
-RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id`;
+RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id, d.trace_parent`;
 
 /* Records each outcome only while its claim is still ours, and its attempt, in one statement per batch. */
 const COMPLETE = `
@@ -43,8 +44,8 @@ SELECT d.next_attempt_at AS at FROM webhook_delivery d JOIN webhook_endpoint e O
 WHERE d.status = 'PENDING' AND e.status = 'ACTIVE' ORDER BY d.next_attempt_at LIMIT 1`;
 
 const ENQUEUE = `
-INSERT INTO webhook_delivery (id, endpoint_id, shipment_id, sequence, event_type, payload, status, next_attempt_at, occurred_at, created_at)
-VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6, 'PENDING', $7, $8, $7)
+INSERT INTO webhook_delivery (id, endpoint_id, shipment_id, sequence, event_type, payload, status, next_attempt_at, occurred_at, created_at, trace_parent)
+VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6, 'PENDING', $7, $8, $7, $9)
 ON CONFLICT (endpoint_id, shipment_id, sequence) DO NOTHING`;
 
 interface ClaimedRow {
@@ -55,6 +56,7 @@ interface ClaimedRow {
   event_type: string;
   occurred_at: Date;
   endpoint_id: string;
+  trace_parent: string | null;
 }
 
 export class PrismaDeliveryQueue implements DeliveryQueue {
@@ -79,6 +81,7 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
           body: row.payload,
           eventType: row.event_type,
           occurredAt: row.occurred_at,
+          traceParent: row.trace_parent ?? undefined,
           url: endpoint.url,
           secrets: {
             secret: this.box.open(endpoint.secretSealed, endpoint.id),
@@ -128,7 +131,10 @@ export class PrismaQueueWriter implements QueueWriter {
   }
 
   async enqueue(endpointId: string, shipmentId: string, event: WebhookEvent, occurredAt: Date, dueAt: Date): Promise<boolean> {
-    const inserted = await this.tx.$executeRawUnsafe(ENQUEUE, event.id, endpointId, shipmentId, event.sequence, event.type, event.body, dueAt, occurredAt);
+    // The consumer runs in the trace of the request that changed the shipment: keep it for the attempts.
+    const trace: { traceparent?: string } = {};
+    propagation.inject(context.active(), trace);
+    const inserted = await this.tx.$executeRawUnsafe(ENQUEUE, event.id, endpointId, shipmentId, event.sequence, event.type, event.body, dueAt, occurredAt, trace.traceparent ?? null);
     return inserted === 1;
   }
 }
