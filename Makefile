@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test test-faults image known-service dev dev-reset down bench clean
+.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test-images test test-faults image known-service dev dev-reset down bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -126,13 +126,22 @@ check: buf-lint buf-breaking check-generated check-sdk-types typecheck lint open
 known-service:
 	@test -f "$(SERVICE_DIR)/src/main.ts" || { echo "SERVICE=$(SERVICE): choose gateway or one of: $(notdir $(wildcard services/*))"; exit 2; }
 
+# The tests' PostgreSQL 15 and Kafka 4.1.2 run as containers through testcontainers
+# (scripts/containers/): on Docker the official images, pulled when missing; here, with no Docker
+# and no registry, podman set up by the project's own steps (podman-up.sh: Debian packages, a
+# machine-wide containers.conf, the API service) and images built from Debian's packages and Maven
+# Central, tagged by a hash of their recipe (infra/containers/): built once, rebuilt when it changes.
+# With no container runtime to be had, nothing is built and the tests run native processes.
+test-images: install ## set up the tests' container runtime and build their images when missing (cached)
+	@$(BIN)/tsx scripts/containers/images.ts
+
 # The end-to-end tests start the mesh from its bundles. With SERVICE, only that process's unit and
 # integration tests run, on PostgreSQL and, if they ask for it, Kafka (tests/setup/test-needs.ts).
 ifeq ($(SERVICE),)
-test: check build browser kubectl ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
+test: check build browser kubectl test-images ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
 	$(BIN)/vitest run
 else
-test: install known-service
+test: install known-service test-images
 	TAWSIL_TEST_SCOPE=$(SERVICE_DIR) $(BIN)/vitest run --project unit-and-integration $(SERVICE_DIR)/
 endif
 

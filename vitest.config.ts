@@ -10,7 +10,9 @@ const shared = {
 
 /**
  * One run for the whole workspace. The global setup provides a real PostgreSQL server and a real
- * Kafka broker (started when none is running) to every test file through `inject`.
+ * Kafka broker of the run's own to every test file through `inject`: containers through
+ * testcontainers (Docker, or podman set up by the project), else native processes (README, "Test
+ * infrastructure").
  *
  * Two groups, one after the other: unit and integration files first, two at a time (two cores;
  * they share one broker and one database server, each under names of its own), then the

@@ -60,6 +60,8 @@ export const TOPICS = [
   { topic: "dispatch.assignment.events.v1", numPartitions: 3 },
   { topic: "dispatch.driver-location.v1", numPartitions: 3 },
   { topic: "merchant.merchant.events.v1", numPartitions: 3 },
+  // Compacted: the last message per city is its state, which pricing rebuilds from the beginning.
+  { topic: "dispatch.city-staffing.v1", numPartitions: 3, compacted: true },
 ];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

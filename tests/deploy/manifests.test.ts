@@ -237,9 +237,10 @@ describe.each(["base", "overlays/sandbox", "overlays/production"])("secrets on c
 describe("Kafka topics", () => {
   const topics = ofKind(base, "KafkaTopic");
 
-  it("are exactly scripts/mesh.ts TOPICS with their partition counts, on the Strimzi cluster the services use", () => {
-    const specs = topics.map((t) => ({ name: t.metadata.name, spec: t.spec as { topicName: string; partitions: number } }));
-    expect(specs.map((t) => ({ topic: t.spec.topicName, numPartitions: t.spec.partitions })).sort((a, b) => a.topic.localeCompare(b.topic)))
+  it("are exactly scripts/mesh.ts TOPICS with their partition counts and compaction, on the Strimzi cluster the services use", () => {
+    const specs = topics.map((t) => ({ name: t.metadata.name, spec: t.spec as { topicName: string; partitions: number; config?: Record<string, string> } }));
+    const declared = specs.map((t) => ({ topic: t.spec.topicName, numPartitions: t.spec.partitions, ...(t.spec.config?.["cleanup.policy"] === "compact" ? { compacted: true } : {}) }));
+    expect(declared.sort((a, b) => a.topic.localeCompare(b.topic)))
       .toEqual([...TOPICS].sort((a, b) => a.topic.localeCompare(b.topic)));
     expect(specs.every((t) => t.name === t.spec.topicName)).toBe(true);
     for (const t of topics) expect(t.metadata.labels?.["strimzi.io/cluster"]).toBe("tawsil");

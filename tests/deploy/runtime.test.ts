@@ -17,7 +17,8 @@ import { freePort } from "../../packages/testing/src/free-port";
 import { healthStatuses } from "../../packages/testing/src/grpc-js";
 import { buildTargets, staleTargets } from "../../scripts/build";
 import { runtimeTreeBytes } from "../../scripts/image-size";
-import { BUNDLE, NODE_FLAGS } from "../../scripts/mesh";
+import { ensureTopics } from "../../scripts/infra/kafka";
+import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
 import { FAKE_SECRET_VALUES, find, PROCESSES, podSpec, type ProcessName, sourceDir } from "./facts";
 import { DEPLOY, render, ROOT } from "./kustomize";
 
@@ -193,9 +194,11 @@ describe("processes served from the runtime tree", () => {
 
   it("pricing finds the data files it reads at start-up beside its bundle, with no database at all, and passes its pod's gRPC probes", { timeout: 2 * START_LIMIT_MS }, async () => {
     expect(existsSync(path.join(runtime, "services", "pricing", "prisma"))).toBe(false);
+    // Pricing is ready once it has read dispatch's city staffing to its end: the topic must exist,
+    // as its KafkaTopic makes it in a cluster (empty here, so read at once).
+    await ensureTopics(inject("kafkaBrokers"), TOPICS.filter((t) => t.topic === "dispatch.city-staffing.v1"));
     const pricing = await serve("pricing", {
       MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
-      DISPATCH_SERVICE_URL: "http://127.0.0.1:9",
       KAFKA_BROKERS,
     });
     try {

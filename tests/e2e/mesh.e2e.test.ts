@@ -65,6 +65,16 @@ afterAll(async () => {
   await testMesh?.close();
 });
 
+
+/** Polls until `done`, failing if that takes more than 5 s after the change. */
+async function within5s(done: () => Promise<boolean>): Promise<void> {
+  const changedAt = Date.now();
+  while (!(await done())) {
+    if (Date.now() - changedAt > 5_000) throw new Error("the change was not in effect within 5 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe("the mesh", () => {
   it("reports every service, PostgreSQL and Kafka ready through the gateway", async () => {
     const res = await fetch(`${mesh.gatewayUrl}/readyz`);
@@ -400,14 +410,6 @@ describe("the mesh", () => {
     };
     const create = () =>
       post("/v2/external/shipments", { reference: `CACHE-${randomUUID()}`, pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, recipient: { name: "Sara", mobile: "0512345678" } });
-    /** Polls until `done`, failing if that takes more than 5 s after the change. */
-    const within5s = async (done: () => Promise<boolean>) => {
-      const changedAt = Date.now();
-      while (!(await done())) {
-        if (Date.now() - changedAt > 5_000) throw new Error("the change was not in effect within 5 s");
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
 
     beforeAll(async () => {
       const client = admin();
@@ -471,10 +473,17 @@ describe("the mesh", () => {
       );
       await expectNoEligibleService(await estimate());
 
-      // On shift through the drivers' API: dispatch's memory follows, no restart.
+      // On shift through the drivers' API: dispatch's memory and pricing's follow, no restart.
       const drivers = createClient(DriverService, createConnectTransport({ baseUrl: mesh.processes.find((p) => p.name === "dispatch")!.url, httpVersion: "2" }));
       await drivers.setAvailability({ driverId, available: true });
-      expect((await estimate()).status).toBe(200);
+      // Pricing learns it from dispatch's city staffing on Kafka (no call to dispatch per quote):
+      // refused until then, served within 5 s.
+      await within5s(async () => {
+        const res = await estimate();
+        if (res.status === 200) return true;
+        await expectNoEligibleService(res);
+        return false;
+      });
       // The refusal was not stored: the same reference (its default idempotency key) now creates.
       expect((await create(reference)).status).toBe(201);
     });

@@ -1,20 +1,27 @@
 import type { TestProject } from "vitest/node";
 import { freePort } from "../../packages/testing/src/free-port";
-import { ensureKafka, type KafkaHandle } from "../../scripts/infra/kafka";
-import { ensurePostgres, type PostgresHandle } from "../../scripts/infra/postgres";
+import { chooseInfraPath, type InfraPath } from "../../scripts/containers/runtime";
+import { ensureKafka } from "../../scripts/infra/kafka";
+import { ensurePostgres } from "../../scripts/infra/postgres";
+import { startContainerInfra, type ContainerRun } from "./container-infra";
 import { needsKafka } from "./test-needs";
 
 declare module "vitest" {
   export interface ProvidedContext {
     databaseAdminUrl: string;
     kafkaBrokers: string[];
+    /** Which path the run took and why; with containers, what a test needs to find or add its own. */
+    testInfra: { kind: InfraPath["kind"]; reason: string; containers: ContainerRun | null };
   }
 }
 
 interface Infra {
-  readonly postgres: PostgresHandle;
-  /** Absent when the run's scope needs no broker. */
-  readonly kafka: KafkaHandle | undefined;
+  readonly path: InfraPath;
+  readonly adminUrl: string;
+  /** Empty when the run's scope needs no broker. */
+  readonly brokers: string[];
+  readonly containers: ContainerRun | null;
+  stop(): Promise<void>;
 }
 
 /**
@@ -24,41 +31,60 @@ interface Infra {
 const shared = globalThis as { tawsilTestInfra?: { infra: Promise<Infra>; users: number } };
 
 /**
- * Real infrastructure for the suite: PostgreSQL (the local server, else an embedded one; every
- * test names its databases uniquely) and a Kafka broker of the run's own, on free ports, stopped
- * afterwards. Never `make dev`'s broker nor another run's: the end-to-end meshes use the same
- * topics and consumer groups as `make dev`, so sharing a broker would split their events.
+ * Real infrastructure for the suite, on the path runtime.ts chooses (said in one line): PostgreSQL
+ * 15 and a Kafka broker of the run's own as containers through testcontainers (Docker with the
+ * official images, podman here with the project's), else as native processes (the local server
+ * or an embedded one; a broker from Maven Central's jars on free ports). Every test names its
+ * databases uniquely. Never `make dev`'s broker nor another run's: the end-to-end meshes use the
+ * same topics and consumer groups as `make dev`, so sharing a broker would split their events.
  * `make test SERVICE=<name>` sets TAWSIL_TEST_SCOPE to that process's folder: its tests get
  * Kafka only if they ask for it (test-needs.ts), else no broker is started.
  */
 async function startInfra(log: (line: string) => void): Promise<Infra> {
-  const postgres = await ensurePostgres({ log, ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}) });
   const scope = process.env.TAWSIL_TEST_SCOPE;
-  if (scope && !needsKafka(scope)) {
-    log(`no Kafka: no test under ${scope} asks for it`);
-    return { postgres, kafka: undefined };
+  const wantKafka = !scope || needsKafka(scope);
+  const givenDatabase = process.env.DATABASE_ADMIN_URL;
+  const path = await chooseInfraPath();
+  log(`${path.kind === "native" ? "native processes" : `containers through ${path.kind}`}: ${path.reason}`);
+  if (!wantKafka) log(`no Kafka: no test under ${scope} asks for it`);
+
+  if (path.kind !== "native") {
+    const infra = await startContainerInfra(path, { postgres: !givenDatabase, kafka: wantKafka }, log);
+    if (givenDatabase) log(`PostgreSQL: DATABASE_ADMIN_URL (${new URL(givenDatabase).host})`);
+    return { path, adminUrl: givenDatabase ?? infra.adminUrl!, brokers: infra.brokers ?? [], containers: infra.run, stop: infra.stop };
   }
+
+  const postgres = await ensurePostgres({ log, ...(givenDatabase ? { adminUrl: givenDatabase } : {}) });
+  if (!wantKafka) return { path, adminUrl: postgres.adminUrl, brokers: [], containers: null, stop: () => postgres.stop() };
   const port = await freePort();
   let controllerPort = await freePort();
   while (controllerPort === port) controllerPort = await freePort();
   const kafka = await ensureKafka({ port, controllerPort, reuse: false, log });
-  return { postgres, kafka };
+  return {
+    path,
+    adminUrl: postgres.adminUrl,
+    brokers: kafka.brokers,
+    containers: null,
+    stop: async () => {
+      await kafka.stop();
+      await postgres.stop();
+    },
+  };
 }
 
 export async function setup(project: TestProject): Promise<void> {
   const log = (line: string) => console.log(`[test infra] ${line}`);
   shared.tawsilTestInfra ??= { infra: startInfra(log), users: 0 };
   shared.tawsilTestInfra.users += 1;
-  const { postgres, kafka } = await shared.tawsilTestInfra.infra;
-  project.provide("databaseAdminUrl", postgres.adminUrl);
-  project.provide("kafkaBrokers", kafka?.brokers ?? []);
+  const infra = await shared.tawsilTestInfra.infra;
+  project.provide("databaseAdminUrl", infra.adminUrl);
+  project.provide("kafkaBrokers", infra.brokers);
+  project.provide("testInfra", { kind: infra.path.kind, reason: infra.path.reason, containers: infra.containers });
 }
 
 export async function teardown(): Promise<void> {
   const entry = shared.tawsilTestInfra;
   if (!entry || --entry.users > 0) return;
   shared.tawsilTestInfra = undefined;
-  const { postgres, kafka } = await entry.infra;
-  await kafka?.stop();
-  await postgres.stop();
+  await (await entry.infra).stop();
 }

@@ -8,3 +8,4 @@ export { EARTH_RADIUS_METRES, haversineMetres } from "./great-circle";
 export { SERVICE_LEVELS, type ServiceLevel } from "./service-levels";
 export type { RateCardTerms, RequirementSurcharge } from "./rate-card-terms";
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhook-event-types";
+export { capabilityCarries, levelCanHonour, rankOf, smallestLevelCarrying, type ParcelNeeds, type ServiceCapability } from "./service-capability";

@@ -10,6 +10,9 @@ export interface BroadcastEvent {
   readonly topic: string;
   /** The payload's protobuf message name (the event-type header); "" when absent. */
   readonly type: string;
+  readonly partition: number;
+  /** The message's offset, as kafkajs gives it (a decimal string). */
+  readonly offset: string;
 }
 
 export interface BroadcastConsumerOptions {
@@ -26,6 +29,11 @@ export interface BroadcastConsumerOptions {
    */
   readonly onRejoin: () => void;
   /**
+   * Reads each topic from its beginning instead of its end: for a compacted topic whose last
+   * message per key is the state (the caller rebuilds it; a rejoin replays it all again).
+   */
+  readonly fromBeginning?: boolean;
+  /**
    * For state that must survive a restart (revocations): each (re)join starts at the first event
    * at or after this time (epoch ms) instead of the end of the log.
    */
@@ -37,8 +45,9 @@ export interface BroadcastConsumerOptions {
 /**
  * Delivers every event of the topics to every process, for state each replica keeps in memory
  * (cache invalidation), as opposed to a consumer group where each event reaches one replica. Each
- * process joins a group of its own, starts at the end of the log and commits nothing: the group
- * leaves no offsets behind, and a restart never replays old events (the caller starts empty).
+ * process joins a group of its own, starts at the end of the log (or its beginning, when asked)
+ * and commits nothing: the group leaves no offsets behind, and a restart never replays old events
+ * unless asked to (the caller starts empty).
  */
 export class BroadcastConsumer {
   readonly #consumer: Consumer;
@@ -69,13 +78,14 @@ export class BroadcastConsumer {
     await this.#consumer.connect();
     // Replaying: a fresh group starts at the beginning until the seek below moves it forward, so
     // nothing younger than `replaySince` is skipped even if the seek fails.
-    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: this.opts.replaySince !== undefined });
+    const fromBeginning = (this.opts.fromBeginning ?? false) || this.opts.replaySince !== undefined;
+    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning });
     await this.#consumer.run({
       autoCommit: false,
-      eachMessage: async ({ topic, message }) => {
+      eachMessage: async ({ topic, partition, message }) => {
         try {
           const type = message.headers?.[EVENT_HEADERS.type]?.toString() ?? "";
-          this.opts.onEvent({ topic, type, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
+          this.opts.onEvent({ topic, partition, offset: message.offset, type, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
         } catch (err) {
           this.#log.warn({ err, topic, offset: message.offset }, "a broadcast event could not be applied");
         }

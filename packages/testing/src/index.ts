@@ -5,3 +5,4 @@ export { failure } from "./connect-failure";
 export { createMigratedDatabase, type TestDatabase } from "./test-database";
 export { rawQuery } from "./raw-query";
 export { openApiResponseCheck, validateResponsesFrom, type ResponseCheck } from "./openapi-responses";
+export { countPgRoundTrips, type RoundTripCounter } from "./pg-round-trips";

@@ -8,7 +8,7 @@ import { sleep } from './settings';
  * leader. Idempotent, and safe against a concurrent creator (TOPIC_ALREADY_EXISTS is fine).
  * The replication factor is left to the broker default (1 on our local broker).
  */
-export async function ensureTopics(brokers: string[], topics: { topic: string; numPartitions?: number }[]): Promise<void> {
+export async function ensureTopics(brokers: string[], topics: { topic: string; numPartitions?: number; compacted?: boolean }[]): Promise<void> {
   if (topics.length === 0) return;
   const admin = quietAdmin(brokers, { connectionTimeout: 3_000, requestTimeout: 30_000, retries: 5 });
   await admin.connect();
@@ -19,7 +19,11 @@ export async function ensureTopics(brokers: string[], topics: { topic: string; n
       if (missing.length === 0) break;
       try {
         await admin.createTopics({
-          topics: missing.map((t) => ({ topic: t.topic, numPartitions: t.numPartitions ?? 1 })),
+          topics: missing.map((t) => ({
+            topic: t.topic,
+            numPartitions: t.numPartitions ?? 1,
+            ...(t.compacted ? { configEntries: [{ name: "cleanup.policy", value: "compact" }] } : {}),
+          })),
           waitForLeaders: true,
         });
         break;

@@ -12,12 +12,15 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
 import { fleetOnDuty, SandboxFleet } from "./app/sandbox-fleet";
+import { StaffingPublisher } from "./app/staffing-publisher";
 import type { Config } from "./config";
 import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
 import { electOver } from "./infra/leadership";
 import { PrismaDispatchStore } from "./infra/prisma-dispatch-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
+import { unsentOnTopic } from "./infra/repositories/outbox-pending";
+import { CITY_STAFFING_TOPIC } from "./infra/events";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
 import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
@@ -36,6 +39,7 @@ export interface DispatchServiceParts extends ServiceParts {
   readonly driverApi: DriverApi;
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
+  readonly staffing: StaffingPublisher;
 }
 
 /**
@@ -47,8 +51,13 @@ export interface DispatchServiceParts extends ServiceParts {
 export async function composeDispatchService(config: Config, logger: Logger): Promise<DispatchServiceParts> {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const repository = new CatalogueRepository(database.client);
-  const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: config.CATALOGUE_REFRESH_MS, logger });
-  const activeDrivers = new ActiveDriverIndex({ load: () => loadActiveDriverPairs(database.client), logger });
+  const store = new PrismaDispatchStore(database.client);
+  // Each reload of the catalogue or the index republishes what changed of every city's staffing;
+  // the publisher exists once both are loaded (the first publication is awaited below).
+  let staffing: StaffingPublisher | undefined;
+  const republish = () => staffing?.publishInBackground();
+  const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: config.CATALOGUE_REFRESH_MS, logger, onLoaded: republish });
+  const activeDrivers = new ActiveDriverIndex({ load: () => loadActiveDriverPairs(database.client), logger, onLoaded: republish });
   let driverChanges: Awaited<ReturnType<typeof listenForNotifications>> | undefined;
   try {
     await catalogue.start();
@@ -56,6 +65,16 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     // also reloads after each reconnection, for the notifications lost while it was down.
     driverChanges = await listenForNotifications({ url: config.DATABASE_URL, channel: DRIVERS_CHANNEL, onNotify: () => activeDrivers.refreshInBackground(), logger });
     await activeDrivers.start();
+    staffing = new StaffingPublisher({
+      catalogue,
+      activeDrivers,
+      record: (changed) => store.transaction(async (work) => {
+        const at = new Date();
+        for (const city of changed) await work.recordCityStaffing(city, at);
+      }),
+      logger,
+    });
+    await staffing.publishChanges();
   } catch (error) {
     await catalogue.close();
     await driverChanges?.close();
@@ -64,7 +83,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   }
   const checkEligibility = new CheckEligibility(catalogue, activeDrivers);
   const context: DispatchContext = {
-    store: new PrismaDispatchStore(database.client),
+    store,
     shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS })),
     catalogue,
     logger,
@@ -77,13 +96,41 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
     },
-    checks: [database.readiness, ...(fleetRuns(config) ? [fleetReadiness(catalogue, activeDrivers)] : [])],
+    checks: [database.readiness, staffingReadiness(staffing), ...(fleetRuns(config) ? [fleetReadiness(catalogue, activeDrivers)] : [])],
     closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, database],
     database,
     context,
     driverApi,
     catalogue,
     activeDrivers,
+    staffing,
+  };
+}
+
+/**
+ * Ready once what this replica sees of every city's staffing is in the outbox: pricing learns
+ * eligibility only from it, so a fleet on shift that is not yet recorded is not a fleet pricing knows.
+ */
+function staffingReadiness(staffing: StaffingPublisher): ReadinessCheck {
+  return {
+    name: "city-staffing",
+    check: async () => {
+      if (!staffing.upToDate()) throw new Error("the city staffing is not recorded yet");
+    },
+  };
+}
+
+/**
+ * With a relay running, ready once the recorded staffing is on the broker too: pricing is ready
+ * when it has read the topic to its end, so together they mean that a fleet on shift here is
+ * known to pricing when both say ready (the first create after `make dev` finds a driver).
+ */
+function staffingRelayed(db: PrismaClient): ReadinessCheck {
+  return {
+    name: "city-staffing-relayed",
+    check: async () => {
+      if (await unsentOnTopic(db, CITY_STAFFING_TOPIC)) throw new Error("the city staffing is not on the broker yet");
+    },
   };
 }
 
@@ -186,5 +233,6 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
-  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks: [...parts.checks, broker.readiness], closers: [...workers, relay, broker, ...parts.closers] };
+  const checks = [...parts.checks, broker.readiness, staffingRelayed(parts.database.client)];
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, checks, closers: [...workers, relay, broker, ...parts.closers] };
 }

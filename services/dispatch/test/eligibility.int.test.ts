@@ -115,9 +115,9 @@ describe("health", () => {
     expect((await failure(health.check({ service: "tawsil.dispatch.v1.NoSuchService" }))).code).toBe(Code.NotFound);
   });
 
-  it("reports its database on /readyz, and in the sandbox its fleet on shift", async () => {
+  it("reports its database, its city staffing recorded, and in the sandbox its fleet on shift, on /readyz", async () => {
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "up", "sandbox-fleet": "up" } });
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "up", "city-staffing": "up", "sandbox-fleet": "up" } });
   });
 });

@@ -3,7 +3,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
+import { createPrismaClient, disconnect, withTransaction } from "@tawsil/db";
+import { startOutboxRelay } from "@tawsil/events";
+import { createLogger } from "@tawsil/logging";
 import { capturedLogger, createMigratedDatabase, rawQuery, type TestDatabase } from "@tawsil/testing";
+import type { Kafka } from "kafkajs";
 import { readConfig, type Config } from "../src/config";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { startDispatchService, type RunningDispatchService } from "../src/server";
@@ -70,4 +74,14 @@ export async function putFleetOnShift(url: string, opts: { cities?: readonly str
 /** Reads or changes the database behind the service's back. */
 export function query<T>(url: string, sql: string, ...params: unknown[]): Promise<T[]> {
   return rawQuery<T>(PrismaClient, url, sql, ...params);
+}
+
+/** Relays the database's outbox to the broker as dispatchProcess does (its events reach real consumers); returns the stop. */
+export async function relayOutbox(url: string, kafka: Kafka): Promise<() => Promise<void>> {
+  const db = createPrismaClient(PrismaClient, { url, maxConnections: 2 });
+  const relay = await startOutboxRelay({ kafka, logger: createLogger({ service: "dispatch-test-relay", level: "silent" }), runInTransaction: (fn) => withTransaction(db, fn, { timeoutMs: 30_000 }), databaseUrl: url });
+  return async () => {
+    await relay.close();
+    await disconnect(db);
+  };
 }

@@ -5,7 +5,6 @@ import { readConfig } from "./config";
 const BASE = {
   PORT: "7003",
   MERCHANT_SERVICE_URL: "http://127.0.0.1:7001",
-  DISPATCH_SERVICE_URL: "http://127.0.0.1:7004",
   KAFKA_BROKERS: "127.0.0.1:9092",
 };
 
@@ -34,10 +33,9 @@ describe("pricing config", () => {
     expect(readConfig({ ...BASE, ROUTING_URL: "" }).ROUTING_URL).toBeUndefined();
   });
 
-  it("requires both peer urls and reports every bad setting at once", () => {
+  it("requires the merchant service's url and reports every bad setting at once", () => {
     expect(problems({ PORT: "7003", KAFKA_BROKERS: BASE.KAFKA_BROKERS, ROUTING_URL: "osrm", CIRCUITY_FACTORS: "RUH=9", ROUTING_TIMEOUT_MS: "0" }).sort()).toEqual([
       "CIRCUITY_FACTORS",
-      "DISPATCH_SERVICE_URL",
       "MERCHANT_SERVICE_URL",
       "ROUTING_TIMEOUT_MS",
       "ROUTING_URL",

@@ -23,13 +23,12 @@ const circuityFactors = z
  * database settings: pricing owns no data of its own, so it opens no database.
  */
 export const schema = commonEnv
-  // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh.
+  // Merchant events (merchant.merchant.events.v1) keep the rate-card cache fresh; dispatch's
+  // dispatch.city-staffing.v1 feeds eligibility.
   .extend(kafkaEnv.shape)
   .extend({
     /** The merchant service, for rate cards. */
     MERCHANT_SERVICE_URL: peerUrl,
-    /** The dispatch service, for eligibility and the service level. */
-    DISPATCH_SERVICE_URL: peerUrl,
     /** Longest a cached rate card is trusted without an event (bounds an event lost in a broker outage). */
     RATE_CARD_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
     /** Deadline of each call to a peer service. */

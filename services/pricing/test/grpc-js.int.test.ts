@@ -27,6 +27,7 @@ const TERMS = {
 const dbs: { drop(): Promise<void> }[] = [];
 let merchant: MerchantTestService;
 let dispatch: DispatchTestService;
+let dispatchDbUrl = "";
 let service: TestService;
 let pricing: GrpcClient;
 let merchantId = "";
@@ -44,9 +45,10 @@ beforeAll(async () => {
   const adminUrl = inject("databaseAdminUrl");
   const [merchantDb, dispatchDb] = await Promise.all([createMerchantDatabase(adminUrl, "pricing_grpcjs"), createDispatchDatabase(adminUrl, "pricing_grpcjs")]);
   dbs.push(merchantDb, dispatchDb);
+  dispatchDbUrl = dispatchDb.url;
   await putFleetOnShift(dispatchDb.url);
   [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url)]);
-  service = await startTestService({ merchantUrl: merchant.url, dispatchUrl: dispatch.url });
+  service = await startTestService({ merchantUrl: merchant.url, dispatchDatabaseUrl: dispatchDb.url });
   merchantId = (await merchant.admin.createMerchant({ code: "PRICED", displayName: "Priced", legalName: "Priced LLC" })).merchant?.merchantId ?? "";
   await merchant.admin.addRateCard({ merchantCode: "PRICED", terms: TERMS });
   pricing = grpcJsClient(service.url, "tawsil/pricing/v1/pricing_service.proto", "tawsil.pricing.v1.PricingService");
@@ -98,7 +100,7 @@ describe("the pricing service, called by grpc-js", () => {
   });
 
   it("fails with UNAVAILABLE when the merchant service cannot be reached, naming no address", async () => {
-    const orphan = await startTestService({ merchantUrl: `http://127.0.0.1:${await freePort()}`, dispatchUrl: dispatch.url });
+    const orphan = await startTestService({ merchantUrl: `http://127.0.0.1:${await freePort()}`, dispatchDatabaseUrl: dispatchDbUrl });
     const client = grpcJsClient(orphan.url, "tawsil/pricing/v1/pricing_service.proto", "tawsil.pricing.v1.PricingService");
     try {
       const outcome = await callUnary(client, "QuoteDelivery", request(), { metadata: callerMetadata(newCaller()), deadlineMs: 10_000 });

@@ -68,6 +68,7 @@ export const TERMS = {
 
 export interface Stack {
   readonly merchant: MerchantTestService;
+  readonly pricingUrl: string;
   readonly shipment: RunningShipmentService;
   readonly client: ReturnType<typeof createPeerClient<typeof ShipmentService>>;
   readonly databaseUrl: string;
@@ -84,16 +85,18 @@ export async function startStack(adminUrl: string, label: string, env: Record<st
     createDispatchDatabase(adminUrl, label),
     createShipmentDatabase(adminUrl, label),
   ]);
-  // Dispatch only serves pricing's eligibility here (a driver on shift for every service; it runs no
-  // dispatcher, so they are offered nothing); it starts before the shipment service, so the
-  // shipment URL its configuration requires is a placeholder it never calls in these tests.
+  // Dispatch only records every city's staffing here, which pricing's eligibility index is fed
+  // with (a driver on shift for every service; it runs no dispatcher, so they are offered
+  // nothing); it starts before the shipment service, so the shipment URL its configuration
+  // requires is a placeholder it never calls in these tests.
   await putFleetOnShift(dispatchDb.url);
   const [merchant, dispatch] = await Promise.all([startMerchant(merchantDb.url), startDispatch(dispatchDb.url, { SHIPMENT_SERVICE_URL: "http://127.0.0.1:9" })]);
-  const pricing = await startPricing({ merchantUrl: merchant.url, dispatchUrl: dispatch.url }, { LOG_LEVEL: "info" });
+  const pricing = await startPricing({ merchantUrl: merchant.url, dispatchDatabaseUrl: dispatchDb.url }, { LOG_LEVEL: "info" });
   const { logger, lines } = capturedLogger("shipment-test");
   const shipment = await startShipmentService(testConfig(shipmentDb.url, { merchantUrl: merchant.url, pricingUrl: pricing.url }, env), logger);
   return {
     merchant,
+    pricingUrl: pricing.url,
     shipment,
     client: createPeerClient(ShipmentService, shipment.url, { timeoutMs: 30_000 }),
     databaseUrl: shipmentDb.url,

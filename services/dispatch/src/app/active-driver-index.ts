@@ -4,6 +4,8 @@ import type { ActiveDriverPair } from "./ports";
 export interface ActiveDriverIndexOptions {
   readonly load: () => Promise<readonly ActiveDriverPair[]>;
   readonly logger: Logger;
+  /** Called after each successful load (the city staffing publisher reads the new index). */
+  readonly onLoaded?: () => void;
 }
 
 /**
@@ -18,6 +20,7 @@ export interface ActiveDriverIndexOptions {
 export class ActiveDriverIndex {
   readonly name = "active-driver-index";
   #pairs: ReadonlySet<string> | undefined;
+  #cities: ReadonlySet<string> = new Set();
   #loading: Promise<void> | undefined;
   #again = false;
 
@@ -32,6 +35,11 @@ export class ActiveDriverIndex {
   has(cityCode: string, carrierServiceId: string): boolean {
     if (!this.#pairs) throw new Error("the active driver index has not been loaded; call start() first");
     return this.#pairs.has(keyOf(cityCode, carrierServiceId));
+  }
+
+  /** The cities with at least one driver on shift. */
+  cities(): Iterable<string> {
+    return this.#cities;
   }
 
   /** Reloads now, or after the load in flight (once, however many ask meanwhile); rejects when the load fails. */
@@ -54,8 +62,10 @@ export class ActiveDriverIndex {
       this.#again = false;
       const pairs = await this.opts.load();
       this.#pairs = new Set(pairs.map((pair) => keyOf(pair.cityCode, pair.carrierServiceId)));
+      this.#cities = new Set(pairs.map((pair) => pair.cityCode));
     } while (this.#again);
     this.opts.logger.debug({ pairs: this.#pairs.size }, "active driver index loaded");
+    this.opts.onLoaded?.();
   }
 }
 

@@ -6,6 +6,8 @@ export interface CatalogueCacheOptions {
   readonly load: () => Promise<LoadedCatalogue>;
   readonly refreshMs: number;
   readonly logger: Logger;
+  /** Called after each successful load (the city staffing publisher reads the new catalogue). */
+  readonly onLoaded?: () => void;
 }
 
 /**
@@ -54,6 +56,7 @@ export class CatalogueCache {
     if (summary.services === 0) this.opts.logger.warn(summary, "carrier catalogue has no active service: nothing is eligible");
     if (first) this.opts.logger.info({ ...summary, refreshMs: this.opts.refreshMs }, "carrier catalogue loaded");
     else this.opts.logger.debug(summary, "carrier catalogue refreshed");
+    this.opts.onLoaded?.();
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Coordinate } from "@tawsil/domain";
 import type { Catalogue, CarrierService } from "../domain/catalogue";
+import type { CityStaffing } from "../domain/city-staffing";
 import type { DispatchJob, ShipmentSnapshot } from "../domain/dispatch-job";
 import type { Driver, ShipmentStep } from "../domain/driver";
 import type { Offer, OfferState } from "../domain/offer";
@@ -65,6 +66,8 @@ export interface JobWork {
   announceOffer(driverId: string): Promise<void>;
   /** A driver went on or off shift: every replica reloads its active driver index on commit. */
   announceShiftChange(): Promise<void>;
+  /** What a city's drivers on shift can carry, for pricing's eligibility (dispatch.city-staffing.v1). */
+  recordCityStaffing(staffing: CityStaffing, at: Date): Promise<void>;
 }
 
 /** An open offer as a driver's app lists it. */

@@ -1,6 +1,6 @@
 import type { Carrier, CarrierService, Catalogue } from "./catalogue";
 import type { EligibilityQuery } from "./parcel";
-import { levelCanHonour } from "./requirements";
+import { capabilityCarries } from "@tawsil/domain";
 import { rankOf, type ServiceLevel } from "./service-level";
 
 /** A service that can carry the parcel, with its carrier: for dispatch's own use only. */
@@ -15,18 +15,11 @@ export type Eligibility =
 
 /**
  * Whether one service of an active carrier can carry the parcel: it is active, serves the city,
- * carries the weight and the longest side (limits inclusive), honours every requirement (as
- * declared and as its vehicle allows) and collects cash when the parcel is cash on delivery.
+ * and its capability carries the parcel (@tawsil/domain's capabilityCarries, the rule pricing
+ * applies to the staffed capabilities dispatch publishes).
  */
 export function canCarry(service: CarrierService, query: EligibilityQuery): boolean {
-  return (
-    service.active &&
-    service.cities.has(query.cityCode) &&
-    query.weightGrams <= service.maxWeightGrams &&
-    query.longestSideMm <= service.maxLongestSideMm &&
-    (!query.cashOnDelivery || service.supportsCod) &&
-    [...query.requirements].every((requirement) => service.requirements.has(requirement) && levelCanHonour(service.level, requirement))
-  );
+  return service.active && service.cities.has(query.cityCode) && capabilityCarries(service, query);
 }
 
 /**

@@ -5,7 +5,8 @@ import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import type { Offer, OfferState } from "../domain/offer";
 import { driverFromRow, jobChanges, jobFromRow, newJobRow, offerFromRow } from "./dispatch-rows";
-import { writeAssignmentChanged, writeDriverLocation } from "./events";
+import { writeAssignmentChanged, writeCityStaffing, writeDriverLocation } from "./events";
+import type { CityStaffing } from "../domain/city-staffing";
 import type { PrismaClient } from "./prisma/generated/client";
 import { announceOffer, announceShiftChange, wakeForDriver, wakeForJob } from "./wake-ups";
 
@@ -83,4 +84,5 @@ export class PrismaJobWork implements JobWork {
   wakeForDriver = (driverId: string) => wakeForDriver(this.tx, driverId);
   announceOffer = (driverId: string) => announceOffer(this.tx, driverId);
   announceShiftChange = () => announceShiftChange(this.tx);
+  recordCityStaffing = (staffing: CityStaffing, at: Date) => writeCityStaffing(this.tx, staffing, at);
 }

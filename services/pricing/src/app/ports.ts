@@ -16,7 +16,7 @@ export interface RateCardSource {
 
 export type Eligibility = { readonly eligible: false } | { readonly eligible: true; readonly serviceLevel: ServiceLevel };
 
-/** Dispatch's verdict on whether some carrier's service can carry the parcel in the city. Fails with DependencyUnavailableError. */
+/** Whether a service with a driver on shift in the city can carry the parcel, and its level (the staffing dispatch publishes). */
 export interface EligibilityChecker {
   check(cityCode: string, parcel: Parcel, signal: AbortSignal): Promise<Eligibility>;
 }

@@ -46,8 +46,9 @@ export interface QuoteDeliveryDeps {
 /**
  * Prices a delivery for a merchant exactly as a shipment would be priced; nothing is stored.
  *
- * Local checks first (input, then coverage, then the expected city), then dispatch's eligibility,
- * the merchant's rate card and the route distance concurrently, as none needs another. Their
+ * Local checks first (input, then coverage, then the expected city), then eligibility (from the
+ * staffing dispatch publishes, in memory), the merchant's rate card and the route distance
+ * concurrently, as none needs another. Their
  * outcomes are judged in a fixed order whatever finished first, so one request always fails the
  * same way: eligibility (NO_ELIGIBLE_SERVICE), rate card (NO_RATE_CARD), COD maximum
  * (COD_ABOVE_MAXIMUM), distance; a dependency that failed reports DependencyUnavailableError at

@@ -6,6 +6,8 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ServiceLevel } from "./dispatch_pb";
+import { file_tawsil_dispatch_v1_dispatch } from "./dispatch_pb";
 import type { Coordinate } from "../../common/v1/geo_pb";
 import { file_tawsil_common_v1_geo } from "../../common/v1/geo_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/dispatch/v1/events.proto.
  */
 export const file_tawsil_dispatch_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch90YXdzaWwvZGlzcGF0Y2gvdjEvZXZlbnRzLnByb3RvEhJ0YXdzaWwuZGlzcGF0Y2gudjEijgEKEUFzc2lnbm1lbnRDaGFuZ2VkEhMKC3NoaXBtZW50X2lkGAEgASgJEhAKCG9mZmVyX2lkGAIgASgJEhIKCmRyaXZlcl9yZWYYAyABKAkSDgoGY2hhbmdlGAQgASgJEi4KCm9jY3VyX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrMBCg5Ecml2ZXJMb2NhdGlvbhISCgpkcml2ZXJfcmVmGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJEi4KCHBvc2l0aW9uGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhcKD2FjY3VyYWN5X21ldHJlcxgEIAEoBRIvCgtyZWNvcmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo]);
+  fileDesc("Ch90YXdzaWwvZGlzcGF0Y2gvdjEvZXZlbnRzLnByb3RvEhJ0YXdzaWwuZGlzcGF0Y2gudjEijgEKEUFzc2lnbm1lbnRDaGFuZ2VkEhMKC3NoaXBtZW50X2lkGAEgASgJEhAKCG9mZmVyX2lkGAIgASgJEhIKCmRyaXZlcl9yZWYYAyABKAkSDgoGY2hhbmdlGAQgASgJEi4KCm9jY3VyX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrMBCg5Ecml2ZXJMb2NhdGlvbhISCgpkcml2ZXJfcmVmGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJEi4KCHBvc2l0aW9uGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhcKD2FjY3VyYWN5X21ldHJlcxgEIAEoBRIvCgtyZWNvcmRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiiAEKDENpdHlTdGFmZmluZxIRCgljaXR5X2NvZGUYASABKAkSNAoIc2VydmljZXMYAiADKAsyIi50YXdzaWwuZGlzcGF0Y2gudjEuU3RhZmZlZFNlcnZpY2USLwoLcmVjb3JkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqQBCg5TdGFmZmVkU2VydmljZRIvCgVsZXZlbBgBIAEoDjIgLnRhd3NpbC5kaXNwYXRjaC52MS5TZXJ2aWNlTGV2ZWwSGAoQbWF4X3dlaWdodF9ncmFtcxgCIAEoAxIbChNtYXhfbG9uZ2VzdF9zaWRlX21tGAMgASgFEhQKDHN1cHBvcnRzX2NvZBgEIAEoCBIUCgxyZXF1aXJlbWVudHMYBSADKAliBnByb3RvMw", [file_google_protobuf_timestamp, file_tawsil_dispatch_v1_dispatch, file_tawsil_common_v1_geo]);
 
 /**
  * AssignmentChanged is published on dispatch.assignment.events.v1 (key: shipment id) when an offer
@@ -116,4 +118,93 @@ export type DriverLocation = Message<"tawsil.dispatch.v1.DriverLocation"> & {
  */
 export const DriverLocationSchema: GenMessage<DriverLocation> = /*@__PURE__*/
   messageDesc(file_tawsil_dispatch_v1_events, 1);
+
+/**
+ * CityStaffing is published on dispatch.city-staffing.v1 (key: city code; a compacted topic, so
+ * the last one per city is the state) whenever what a city's drivers on shift can carry changes:
+ * a driver goes on or off shift, or the carrier catalogue changes. Pricing reads the whole topic
+ * into memory and decides eligibility from it, without asking dispatch per quote. Carrier identity
+ * never appears: only what each staffed service can carry.
+ *
+ * @generated from message tawsil.dispatch.v1.CityStaffing
+ */
+export type CityStaffing = Message<"tawsil.dispatch.v1.CityStaffing"> & {
+  /**
+   * city_code is the city, three capital letters (RUH).
+   *
+   * @generated from field: string city_code = 1;
+   */
+  cityCode: string;
+
+  /**
+   * services lists what the services with at least one driver on shift (free or busy) in the city
+   * can carry, duplicates removed; empty when nobody is on shift.
+   *
+   * @generated from field: repeated tawsil.dispatch.v1.StaffedService services = 2;
+   */
+  services: StaffedService[];
+
+  /**
+   * record_time is when dispatch computed this state.
+   *
+   * @generated from field: google.protobuf.Timestamp record_time = 3;
+   */
+  recordTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.CityStaffing.
+ * Use `create(CityStaffingSchema)` to create a new message.
+ */
+export const CityStaffingSchema: GenMessage<CityStaffing> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_events, 2);
+
+/**
+ * StaffedService is what one active carrier service with a driver on shift in a city can carry.
+ *
+ * @generated from message tawsil.dispatch.v1.StaffedService
+ */
+export type StaffedService = Message<"tawsil.dispatch.v1.StaffedService"> & {
+  /**
+   * level is the vehicle kind.
+   *
+   * @generated from field: tawsil.dispatch.v1.ServiceLevel level = 1;
+   */
+  level: ServiceLevel;
+
+  /**
+   * max_weight_grams is the heaviest parcel it carries, inclusive.
+   *
+   * @generated from field: int64 max_weight_grams = 2;
+   */
+  maxWeightGrams: bigint;
+
+  /**
+   * max_longest_side_mm is the longest side it carries, inclusive.
+   *
+   * @generated from field: int32 max_longest_side_mm = 3;
+   */
+  maxLongestSideMm: number;
+
+  /**
+   * supports_cod is whether it collects cash on delivery.
+   *
+   * @generated from field: bool supports_cod = 4;
+   */
+  supportsCod: boolean;
+
+  /**
+   * requirements are the handling requirements it declares (REQUIREMENTS of decisions.md section 2).
+   *
+   * @generated from field: repeated string requirements = 5;
+   */
+  requirements: string[];
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.StaffedService.
+ * Use `create(StaffedServiceSchema)` to create a new message.
+ */
+export const StaffedServiceSchema: GenMessage<StaffedService> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_events, 3);
 
