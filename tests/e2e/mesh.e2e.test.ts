@@ -494,8 +494,10 @@ describe("the mesh", () => {
     const code = `DRAFT-${randomUUID().slice(0, 6).toUpperCase()}`;
     let token: string;
     const processUrl = (name: string) => mesh.processes.find((p) => p.name === name)!.url;
+    /** Operators' RPCs answer on each service's admin listener only. */
+    const adminUrl = (name: string) => mesh.processes.find((p) => p.name === name)!.adminUrl!;
     const transport = (name: string) => createConnectTransport({ baseUrl: processUrl(name), httpVersion: "2" });
-    const operator = () => createClient(ShipmentAdminService, transport("shipment"));
+    const operator = () => createClient(ShipmentAdminService, createConnectTransport({ baseUrl: adminUrl("shipment"), httpVersion: "2" }));
     const headers = () => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
 
     async function create(): Promise<string> {
@@ -530,7 +532,7 @@ describe("the mesh", () => {
     }
 
     beforeAll(async () => {
-      const admin = createAdminClient(processUrl("merchant"));
+      const admin = createAdminClient(adminUrl("merchant"));
       await admin.createMerchant({ code, displayName: "Draft Store", legalName: "Draft Trading" });
       await admin.addRateCard({
         merchantCode: code,
