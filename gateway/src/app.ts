@@ -8,13 +8,14 @@ import type { Scope } from "./auth/principal";
 import { Revocations } from "./auth/revocations";
 import { SigningKeys } from "./auth/signing-keys";
 import { TokenVerifier } from "./auth/token-verifier";
-import type { Peers } from "./clients";
-import type { GatewayConfig } from "./config";
+import { createPeers } from "./clients";
+import { peerUrls, type GatewayConfig } from "./config";
+import { watchPeers } from "./peers/health-watch";
 import { clientErrorHandler } from "./problem/client-error";
 import { frameworkErrorHandler, registerProblemHandlers } from "./problem/error-handler";
 import { NO_RESOURCE } from "./problem/framework-errors";
 import { ProblemError } from "./problem/problem-error";
-import type { MeshReadiness } from "./readiness";
+import { gatewayReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
 import { registerRequestMetrics } from "./request/metrics";
@@ -45,8 +46,6 @@ declare module "fastify" {
 export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
-  readonly peers: Peers;
-  readonly readiness: () => Promise<MeshReadiness>;
   /** The process's metrics (the HTTP histogram registers here); served on METRICS_PORT by main.ts. */
   readonly registry: Registry;
   /** Access revoked before expiry, fed by main.ts from the merchant service's events; none when absent. */
@@ -60,7 +59,11 @@ export interface GatewayDeps {
 const MAX_PATH_PARAMETER_LENGTH = 100;
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
-  const { config, peers } = deps;
+  const { config } = deps;
+  // Every service's health, watched for as long as the gateway runs; each peer client refuses at
+  // once while its service is known down (clients.ts).
+  const health = watchPeers(peerUrls(config), { intervalMs: config.PEER_HEALTH_INTERVAL_MS, timeoutMs: config.PEER_HEALTH_TIMEOUT_MS }, deps.logger);
+  const peers = createPeers(config, health);
   const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
   const parameterised = new ParameterisedPaths();
   const problemForFrameworkError = frameworkErrorHandler(problems, parameterised);
@@ -107,9 +110,12 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     if (request.method === "DELETE" && headers["transfer-encoding"] === undefined && (headers["content-length"] ?? "0") === "0") delete headers["content-type"];
   });
   registerProblemHandlers(app, problems);
-  registerProbeRoutes(app, deps.readiness);
+  app.addHook("onClose", async () => health.close());
 
   const keys = new SigningKeys(peers.merchant);
+  // Read at once, so the gateway is ready as soon as the issuer answers; /readyz asks again until then.
+  keys.refresh().catch(() => {});
+  registerProbeRoutes(app, gatewayReadiness(keys, health.statuses));
   const revocations = deps.revocations ?? new Revocations(0);
   const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS }, revocations);
   const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);

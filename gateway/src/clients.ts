@@ -6,8 +6,14 @@ import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_servi
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { GatewayConfig } from "./config";
+import { failFast } from "./peers/fail-fast";
+import type { PeerHealthBoard } from "./peers/health-watch";
 
-/** The services the gateway calls, one multiplexed HTTP/2 connection each, created once. */
+/**
+ * The services the gateway calls, one multiplexed HTTP/2 connection each, created once. A route
+ * needs exactly the peers it calls: each client refuses at once while its peer is known down
+ * (peers/fail-fast.ts), so a service that is down fails only the routes that call it.
+ */
 export interface Peers {
   readonly merchant: Client<typeof MerchantService>;
   readonly pricing: Client<typeof PricingService>;
@@ -16,14 +22,14 @@ export interface Peers {
   readonly webhook: Client<typeof WebhookService>;
 }
 
-export function createPeers(config: GatewayConfig): Peers {
-  const opts = { timeoutMs: config.PEER_TIMEOUT_MS };
+export function createPeers(config: GatewayConfig, health: PeerHealthBoard): Peers {
+  const opts = (name: keyof Peers, timeoutMs = config.PEER_TIMEOUT_MS) => ({ timeoutMs, interceptors: [failFast(health.peers[name])] });
   return {
-    merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts),
-    pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts),
+    merchant: createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, opts("merchant")),
+    pricing: createPeerClient(PricingService, config.PRICING_SERVICE_URL, opts("pricing")),
     // A create may wait up to 5 s for a concurrent duplicate before the service answers.
-    shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: Math.max(config.PEER_TIMEOUT_MS, 10_000) }),
-    tracking: createPeerClient(TrackingService, config.TRACKING_SERVICE_URL, opts),
-    webhook: createPeerClient(WebhookService, config.WEBHOOK_SERVICE_URL, opts),
+    shipment: createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, opts("shipment", Math.max(config.PEER_TIMEOUT_MS, 10_000))),
+    tracking: createPeerClient(TrackingService, config.TRACKING_SERVICE_URL, opts("tracking")),
+    webhook: createPeerClient(WebhookService, config.WEBHOOK_SERVICE_URL, opts("webhook")),
   };
 }

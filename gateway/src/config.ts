@@ -19,14 +19,16 @@ export const schema = commonEnv
   SHIPMENT_SERVICE_URL: peerUrl,
   /** The pricing service: price estimates. */
   PRICING_SERVICE_URL: peerUrl,
-  /** The dispatch service: its readiness, reported in /readyz. */
+  /** The dispatch service: its health, listed in /readyz (no route calls it). */
   DISPATCH_SERVICE_URL: peerUrl,
   /** The tracking service: public tracking and the customer page. */
   TRACKING_SERVICE_URL: peerUrl,
   /** The webhook service: the merchant's endpoint and secret. */
   WEBHOOK_SERVICE_URL: peerUrl,
-  /** Deadline for one peer's readiness answer inside the gateway's /readyz. */
-  READINESS_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+  /** How often the gateway asks each service's health (a down one's routes answer 503 at once until it is back). */
+  PEER_HEALTH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** Deadline of one health answer; a late one counts for nothing (a slow service is not down). */
+  PEER_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /** Deadline of a call to a service when the route sets none. */
   PEER_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** Tokens must carry this issuer (the merchant service of the same environment signs them). */

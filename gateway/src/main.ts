@@ -4,10 +4,8 @@ import { createKafka } from "@tawsil/events";
 import { createMetrics, drainOnSignals, startMetricsServer } from "@tawsil/rpc";
 import { buildGateway } from "./app";
 import { Revocations } from "./auth/revocations";
-import { createPeers } from "./clients";
-import { peerUrls, readConfig } from "./config";
+import { readConfig } from "./config";
 import { listenToAccessRevocations } from "./consumers/access-revocations";
-import { meshReadiness } from "./readiness";
 
 const config = readConfig(process.env);
 initTracing();
@@ -27,14 +25,7 @@ const revocationFeed = listenToAccessRevocations({
 // In the background: the gateway serves without the broker (readiness never waits on it).
 revocationFeed.startInBackground();
 
-const app = buildGateway({
-  config,
-  logger,
-  peers: createPeers(config),
-  readiness: meshReadiness(peerUrls(config), config.READINESS_TIMEOUT_MS, logger),
-  registry: metrics.registry,
-  revocations,
-});
+const app = buildGateway({ config, logger, registry: metrics.registry, revocations });
 
 await app.listen({ host: config.HOST, port: config.PORT });
 // Prometheus reads the gateway on a port the ingress never routes to, so the internet cannot.

@@ -1,53 +1,34 @@
-import type { Logger } from "@tawsil/logging";
 import type { ServiceName } from "./config";
+import type { PeerStatus } from "./peers/peer-health";
 
 type Status = "up" | "down";
 
-export interface MeshReadiness {
+export interface GatewayReadinessReport {
   readonly ready: boolean;
-  readonly services: Record<string, Status>;
-  readonly dependencies: { postgresql: Status; kafka: Status };
+  /** What this process needs to serve at all. */
+  readonly checks: { readonly signingKeys: Status };
+  /** What the gateway knows of each service now (an operator's view; it gates nothing). */
+  readonly services: Record<ServiceName, PeerStatus>;
 }
 
-interface ServiceReport {
-  readonly status: string;
-  readonly checks: Record<string, Status>;
+/** The issuer's keys, as far as readiness cares. */
+interface Keys {
+  readonly loaded: boolean;
+  refresh(): Promise<void>;
 }
 
 /**
- * The gateway's /readyz: asks every service's /readyz in parallel, each under a deadline, and
- * reports the services plus the shared infrastructure they reach. The gateway holds no database or
- * broker connection of its own (production NetworkPolicies would forbid it), so PostgreSQL and
- * Kafka are up when every service that uses them says so.
+ * The gateway's /readyz (the Kubernetes readinessProbe): ready when this process can serve, which
+ * is once it holds the signing keys that verify tokens. Not the mesh's health: a service that is
+ * down fails only the routes that call it (503 with Retry-After), and the broker is no concern of
+ * the gateway's readiness at all. Draining needs no flag: once closing, fastify answers 503 to
+ * every request (return503OnClosing), this probe included. Asks no peer: the services' statuses
+ * are what the health watch last learned, so the probe answers at once whatever the mesh does.
  */
-export function meshReadiness(peers: Record<ServiceName, string>, timeoutMs: number, logger: Logger): () => Promise<MeshReadiness> {
-  const entries = Object.entries(peers) as [ServiceName, string][];
-  return async () => {
-    const reports = await Promise.all(entries.map(async ([name, url]) => [name, await ask(name, url)] as const));
-    const services: Record<string, Status> = {};
-    const uses = { postgresql: [] as Status[], kafka: [] as Status[] };
-    for (const [name, report] of reports) {
-      services[name] = report?.status === "ready" ? "up" : "down";
-      if (report?.checks.database) uses.postgresql.push(report.checks.database);
-      if (report?.checks.kafka) uses.kafka.push(report.checks.kafka);
-    }
-    const dependencies = { postgresql: allUp(uses.postgresql), kafka: allUp(uses.kafka) };
-    const ready = Object.values(services).every((s) => s === "up") && dependencies.postgresql === "up" && dependencies.kafka === "up";
-    return { ready, services, dependencies };
+export function gatewayReadiness(keys: Keys, services: () => Record<ServiceName, PeerStatus>): () => GatewayReadinessReport {
+  return () => {
+    // Until the issuer has answered once, each probe asks again in the background (coalesced).
+    if (!keys.loaded) keys.refresh().catch(() => {});
+    return { ready: keys.loaded, checks: { signingKeys: keys.loaded ? "up" : "down" }, services: services() };
   };
-
-  async function ask(name: ServiceName, url: string): Promise<ServiceReport | undefined> {
-    try {
-      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(timeoutMs) });
-      return (await res.json()) as ServiceReport;
-    } catch (err) {
-      logger.warn({ err, peer: name }, "peer readiness unavailable");
-      return undefined;
-    }
-  }
-}
-
-/** No report at all is not "up": a dependency nobody could vouch for is down. */
-function allUp(statuses: Status[]): Status {
-  return statuses.length > 0 && statuses.every((s) => s === "up") ? "up" : "down";
 }

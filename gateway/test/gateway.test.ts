@@ -1,81 +1,154 @@
 import type { AddressInfo } from "node:net";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createLogger, initTracing } from "@tawsil/logging";
+import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
+import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
+import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import { createMetrics, Readiness, startRpcServer, type RpcServer } from "@tawsil/rpc";
 import { problemSchemaErrors } from "@tawsil/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway } from "../src/app";
-import { createPeers } from "../src/clients";
 import { readConfig, SERVICES, type ServiceName } from "../src/config";
-import { meshReadiness } from "../src/readiness";
 
 initTracing();
 const logger = createLogger({ service: "gateway-test", level: "silent" });
 
-/** Real RPC servers standing in for the six services, with switchable dependency checks. */
-const state = { database: true, kafka: true };
-const peers: RpcServer[] = [];
+/**
+ * Real RPC servers standing in for the six services, each with a switchable readiness. The merchant
+ * stand-in publishes an (empty) key set; the tracking one knows no link, so a public read is a 404
+ * while it is up.
+ */
+const ready = Object.fromEntries(SERVICES.map((name) => [name, true])) as Record<ServiceName, boolean>;
+const peers = {} as Record<ServiceName, RpcServer>;
 let gateway: FastifyInstance;
 let base: string;
+const CODE = "A".repeat(43);
 
-beforeAll(async () => {
-  const urls = {} as Record<ServiceName, string>;
-  for (const name of SERVICES) {
-    const checks = [
-      { name: "database", check: async () => { if (!state.database) throw new Error("down"); } },
-      ...(name === "merchant" || name === "pricing" ? [] : [{ name: "kafka", check: async () => { if (!state.kafka) throw new Error("down"); } }]),
-    ];
-    const server = await startRpcServer({ host: "127.0.0.1", port: 0, logger, metrics: createMetrics(name), readiness: new Readiness(checks, logger, { cacheMs: 0 }) });
-    peers.push(server);
-    urls[name] = server.url;
-  }
-  const config = readConfig({
+function gatewayConfig(urls: Record<ServiceName, string>) {
+  return readConfig({
     PORT: "0",
     PUBLIC_BASE_URL: "https://api.tawsil.test",
     // Required; buildGateway alone starts no revocation feed (main.ts does).
     KAFKA_BROKERS: "127.0.0.1:9092",
+    PEER_HEALTH_INTERVAL_MS: "100",
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, urls[name]])),
   });
-  gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: meshReadiness(urls, 500, logger), registry: createMetrics("gateway").registry });
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  for (const name of SERVICES) {
+    const checks = [{ name: "database", check: async () => { if (!ready[name]) throw new Error("down"); } }];
+    peers[name] = await startRpcServer({
+      host: "127.0.0.1",
+      port: 0,
+      logger,
+      metrics: createMetrics(name),
+      readiness: new Readiness(checks, logger, { cacheMs: 0 }),
+      routes: (router) => {
+        if (name === "merchant") router.service(MerchantService, { listSigningKeys: async () => ({ keys: [] }) });
+        if (name === "tracking") {
+          router.service(TrackingService, {
+            getPublicTracking: async () => {
+              throw new ConnectError("no such link", Code.NotFound, undefined, [{ desc: ErrorReasonSchema, value: { reason: "TRACKING_LINK_NOT_FOUND" } }]);
+            },
+          });
+        }
+      },
+    });
+  }
+  const urls = Object.fromEntries(SERVICES.map((name) => [name, peers[name].url])) as Record<ServiceName, string>;
+  gateway = buildGateway({ config: gatewayConfig(urls), logger, registry: createMetrics("gateway").registry });
   // A route of the real app that only echoes, to exercise body parsing before any /v2 route has a body.
   gateway.post("/test/echo", async (request) => request.body);
-  await gateway.listen({ host: "127.0.0.1", port: 0 });
-  base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
+  base = await listen(gateway);
 });
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all(peers.map((p) => p.close(100)));
+  await Promise.all(Object.values(peers).map((p) => p.close(100)));
 });
 
+interface ReadyBody {
+  status: string;
+  checks: Record<string, string>;
+  services: Record<string, string>;
+}
+
+async function readyz(at = base): Promise<{ status: number; body: ReadyBody }> {
+  const res = await fetch(`${at}/readyz`);
+  return { status: res.status, body: (await res.json()) as ReadyBody };
+}
+
+/** Waits (bounded) until the gateway's view of a service is `status`. */
+async function untilService(name: ServiceName, status: string): Promise<void> {
+  await expect.poll(async () => (await readyz()).body.services[name], { timeout: 5_000, interval: 50 }).toBe(status);
+}
+
 describe("gateway /readyz", () => {
-  it("reports every service, PostgreSQL and Kafka", async () => {
-    const res = await fetch(`${base}/readyz`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
-      status: "ready",
-      services: { merchant: "up", shipment: "up", pricing: "up", dispatch: "up", tracking: "up", webhook: "up" },
-      dependencies: { postgresql: "up", kafka: "up" },
+  it("is ready once it holds the signing keys, and lists what it knows of every service", async () => {
+    for (const name of SERVICES) await untilService(name, "up");
+    expect(await readyz()).toEqual({
+      status: 200,
+      body: { status: "ready", checks: { signingKeys: "up" }, services: Object.fromEntries(SERVICES.map((name) => [name, "up"])) },
     });
   });
 
-  it("is 503 naming the broker when Kafka is down, and names a service that stops answering", async () => {
-    state.kafka = false;
+  it("is not ready while the issuer has never answered: no token could be verified", async () => {
+    const refused = "http://127.0.0.1:9";
+    const urls = Object.fromEntries(SERVICES.map((name) => [name, name === "merchant" ? refused : peers[name].url])) as Record<ServiceName, string>;
+    const alone = buildGateway({ config: gatewayConfig(urls), logger, registry: createMetrics("gateway").registry });
     try {
-      const res = await fetch(`${base}/readyz`);
-      expect(res.status).toBe(503);
-      const body = (await res.json()) as { dependencies: Record<string, string>; services: Record<string, string> };
-      expect(body.dependencies).toEqual({ postgresql: "up", kafka: "down" });
-      expect(body.services.merchant).toBe("up");
-      expect(body.services.shipment).toBe("down");
+      const { status, body } = await readyz(await listen(alone));
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ status: "not_ready", checks: { signingKeys: "down" } });
     } finally {
-      state.kafka = true;
+      await alone.close();
     }
-    const stopped = peers[0]!;
-    await stopped.close(0);
-    const res = await fetch(`${base}/readyz`);
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { services: Record<string, string> }).services.merchant).toBe("down");
+  });
+});
+
+describe("a service that is down fails only the routes that call it", () => {
+  const publicRead = () => fetch(`${base}/v2/public/tracking/${CODE}`);
+
+  it("answers 503 SERVICE_UNAVAILABLE with Retry-After while tracking is not ready, stays ready, and recovers", async () => {
+    expect((await publicRead()).status).toBe(404);
+    ready.tracking = false;
+    try {
+      await untilService("tracking", "down");
+      const res = await publicRead();
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      const problem = (await res.json()) as Record<string, unknown>;
+      expect(problemSchemaErrors(problem)).toEqual([]);
+      expect(problem).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
+      // The customer page says the same as a page, with the same hint.
+      const page = await fetch(`${base}/t/${CODE}`);
+      expect(page.status).toBe(503);
+      expect(page.headers.get("retry-after")).toBe("2");
+      // The gateway itself is still ready, and routes on other services still answer.
+      expect((await readyz()).status).toBe(200);
+      expect((await fetch(`${base}/.well-known/jwks.json`)).status).toBe(200);
+    } finally {
+      ready.tracking = true;
+    }
+    await untilService("tracking", "up");
+    expect((await publicRead()).status).toBe(404);
+  });
+
+  it("stays ready when a service stops answering, the issuer included once its keys are held", async () => {
+    await peers.merchant.close(0);
+    await untilService("merchant", "down");
+    const { status, body } = await readyz();
+    expect(status).toBe(200);
+    expect(body.checks).toEqual({ signingKeys: "up" });
+    expect(body.services).toMatchObject({ merchant: "down", tracking: "up" });
+    expect((await fetch(`${base}/v2/public/tracking/${CODE}`)).status).toBe(404);
   });
 });
 

@@ -23,6 +23,11 @@ export class SigningKeys {
 
   constructor(private readonly merchant: Client<typeof MerchantService>) {}
 
+  /** Whether the issuer ever answered: until then no token can be verified (the gateway is not ready). */
+  get loaded(): boolean {
+    return this.#fetchedAt > 0;
+  }
+
   /** The published key set, as served at /.well-known/jwks.json. */
   async current(): Promise<JSONWebKeySet> {
     await this.#fresh();

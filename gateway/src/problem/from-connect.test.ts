@@ -11,6 +11,13 @@ describe("Connect errors as problems", () => {
 
   it("keeps outages 503 and leaves what it does not know to the error handler (500)", () => {
     expect(problemFromConnect(new ConnectError("down", Code.Unavailable))?.code).toBe("SERVICE_UNAVAILABLE");
+    expect(problemFromConnect(new ConnectError("slow", Code.DeadlineExceeded))?.code).toBe("SERVICE_UNAVAILABLE");
     expect(problemFromConnect(new ConnectError("bug", Code.Internal))).toBeUndefined();
+  });
+
+  it("tells the client when to retry an unavailable dependency (Retry-After, integer seconds >= 1)", () => {
+    for (const code of [Code.Unavailable, Code.DeadlineExceeded, Code.ResourceExhausted, Code.Canceled]) {
+      expect(problemFromConnect(new ConnectError("down", code))?.extra.headers?.["retry-after"]).toMatch(/^[1-9]\d*$/);
+    }
   });
 });

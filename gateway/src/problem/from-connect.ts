@@ -85,6 +85,13 @@ const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
 };
 
 /**
+ * `Retry-After` of every 503 for a dependency that is unavailable: the gateway asks a down service's
+ * health every second and lets calls through the moment it answers, so two seconds is the soonest a
+ * retry can usefully come; clients add their own backoff and jitter beyond it.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/**
  * The one place Connect errors become problems. A service that is down or slow is a 503 (the
  * operation failed closed; retry with backoff); anything a route did not map itself is our bug,
  * answered as a bare 500 by the error handler.
@@ -102,10 +109,11 @@ export function problemFromConnect(error: unknown): ProblemError | undefined {
     case Code.Unavailable:
     case Code.DeadlineExceeded:
     case Code.ResourceExhausted:
-      return new ProblemError("SERVICE_UNAVAILABLE", {
-        en: "A dependency is unavailable; retry with exponential backoff.",
-        ar: "إحدى الخدمات غير متاحة مؤقتًا؛ أعد المحاولة مع تأخير متزايد.",
-      });
+      return new ProblemError(
+        "SERVICE_UNAVAILABLE",
+        { en: "A dependency is unavailable; retry with exponential backoff.", ar: "إحدى الخدمات غير متاحة مؤقتًا؛ أعد المحاولة مع تأخير متزايد." },
+        { headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+      );
     default:
       return undefined;
   }

@@ -1,7 +1,7 @@
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { ConnectError, type Client } from "@connectrpc/connect";
 import type { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
-import { reasonOf } from "../problem/from-connect";
+import { problemFromConnect, reasonOf, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problem/from-connect";
 import type { SlidingWindow } from "../rate-limit/sliding-window";
 import { resource } from "../routes/route-table";
 import { correlate } from "../request/correlation";
@@ -84,7 +84,8 @@ export function registerTrackingPage(app: FastifyInstance, tracking: Client<type
       const reason = reasonOf(error);
       if (reason === "TRACKING_LINK_NOT_FOUND" || reason === "INVALID_ARGUMENT") return fail("notFound");
       if (reason === "TRACKING_LINK_EXPIRED") return fail("expired");
-      if ([Code.Unavailable, Code.DeadlineExceeded, Code.ResourceExhausted].includes(error.code)) return fail("unavailable");
+      // An outage as the API would call it (a peer that died mid-call included), as a page.
+      if (problemFromConnect(error)?.code === "SERVICE_UNAVAILABLE") return fail("unavailable", { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
       throw error;
     }
   };

@@ -8,7 +8,6 @@ import { createMetrics } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
 import type { Registry } from "prom-client";
 import { buildGateway } from "../../src/app";
-import { createPeers } from "../../src/clients";
 import { readConfig, SERVICES } from "../../src/config";
 
 export interface BareGateway {
@@ -31,13 +30,7 @@ export async function startBareGateway(env: Record<string, string> = {}): Promis
     ...env,
   });
   const { registry } = createMetrics("gateway");
-  const gateway: FastifyInstance = buildGateway({
-    config,
-    logger,
-    peers: createPeers(config),
-    readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }),
-    registry,
-  });
+  const gateway: FastifyInstance = buildGateway({ config, logger, registry });
   // A route of the real app that only echoes, to reach body parsing without a token.
   gateway.post("/test/echo", async (request) => request.body);
   await gateway.listen({ host: "127.0.0.1", port: 0 });

@@ -20,7 +20,6 @@ import { SigningKeyRepository } from "../../../services/merchant/src/infra/repos
 import { readConfig as readMerchantConfig } from "../../../services/merchant/src/config";
 import { startMerchantService, type RunningMerchantService } from "../../../services/merchant/src/server";
 import { buildGateway } from "../../src/app";
-import { createPeers } from "../../src/clients";
 import { readConfig, SERVICES } from "../../src/config";
 import { readOpenApiDocument } from "../../src/openapi/document";
 import { validateResponsesFrom } from "@tawsil/testing";
@@ -84,7 +83,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
       ...opts.gatewayEnv,
     });
-    gateway = buildGateway({ config, logger, peers: createPeers(config), readiness: async () => ({ ready: true, services: {}, dependencies: { postgresql: "up", kafka: "up" } }), registry: createMetrics("gateway").registry });
+    gateway = buildGateway({ config, logger, registry: createMetrics("gateway").registry });
     // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
     gateway.get("/test/needs-write", { onRequest: gateway.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
     await gateway.listen({ host: "127.0.0.1", port: 0 });

@@ -1,6 +1,6 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
-import type { Consumer, EachMessagePayload, IHeaders, Kafka } from "kafkajs";
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from "kafkajs";
 import { restartAfterCrash } from "./crash-restart";
 import { EVENT_HEADERS } from "./headers";
 import type { RunInTransaction, SqlClient } from "./sql";
@@ -32,11 +32,26 @@ export interface IdempotentConsumerOptions<Tx extends SqlClient> {
 
 const CLAIM_EVENT = `INSERT INTO processed_event (consumer_group, event_id) VALUES ($1, $2::uuid) ON CONFLICT DO NOTHING`;
 
+/** Claims a batch's event ids in one statement; returns those not applied before. */
+const CLAIM_EVENTS = `INSERT INTO processed_event (consumer_group, event_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`;
+
+/**
+ * Most events one transaction applies: bounds how long a batch holds its row locks and how much a
+ * failure rolls back. A busy partition (driver locations) then costs one transaction and one offset
+ * commit per chunk instead of per event.
+ */
+const MAX_EVENTS_PER_TRANSACTION = 100;
+
 /**
  * Applies each event exactly once although Kafka delivers at least once: the event id is recorded
  * in `processed_event` in the same transaction as the handler's writes, so a redelivery finds it and
  * changes nothing. The offset is committed only after that transaction commits; a crash in between
- * redelivers the event, which is then skipped.
+ * redelivers the events, which are then skipped.
+ *
+ * The events kafkajs fetched together for one partition are applied in order in one transaction
+ * (up to MAX_EVENTS_PER_TRANSACTION) and their offsets committed once. When a handler fails, the
+ * chunk rolls back and its events are applied again one by one: those before the failing one
+ * commit, and the failing one is retried alone, as if batches did not exist.
  */
 export class IdempotentConsumer<Tx extends SqlClient> {
   readonly #consumer: Consumer;
@@ -52,7 +67,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
   async start(): Promise<void> {
     await this.#consumer.connect();
     await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: true });
-    await this.#consumer.run({ autoCommit: false, eachMessage: (payload) => this.#handle(payload) });
+    await this.#consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.#handleBatch(payload) });
   }
 
   async stop(): Promise<void> {
@@ -60,44 +75,106 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     await this.#consumer.disconnect();
   }
 
-  async #handle({ topic, partition, message }: EachMessagePayload): Promise<void> {
-    const eventId = header(message.headers, EVENT_HEADERS.id);
-    const next = (BigInt(message.offset) + 1n).toString();
-    if (!eventId) {
-      // Not a Tawsil event: nothing can apply it, and retrying would block the partition forever.
-      this.#log.error({ topic, partition, offset: message.offset }, "skipping a record without an event id");
-      await this.#consumer.commitOffsets([{ topic, partition, offset: next }]);
+  async #handleBatch({ batch, heartbeat, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
+    const { topic, partition } = batch;
+    for (let start = 0; start < batch.messages.length; start += MAX_EVENTS_PER_TRANSACTION) {
+      if (!isRunning() || isStale()) return; // stopping, or the partition moved: the rest is redelivered
+      const messages = batch.messages.slice(start, start + MAX_EVENTS_PER_TRANSACTION);
+      if (messages.length === 1) await this.#handle(topic, partition, messages[0]!);
+      else await this.#handleChunk(topic, partition, messages);
+      // The next fetch starts after what is committed; an unresolved offset would be fetched again.
+      resolveOffset(messages[messages.length - 1]!.offset);
+      await heartbeat();
+    }
+  }
+
+  /** Several events in one transaction; on any failure, one by one instead. */
+  async #handleChunk(topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<void> {
+    const events = messages.map((message) => eventOf(topic, partition, message));
+    let applied: boolean[];
+    try {
+      applied = await this.opts.runInTransaction(async (tx) => {
+        const ids = events.flatMap((event) => (event ? [event.eventId] : []));
+        const fresh = new Set((await tx.$queryRawUnsafe<{ event_id: string }[]>(CLAIM_EVENTS, this.opts.groupId, ids)).map((row) => row.event_id));
+        const outcomes: boolean[] = [];
+        for (const [i, event] of events.entries()) {
+          // Applied before (a redelivery), or a second copy within this very batch: only the first applies.
+          const apply = event !== undefined && fresh.delete(event.eventId);
+          if (apply) await this.#inSpan(event, messages[i]!, () => this.opts.handler(tx, event));
+          outcomes.push(apply);
+        }
+        return outcomes;
+      });
+    } catch (err) {
+      this.#log.warn({ err, topic, partition, events: messages.length }, "a batch of events failed, applying them one by one");
+      for (const message of messages) await this.#handle(topic, partition, message);
       return;
     }
-    const event: ConsumedEvent = {
-      eventId,
-      type: header(message.headers, EVENT_HEADERS.type) ?? "",
-      key: message.key?.toString() ?? "",
-      payload: message.value ?? new Uint8Array(),
-      topic,
-      partition,
-      offset: message.offset,
-    };
-    const parent = propagation.extract(ROOT_CONTEXT, message.headers ?? {}, kafkaHeaderGetter);
-    const span = trace.getTracer("@tawsil/events").startSpan(`consume ${topic}`, { kind: SpanKind.CONSUMER }, parent);
+    await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(messages[messages.length - 1]!) }]);
+    for (const [i, event] of events.entries()) {
+      if (event) this.opts.onDelivery?.(event, applied[i]!);
+      else this.#skipped(topic, partition, messages[i]!);
+    }
+  }
+
+  /** One event in a transaction of its own. */
+  async #handle(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+    const event = eventOf(topic, partition, message);
+    if (!event) {
+      this.#skipped(topic, partition, message);
+      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+      return;
+    }
     try {
-      const applied = await context.with(trace.setSpan(parent, span), () =>
+      const applied = await this.#inSpan(event, message, () =>
         this.opts.runInTransaction(async (tx) => {
-          const claimed = await tx.$executeRawUnsafe(CLAIM_EVENT, this.opts.groupId, eventId);
+          const claimed = await tx.$executeRawUnsafe(CLAIM_EVENT, this.opts.groupId, event.eventId);
           if (claimed === 0) return false; // applied before: a redelivery
           await this.opts.handler(tx, event);
           return true;
         }),
       );
-      await this.#consumer.commitOffsets([{ topic, partition, offset: next }]);
+      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
       this.opts.onDelivery?.(event, applied);
     } catch (err) {
-      this.#log.warn({ err, topic, partition, offset: message.offset, eventId }, "event handling failed, will retry");
+      this.#log.warn({ err, topic, partition, offset: message.offset, eventId: event.eventId }, "event handling failed, will retry");
       throw err; // kafkajs backs off and redelivers from the uncommitted offset
+    }
+  }
+
+  /** Runs `fn` in a consumer span of the trace the event's producer started. */
+  async #inSpan<R>(event: ConsumedEvent, message: KafkaMessage, fn: () => Promise<R>): Promise<R> {
+    const parent = propagation.extract(ROOT_CONTEXT, message.headers ?? {}, kafkaHeaderGetter);
+    const span = trace.getTracer("@tawsil/events").startSpan(`consume ${event.topic}`, { kind: SpanKind.CONSUMER }, parent);
+    try {
+      return await context.with(trace.setSpan(parent, span), fn);
     } finally {
       span.end();
     }
   }
+
+  /** Not a Tawsil event: nothing can apply it, and retrying would block the partition forever. */
+  #skipped(topic: string, partition: number, message: KafkaMessage): void {
+    this.#log.error({ topic, partition, offset: message.offset }, "skipping a record without an event id");
+  }
+}
+
+function eventOf(topic: string, partition: number, message: KafkaMessage): ConsumedEvent | undefined {
+  const eventId = header(message.headers, EVENT_HEADERS.id);
+  if (!eventId) return undefined;
+  return {
+    eventId,
+    type: header(message.headers, EVENT_HEADERS.type) ?? "",
+    key: message.key?.toString() ?? "",
+    payload: message.value ?? new Uint8Array(),
+    topic,
+    partition,
+    offset: message.offset,
+  };
+}
+
+function nextOffset(message: KafkaMessage): string {
+  return (BigInt(message.offset) + 1n).toString();
 }
 
 function header(headers: IHeaders | undefined, name: string): string | undefined {

@@ -6,7 +6,7 @@ export { OUTBOX_LAG_METRIC, registerOutboxLag } from "./outbox-lag";
 export type { EventPublisher, PublishedRecord } from "./publisher";
 export { KafkaEventPublisher } from "./kafka-publisher";
 export { IdempotentConsumer, startConsumer, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions, type Subscription } from "./idempotent-consumer";
-export { createKafka, kafkaReadinessCheck, type KafkaSettings } from "./kafka";
+export { createKafka, type KafkaSettings } from "./kafka";
 export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";
 export { BroadcastConsumer, invalidateOnEvents, type BroadcastConsumerOptions, type BroadcastEvent, type InvalidatedByEvents } from "./broadcast-consumer";

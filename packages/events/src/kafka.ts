@@ -1,6 +1,5 @@
 import { Kafka, logLevel, type LogEntry } from "kafkajs";
 import type { Logger } from "@tawsil/logging";
-import type { ReadinessCheck } from "@tawsil/rpc";
 
 export interface KafkaSettings {
   readonly clientId: string;
@@ -28,27 +27,4 @@ export function createKafka(settings: KafkaSettings): Kafka {
     },
     retry: { initialRetryTime: 100, retries: 8 },
   });
-}
-
-/**
- * Readiness of the broker: one admin connection kept for the process, asked to describe the cluster.
- * A broker that does not answer within the probe's deadline makes the service not ready.
- */
-export function kafkaReadinessCheck(kafka: Kafka): ReadinessCheck & { close(): Promise<void> } {
-  const admin = kafka.admin();
-  let connected: Promise<void> | undefined;
-  return {
-    name: "kafka",
-    async check() {
-      connected ??= admin.connect().catch((err: unknown) => {
-        connected = undefined;
-        throw err;
-      });
-      await connected;
-      await admin.describeCluster();
-    },
-    async close() {
-      if (connected) await admin.disconnect();
-    },
-  };
 }

@@ -1,16 +1,16 @@
 import type { Kafka } from "kafkajs";
-import { createKafka, kafkaReadinessCheck, type KafkaSettings } from "./kafka";
+import { createKafka, type KafkaSettings } from "./kafka";
 
 export interface ServiceKafka {
   readonly kafka: Kafka;
-  readonly readiness: ReturnType<typeof kafkaReadinessCheck>;
-  readonly name: "kafka";
-  close(): Promise<void>;
 }
 
-/** A service's broker connection: the kafkajs client, its readiness probe and its closer. */
+/**
+ * A service's broker client, shared by its relay, producers and consumers (each connects and
+ * closes its own). Deliberately not part of any readiness: a service with an outbox keeps taking
+ * writes while the broker is away (the relay sends them later; its lag is the OutboxLag alert), and
+ * a consumer's reads serve what it projected so far (consumer lag has alerts of its own).
+ */
 export function connectKafka(settings: KafkaSettings): ServiceKafka {
-  const kafka = createKafka(settings);
-  const readiness = kafkaReadinessCheck(kafka);
-  return { kafka, readiness, name: "kafka", close: () => readiness.close() };
+  return { kafka: createKafka(settings) };
 }

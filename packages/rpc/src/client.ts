@@ -7,6 +7,8 @@ import { currentRequestId } from "./request-context";
 export interface PeerClientOptions {
   /** Deadline for calls that do not set their own; a peer that hangs fails the call, never the caller. */
   readonly timeoutMs?: number;
+  /** Run before the call leaves, after the trace context is set (the gateway's per-peer circuit). */
+  readonly interceptors?: readonly Interceptor[];
 }
 
 const headerSetter = { set: (carrier: Headers, key: string, value: string) => carrier.set(key, value) };
@@ -28,7 +30,7 @@ export function createPeerClient<T extends DescService>(service: T, baseUrl: str
     baseUrl,
     httpVersion: "2",
     defaultTimeoutMs: opts.timeoutMs ?? 2000,
-    interceptors: [propagateContext],
+    interceptors: [propagateContext, ...(opts.interceptors ?? [])],
   });
   return createClient(service, transport);
 }

@@ -6,6 +6,13 @@ import { toEdgeError } from "./error-edge";
 import type { Metrics } from "./metrics";
 import { requestIdFrom, runWithRequestId } from "./request-context";
 
+/**
+ * The health protocol is a probe, like /readyz, not traffic: the gateway asks every service each
+ * second, and such answers in the RPC metrics would dilute the error-rate and latency alerts of a
+ * quiet service until a real outage no longer crossed their thresholds.
+ */
+const PROBE_SERVICE = "grpc.health.v1.Health";
+
 // Looked up per request, not at import: a tracer taken before the SDK registers stays a no-op.
 const tracer = () => trace.getTracer("@tawsil/rpc");
 
@@ -16,7 +23,7 @@ const headerGetter = {
 
 /**
  * Every inbound RPC: continues the caller's W3C trace, adopts (or creates) the request id, records
- * latency by outcome, and turns unexpected errors into a bare Internal error at the edge.
+ * latency by outcome (health probes excepted), and turns unexpected errors into a bare Internal error at the edge.
  */
 export function serverInterceptor(logger: Logger, metrics: Metrics): Interceptor {
   return (next) => (req) => {
@@ -27,7 +34,7 @@ export function serverInterceptor(logger: Logger, metrics: Metrics): Interceptor
     // Everything below, error logging included, runs inside the span and the request id.
     return context.with(trace.setSpan(parent, span), () =>
       runWithRequestId(requestId, async () => {
-        const stopTimer = metrics.rpcDuration.startTimer({ procedure });
+        const stopTimer = req.service.typeName === PROBE_SERVICE ? () => 0 : metrics.rpcDuration.startTimer({ procedure });
         try {
           const res = await next(req);
           res.header.set("x-request-id", requestId);

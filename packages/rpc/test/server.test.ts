@@ -27,15 +27,16 @@ afterEach(async () => {
 
 async function start(checks: { name: string; check: () => Promise<void> }[], readiness?: Readiness) {
   const { logger, lines } = capturedLogger();
+  const metrics = createMetrics("test");
   server = await startRpcServer({
     host: "127.0.0.1",
     port: 0,
     logger,
-    metrics: createMetrics("test"),
+    metrics,
     readiness: readiness ?? new Readiness(checks, logger, { cacheMs: 0 }),
     serviceNames: ["tawsil.test.v1.TestService"],
   });
-  return { server, lines };
+  return { server, lines, metrics };
 }
 
 describe("rpc server", () => {
@@ -46,6 +47,16 @@ describe("rpc server", () => {
     expect((await connect.check({ service: "" })).status).toBe(Status.SERVING);
     expect((await grpc.check({ service: "tawsil.test.v1.TestService" })).status).toBe(Status.SERVING);
     await expect(grpc.check({ service: "nope.v1.Nope" })).rejects.toMatchObject({ code: Code.NotFound });
+  });
+
+  it("keeps health probes out of the RPC metrics, which the error-rate and latency alerts read", async () => {
+    const { server, metrics } = await start([]);
+    const client = createClient(Health, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
+    expect((await client.check({ service: "" })).status).toBe(Status.SERVING);
+    // The registry the metrics port serves (service.test.ts): the RPC port serves no /metrics.
+    const text = await metrics.registry.metrics();
+    expect(text).toContain("process_cpu_user_seconds_total");
+    expect(text).not.toContain("grpc.health.v1.Health");
   });
 
   it("serves /healthz and /readyz over HTTP/1.1 on the same port, and not /metrics", async () => {

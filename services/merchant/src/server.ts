@@ -112,5 +112,5 @@ export async function merchantProcess(config: Config, logger: Logger): Promise<S
   const metrics = createMetrics("merchant");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
-  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, checks: [...parts.checks, broker.readiness], closers: [relay, broker, ...parts.closers] };
+  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, checks: parts.checks, closers: [relay, ...parts.closers] };
 }

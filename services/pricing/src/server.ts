@@ -110,7 +110,7 @@ export async function pricingProcess(config: Config, logger: Logger): Promise<Se
   staffingFeed.consumer.startInBackground();
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);
   merchantChanges.startInBackground();
-  const closers = [{ name: "city-staffing", close: () => staffingFeed.close() }, { name: "merchant-changes", close: () => merchantChanges.stop() }, broker, ...parts.closers];
+  const closers = [{ name: "city-staffing", close: () => staffingFeed.close() }, { name: "merchant-changes", close: () => merchantChanges.stop() }, ...parts.closers];
   const checks = [...parts.checks, staffingFeed.readiness];
   return { name: "pricing", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, checks, metrics: parts.metrics, closers };
 }

@@ -131,7 +131,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     routes: parts.routes,
     admin: parts.admin,
     serviceNames: SERVICE_NAMES,
-    checks: [...parts.checks, broker.readiness],
-    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, broker, ...parts.closers],
+    checks: parts.checks,
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, ...parts.closers],
   };
 }

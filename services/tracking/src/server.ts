@@ -69,5 +69,5 @@ export async function trackingProcess(config: Config, logger: Logger): Promise<S
   const parts = composeTrackingService(config, logger);
   const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
   const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
-  return { name: "tracking", config, logger, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: [...parts.checks, broker.readiness], closers: [consumer, broker, ...parts.closers] };
+  return { name: "tracking", config, logger, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [consumer, ...parts.closers] };
 }

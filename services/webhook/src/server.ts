@@ -121,5 +121,5 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const parts = composeWebhookService(config, logger);
   const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: [...parts.checks, broker.readiness], closers: [...workers, broker, ...parts.closers] };
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...workers, ...parts.closers] };
 }

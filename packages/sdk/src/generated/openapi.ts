@@ -1160,19 +1160,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["InternalErrorProblem"];
             };
         };
-        /** @description A dependency is unavailable and the operation failed closed; retry with bounded exponential backoff and jitter. */
+        /** @description A service this operation needs is unavailable and the operation failed closed; retry no sooner than `Retry-After` seconds, with bounded exponential backoff and jitter. Only the operations that need that service answer so; the others go on as usual. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-Correlation-Id": components["headers"]["XCorrelationId"];
                 "Content-Language": components["headers"]["ContentLanguage"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
             };
         };
-        /** @description The customer page, or its not-found (404), expired (410) or unavailable (503) page. */
+        /** @description The customer page, or its not-found (404) or expired (410) page. */
         TrackingPage: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1933,7 +1934,21 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
-            503: components["responses"]["TrackingPage"];
+            /** @description The tracking service is unavailable; an HTML page asking to reload after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getTrackingPageStylesheet: {

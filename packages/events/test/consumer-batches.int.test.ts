@@ -1,0 +1,110 @@
+/**
+ * The consumer applies what one fetch brought in a few transactions, not one per event, and keeps
+ * every guarantee of the one-by-one path: each event once, in partition order, a failing event
+ * retried alone while the events before it stay applied, a second copy of an event skipped.
+ */
+import { randomUUID } from "node:crypto";
+import { createKafka, EVENT_HEADERS, IdempotentConsumer } from "@tawsil/events";
+import { createLogger } from "@tawsil/logging";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ensureTopics } from "../../../scripts/infra/kafka";
+import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
+
+const brokers = inject("kafkaBrokers");
+const adminUrl = inject("databaseAdminUrl");
+const logger = createLogger({ service: "batch-test", level: "silent" });
+const run = randomUUID().slice(0, 8);
+const kafka = createKafka({ clientId: "batch-test", brokers: [...brokers], logger });
+
+let db: FixtureClient;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const database = await createFixtureDatabase(adminUrl, `tawsil_test_batches_${run}`);
+  drop = database.drop;
+  db = fixtureClient(database.url);
+});
+afterAll(async () => {
+  await db?.$disconnect();
+  await drop?.();
+});
+
+interface Sent {
+  readonly eventId: string;
+  readonly amount: number;
+}
+
+/** Sends the events to a new one-partition topic in one request, before any consumer reads it. */
+async function sendAll(topic: string, events: readonly Sent[]): Promise<void> {
+  await ensureTopics([...brokers], [{ topic, numPartitions: 1 }]);
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic,
+    messages: events.map(({ eventId, amount }) => ({ key: "account-1", value: Buffer.from(String(amount)), headers: { [EVENT_HEADERS.id]: eventId, [EVENT_HEADERS.type]: "test.Amount" } })),
+  });
+  await producer.disconnect();
+}
+
+/** Consumes the topic into the ledger until `expected` rows are there; counts the consumer's transactions. */
+async function consume(topic: string, expected: number, failOnceOn?: string) {
+  const tx = transactionsOf(db);
+  let transactions = 0;
+  const deliveries: { eventId: string; applied: boolean }[] = [];
+  let failed = false;
+  const consumer = new IdempotentConsumer({
+    kafka,
+    groupId: `test.batches.${topic}`,
+    topics: [topic],
+    logger,
+    runInTransaction: (fn) => {
+      transactions++;
+      return tx(fn);
+    },
+    handler: async (t, event) => {
+      if (event.eventId === failOnceOn && !failed) {
+        failed = true;
+        throw new Error("the handler fails once on this event");
+      }
+      await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, Number(Buffer.from(event.payload).toString()));
+    },
+    onDelivery: (event, applied) => deliveries.push({ eventId: event.eventId, applied }),
+  });
+  await consumer.start();
+  const deadline = Date.now() + 60_000;
+  const ids = () => db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ledger_entry`);
+  while (Number((await ids())[0]!.n) < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  // Let a wrongly repeated delivery show before stopping.
+  await new Promise((r) => setTimeout(r, 500));
+  await consumer.stop();
+  const rows = await db.$queryRawUnsafe<{ event_id: string; amount: number }[]>(`SELECT event_id::text, amount FROM ledger_entry ORDER BY id`);
+  await db.$executeRawUnsafe(`DELETE FROM ledger_entry`);
+  return { transactions, deliveries, rows };
+}
+
+const events = (n: number): Sent[] => Array.from({ length: n }, (_, i) => ({ eventId: randomUUID(), amount: i + 1 }));
+
+describe("the consumer applies a fetch in batches", () => {
+  it("applies 250 events once each and in order, in a handful of transactions", async () => {
+    const sent = events(250);
+    const topic = `test.batches.plain.${run}`;
+    await sendAll(topic, sent);
+    const { transactions, deliveries, rows } = await consume(topic, 250);
+    expect(rows).toEqual(sent.map((e) => ({ event_id: e.eventId, amount: e.amount })));
+    expect(deliveries.filter((d) => d.applied).map((d) => d.eventId)).toEqual(sent.map((e) => e.eventId));
+    // One transaction per event would be 250; a fetch is applied 100 events at a time.
+    expect(transactions).toBeLessThanOrEqual(10);
+  });
+
+  it("retries a failing event alone, keeps the events before it, and skips a second copy", async () => {
+    const sent = events(60);
+    const copy = sent[9]!; // republished later under the same event id
+    const topic = `test.batches.failing.${run}`;
+    await sendAll(topic, [...sent, copy]);
+    const { deliveries, rows } = await consume(topic, 60, sent[29]!.eventId);
+    expect(rows).toEqual(sent.map((e) => ({ event_id: e.eventId, amount: e.amount })));
+    const applied = deliveries.filter((d) => d.applied).map((d) => d.eventId);
+    expect(applied).toEqual(sent.map((e) => e.eventId));
+    expect(deliveries.at(-1)).toEqual({ eventId: copy.eventId, applied: false });
+  });
+});
