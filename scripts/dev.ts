@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
-import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, startMesh, TOPICS } from "./mesh";
+import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, type SidePorts, sidePortsFrom, startMesh, TOPICS } from "./mesh";
 import { generateIdentityKeys, identityFrom, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { dropDatabase } from "../packages/db/src/index";
 import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/namespace";
@@ -41,6 +41,8 @@ export interface DevStackOptions {
   readonly gatewayPort: number;
   /** Ports of the services, in SERVICES order. */
   readonly servicePorts: readonly number[];
+  /** Admin listeners and metrics ports. */
+  readonly sidePorts: SidePorts;
   readonly kafkaPort?: number;
   readonly kafkaControllerPort?: number;
   /** PostgreSQL admin url; else the local server, else an embedded one. */
@@ -112,6 +114,7 @@ export class DevStack {
       kafkaBrokers: this.kafka.brokers,
       gatewayPort: opts.gatewayPort,
       servicePorts: opts.servicePorts,
+      sidePorts: opts.sidePorts,
       logDir: this.logDir,
       log: say,
       ...(opts.env ? { env: opts.env } : {}),
@@ -125,9 +128,11 @@ export class DevStack {
       },
     });
 
+    const merchant = this.mesh.processes.find((p) => p.name === "merchant")!;
     await seedDevMerchants({
       identity: identityFrom(this.mesh.identityKeys, "gateway"),
-      merchantUrl: this.mesh.processes.find((p) => p.name === "merchant")!.url,
+      merchantUrl: merchant.url,
+      merchantAdminUrl: merchant.adminUrl!,
       gatewayBaseUrl: this.gatewayBaseUrl,
       credentialsFile: this.credentialsFile,
       log: say,
@@ -217,6 +222,7 @@ async function main(): Promise<void> {
       dbPrefix: devDatabasePrefix(ROOT),
       gatewayPort,
       servicePorts: SERVICES.map((_, i) => firstServicePort + i),
+      sidePorts: sidePortsFrom(firstServicePort),
       kafkaPort,
       kafkaControllerPort,
       ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}),
@@ -258,6 +264,8 @@ async function main(): Promise<void> {
         [
           { what: "gateway", port: gatewayPort, setting: "GATEWAY_PORT" },
           ...SERVICES.map((name, i) => ({ what: `${name} service`, port: stack.opts.servicePorts[i]!, setting: "FIRST_SERVICE_PORT" })),
+          ...Object.entries(stack.opts.sidePorts.admin).map(([name, port]) => ({ what: `${name} admin listener`, port, setting: "FIRST_SERVICE_PORT" })),
+          ...Object.entries(stack.opts.sidePorts.metrics).map(([name, port]) => ({ what: `${name} metrics`, port, setting: "FIRST_SERVICE_PORT" })),
           { what: "Kafka", port: kafkaPort, setting: "KAFKA_PORT" },
           { what: "Kafka controller", port: kafkaControllerPort, setting: "KAFKA_CONTROLLER_PORT" },
         ],
@@ -280,10 +288,10 @@ async function main(): Promise<void> {
   );
   console.log(`
 Tawsil is running (sandbox) — ready in ${((Date.now() - t0) / 1000).toFixed(1)} s
-  gateway      ${stack.gatewayBaseUrl}      (/readyz, /healthz, /metrics)
+  gateway      ${stack.gatewayBaseUrl}      (/readyz, /healthz; /metrics on ${mesh.processes.find((p) => p.name === "gateway")!.metricsUrl})
 ${mesh.processes
   .filter((p) => p.name !== "gateway")
-  .map((p) => `  ${p.name.padEnd(12)} ${p.url}   (Connect + gRPC, /readyz)`)
+  .map((p) => `  ${p.name.padEnd(12)} ${p.url}   (Connect + gRPC, /readyz; /metrics on ${p.metricsUrl}${p.adminUrl ? `; admin RPCs on ${p.adminUrl}` : ""})`)
   .join("\n")}
   PostgreSQL   ${new URL(postgres.adminUrl).host}   databases ${stack.opts.dbPrefix}<service> (this checkout's; make dev-reset starts them afresh)
   Kafka        ${kafka.brokers.join(",")}

@@ -22,6 +22,39 @@ export type DatabaseServiceName = (typeof SERVICES_WITH_DATABASE)[number];
 
 export const ownsDatabase = (name: ServiceName): name is DatabaseServiceName => (SERVICES_WITH_DATABASE as readonly ServiceName[]).includes(name);
 
+/** The services with operators' RPCs, served on an admin listener of their own (ADMIN_PORT). */
+export const ADMIN_SERVICES = ["merchant", "shipment"] as const satisfies readonly ServiceName[];
+export type AdminServiceName = (typeof ADMIN_SERVICES)[number];
+const hasAdmin = (name: ServiceName): name is AdminServiceName => (ADMIN_SERVICES as readonly ServiceName[]).includes(name);
+
+/** The ports beside each process's own: the admin listeners and every process's /metrics. */
+export interface SidePorts {
+  readonly admin: Readonly<Record<AdminServiceName, number>>;
+  readonly metrics: Readonly<Record<ServiceName | "gateway", number>>;
+}
+
+/**
+ * Side ports next to services numbered from `first` (make dev, a bench on fixed ports): the
+ * admin listener of the service at first+i on first+10+i, its metrics on first+20+i, the
+ * gateway's metrics on first+26. So FIRST_SERVICE_PORT alone moves a whole mesh.
+ */
+export function sidePortsFrom(first: number): SidePorts {
+  const at = (name: ServiceName) => SERVICES.indexOf(name);
+  return {
+    admin: Object.fromEntries(ADMIN_SERVICES.map((name) => [name, first + 10 + at(name)])) as Record<AdminServiceName, number>,
+    metrics: { ...Object.fromEntries(SERVICES.map((name, i) => [name, first + 20 + i])), gateway: first + 20 + SERVICES.length } as Record<ServiceName | "gateway", number>,
+  };
+}
+
+/** Side ports each picked by `free` (tests and benches on free ports). */
+export async function freeSidePorts(free: () => Promise<number>): Promise<SidePorts> {
+  const admin: Record<string, number> = {};
+  const metrics: Record<string, number> = {};
+  for (const name of ADMIN_SERVICES) admin[name] = await free();
+  for (const name of [...SERVICES, "gateway"]) metrics[name] = await free();
+  return { admin, metrics } as SidePorts;
+}
+
 /** Kafka topics of the architecture; created before any service starts. */
 export const TOPICS = [
   { topic: "shipment.shipment.events.v1", numPartitions: 3 },
@@ -55,6 +88,8 @@ export interface MeshOptions {
   readonly gatewayPort: number;
   /** Ports of the services, in SERVICES order. */
   readonly servicePorts: readonly number[];
+  /** Admin listeners and metrics ports. */
+  readonly sidePorts: SidePorts;
   /** Each process writes its JSON log lines to `<logDir>/<name>.log`. */
   readonly logDir: string;
   /** Settings for every process (log level, environment). */
@@ -72,6 +107,9 @@ export interface MeshOptions {
 export interface RunningProcess {
   readonly name: string;
   readonly url: string;
+  /** Its admin listener (merchant and shipment only). */
+  readonly adminUrl: string | undefined;
+  readonly metricsUrl: string;
   readonly child: ChildProcess;
 }
 
@@ -90,6 +128,8 @@ interface LaunchSpec {
   readonly name: string;
   readonly cwd: string;
   readonly port: number;
+  readonly adminPort: number | undefined;
+  readonly metricsPort: number;
   readonly env: Record<string, string>;
 }
 
@@ -111,6 +151,8 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
     name,
     cwd: path.join(ROOT, "services", name),
     port: port(opts.servicePorts, i),
+    adminPort: hasAdmin(name) ? opts.sidePorts.admin[name] : undefined,
+    metricsPort: opts.sidePorts.metrics[name],
     env: {
       ...common,
       // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
@@ -121,8 +163,16 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...opts.serviceEnv?.[name],
     },
   }));
-  launches.push({ name: "gateway", cwd: path.join(ROOT, "gateway"), port: opts.gatewayPort, env: { ...common, ...serviceUrls, ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv } });
-  const start = (spec: LaunchSpec) => launch(spec.name, spec.cwd, spec.port, opts.logDir, spec.env);
+  launches.push({
+    name: "gateway",
+    cwd: path.join(ROOT, "gateway"),
+    port: opts.gatewayPort,
+    adminPort: undefined,
+    metricsPort: opts.sidePorts.metrics.gateway,
+    // The broker carries access revocations to the gateway.
+    env: { ...common, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
+  });
+  const start = (spec: LaunchSpec) => launch(spec, opts.logDir);
   const processes: RunningProcess[] = launches.map(start);
   const mesh: Mesh = {
     gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`,
@@ -156,18 +206,31 @@ function port(ports: readonly number[], i: number): number {
   return value;
 }
 
-function launch(name: string, cwd: string, port: number, logDir: string, env: Record<string, string>): RunningProcess {
+function launch({ name, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
   const out = createWriteStream(path.join(logDir, `${name}.log`), { flags: "a" });
   // The compiled bundle (`make build`, scripts/build.ts), never the TypeScript through tsx: what
   // runs here is what the image runs. Source maps point stack traces at the TypeScript.
   const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
     cwd,
-    env: { ...process.env, ...env, HOST: "127.0.0.1", PORT: String(port) },
+    env: {
+      ...process.env,
+      ...env,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      ...(adminPort === undefined ? {} : { ADMIN_PORT: String(adminPort) }),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
-  return { name, url: `http://127.0.0.1:${port}`, child };
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    adminUrl: adminPort === undefined ? undefined : `http://127.0.0.1:${adminPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    child,
+  };
 }
 
 async function waitReady(p: RunningProcess, timeoutMs: number, log: (line: string) => void): Promise<void> {

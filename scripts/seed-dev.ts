@@ -20,8 +20,10 @@ import {
 import type { ServiceIdentity } from "../packages/rpc/src/service-identity";
 
 export interface SeedOptions {
-  /** The merchant service (its admin API is not exposed by the gateway). */
+  /** The merchant service's port: the seed checks reused credentials by issuing a token there. */
   readonly merchantUrl: string;
+  /** Its admin listener: merchants, clients, places and rate cards are created there. */
+  readonly merchantAdminUrl: string;
   /** Written as TAWSIL_BASE_URL and used in the printed curl. */
   readonly gatewayBaseUrl: string;
   /**
@@ -77,7 +79,7 @@ const RATE_CARD_V1 = {
 };
 
 export async function seedDevMerchants(opts: SeedOptions): Promise<void> {
-  const admin = createAdminClient(opts.merchantUrl);
+  const admin = createAdminClient(opts.merchantAdminUrl);
   const tokens = createTokenClient(opts.merchantUrl, opts.identity);
   const previous = readDotenv(opts.credentialsFile);
   const credentials: Record<string, string> = { TAWSIL_BASE_URL: opts.gatewayBaseUrl };

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
 import type { ServiceIdentity } from "@tawsil/rpc";
 import type { Registry } from "prom-client";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
 import type { Scope } from "./auth/principal";
+import { Revocations } from "./auth/revocations";
 import { SigningKeys } from "./auth/signing-keys";
 import { TokenVerifier } from "./auth/token-verifier";
 import { createPeers } from "./clients";
@@ -46,9 +47,12 @@ declare module "fastify" {
 export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
+  /** The process's metrics (the HTTP histogram registers here); served on METRICS_PORT by main.ts. */
   readonly registry: Registry;
   /** Signs every call to a service with the gateway's service token; none in local runs without keys. */
   readonly identity?: ServiceIdentity | undefined;
+  /** Access revoked before expiry, fed by main.ts from the merchant service's events; none when absent. */
+  readonly revocations?: Revocations;
 }
 
 /**
@@ -80,6 +84,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     genReqId: () => randomUUID(),
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
+    // request.ip (the token endpoint's per-address limit) from X-Forwarded-For, trusting only as
+    // many entries as there are proxies in front: a client cannot pick its own address.
+    trustProxy: (_address: string, hop: number) => hop < config.TRUSTED_PROXY_HOPS,
   });
   app.addHook("onRoute", (route) => parameterised.add(route.url));
   app.decorateRequest("principal", undefined);
@@ -111,14 +118,17 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const keys = new SigningKeys(peers.merchant);
   // Read at once, so the gateway is ready as soon as the issuer answers; /readyz asks again until then.
   keys.refresh().catch(() => {});
-  registerProbeRoutes(app, gatewayReadiness(keys, health.statuses), deps.registry);
-  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS });
+  registerProbeRoutes(app, gatewayReadiness(keys, health.statuses));
+  const revocations = deps.revocations ?? new Revocations(0);
+  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS }, revocations);
   const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);
   const guard = (scope?: Scope) => [authenticate(verifier, scope), limitPerClient(perClient)];
   app.decorate("guard", guard);
 
   registerTokenEndpoint(app, {
     merchant: peers.merchant,
+    perAddress: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
+    global: new TokenBuckets(config.TOKEN_GLOBAL_BURST, config.TOKEN_GLOBAL_RATE_PER_SECOND),
     perClient: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_MINUTE, 60),
     lockout: new AuthLockout(config.AUTH_FAILURES_BEFORE_LOCKOUT, 60, config.AUTH_LOCKOUT_SECONDS),
     lockoutPolicy: { quota: config.AUTH_FAILURES_BEFORE_LOCKOUT, windowSeconds: 60 },

@@ -1,12 +1,15 @@
-import { commonEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
-export const schema = commonEnv.extend({
-  /** The HTTP port: the REST API, /healthz, /readyz and /metrics. */
+export const schema = commonEnv
+  // Access revocations (AccessRevoked on merchant.merchant.events.v1); the gateway's readiness does not depend on the broker.
+  .extend(kafkaEnv.shape)
+  .extend({
+  /** The HTTP port: the REST API, /healthz and /readyz (/metrics is on METRICS_PORT). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** The public base address: problem types and links are built from it. */
   PUBLIC_BASE_URL: z.url().default("http://localhost:8080"),
@@ -32,6 +35,8 @@ export const schema = commonEnv.extend({
   TOKEN_ISSUER: z.url().optional(),
   /** Tokens must carry this audience (`aud`). */
   TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2"),
+  /** The longest an access token lives (the merchant service's TOKEN_TTL_SECONDS or more): how far back a starting replica reads revocations. */
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   /** Accepted clock difference for exp, nbf and iat (decisions.md section 10). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(60),
   /** Request bodies above this many bytes are refused with 413 before they are read (decisions.md section 14: 256 KiB). */
@@ -42,6 +47,14 @@ export const schema = commonEnv.extend({
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
   /** Token endpoint: requests per minute per client id. */
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  /** Token endpoint: requests per minute from one client address, whatever the client ids (random ids from one address stop here). */
+  TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Token endpoint, all clients together, per replica: token requests per second passed to the merchant service (each costs it a scrypt verification). */
+  TOKEN_GLOBAL_RATE_PER_SECOND: z.coerce.number().positive().default(50),
+  /** Token endpoint, all clients together, per replica: requests allowed in a burst above TOKEN_GLOBAL_RATE_PER_SECOND. */
+  TOKEN_GLOBAL_BURST: z.coerce.number().int().positive().default(100),
+  /** Proxies in front of the gateway whose X-Forwarded-For entry is trusted for the client address (1 behind one ingress); 0 takes the peer address. */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** Failed client authentications per minute that lock a client id. */
   AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
   /** How long a locked client id stays locked. */

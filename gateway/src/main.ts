@@ -1,16 +1,43 @@
 import { createLogger, initTracing } from "@tawsil/logging";
-import { createMetrics, drainOnSignals, processIdentity } from "@tawsil/rpc";
+import { METRICS_PORT_OFFSET, sidePort } from "@tawsil/config";
+import { createKafka } from "@tawsil/events";
+import { createMetrics, drainOnSignals, processIdentity, startMetricsServer } from "@tawsil/rpc";
 import { buildGateway } from "./app";
+import { Revocations } from "./auth/revocations";
 import { readConfig } from "./config";
+import { listenToAccessRevocations } from "./consumers/access-revocations";
 
 const config = readConfig(process.env);
 initTracing();
 const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 const metrics = createMetrics("gateway");
 
+// A token issued just before a revocation may live its lifetime plus the accepted skew.
+const tokenLifeMs = (config.TOKEN_TTL_SECONDS + config.TOKEN_CLOCK_SKEW_SECONDS) * 1000;
+const revocations = new Revocations(tokenLifeMs);
+const revocationFeed = listenToAccessRevocations({
+  kafka: createKafka({ clientId: "gateway", brokers: config.KAFKA_BROKERS, logger }),
+  revocations,
+  lookbackMs: tokenLifeMs,
+  logger,
+  registry: metrics.registry,
+});
+// In the background: the gateway serves without the broker (readiness never waits on it).
+revocationFeed.startInBackground();
+
 // The gateway serves no RPC: it only signs its calls (in production, a missing key stops it here).
-const app = buildGateway({ config, logger, registry: metrics.registry, identity: processIdentity("gateway", config, logger).self });
+const app = buildGateway({ config, logger, registry: metrics.registry, revocations, identity: processIdentity("gateway", config, logger).self });
 
 await app.listen({ host: config.HOST, port: config.PORT });
-logger.info({ url: `http://${config.HOST}:${config.PORT}`, environment: config.TAWSIL_ENVIRONMENT }, "listening");
-drainOnSignals(logger, [{ name: "http", close: () => app.close() }], config.SHUTDOWN_GRACE_MS + 5_000);
+// Prometheus reads the gateway on a port the ingress never routes to, so the internet cannot.
+const scrape = await startMetricsServer({ host: config.HOST, port: sidePort(config.PORT, config.METRICS_PORT, METRICS_PORT_OFFSET), registry: metrics.registry });
+logger.info({ url: `http://${config.HOST}:${config.PORT}`, metricsUrl: scrape.url, environment: config.TAWSIL_ENVIRONMENT }, "listening");
+drainOnSignals(
+  logger,
+  [
+    { name: "http", close: () => app.close() },
+    { name: "access-revocations", close: () => revocationFeed.stop() },
+    { name: "metrics", close: () => scrape.close() },
+  ],
+  config.SHUTDOWN_GRACE_MS + 5_000,
+);

@@ -29,6 +29,8 @@ function gatewayConfig(urls: Record<ServiceName, string>) {
   return readConfig({
     PORT: "0",
     PUBLIC_BASE_URL: "https://api.tawsil.test",
+    // Required; buildGateway alone starts no revocation feed (main.ts does).
+    KAFKA_BROKERS: "127.0.0.1:9092",
     PEER_HEALTH_INTERVAL_MS: "100",
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, urls[name]])),
   });

@@ -7,7 +7,7 @@ import { decodeJwt } from "jose";
 import { freePort } from "../../packages/testing/src/free-port";
 import { devDatabasePrefix } from "../checkout/namespace";
 import type { DevStackOptions } from "../dev";
-import { SERVICES } from "../mesh";
+import { freeSidePorts, SERVICES, sidePortsFrom } from "../mesh";
 import { readDotenv } from "../seed-dev";
 import { call } from "./driver";
 import type { BenchSettings } from "./settings";
@@ -20,6 +20,7 @@ export const BENCH_ENV = {
   RATE_LIMIT_PER_SECOND: "1000000",
   RATE_LIMIT_BURST: "1000000",
   TOKEN_RATE_LIMIT_PER_MINUTE: "1000",
+  TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000",
   // The sandbox fleet, on as in `make dev` (said explicitly: the idle figures are about it).
   SANDBOX_FLEET_ENABLED: "true",
 };
@@ -37,6 +38,7 @@ export async function benchStackOptions(settings: BenchSettings): Promise<Omit<D
     dbPrefix: `${devDatabasePrefix(ROOT)}bench_`,
     gatewayPort: settings.gatewayPort ?? (await freePort()),
     servicePorts,
+    sidePorts: first ? sidePortsFrom(first) : await freeSidePorts(freePort),
     kafkaPort: settings.kafkaPort ?? (await freePort()),
     kafkaControllerPort: settings.kafkaPort ? settings.kafkaPort + 1 : await freePort(),
     ...(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {}),

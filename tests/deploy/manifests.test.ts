@@ -50,6 +50,7 @@ describe.each(PROCESSES)("process %s", (name) => {
   const deployment = find(base, "Deployment", name);
   const container = mainContainer(name);
   const port = container.ports?.[0];
+  const metricsPort = container.ports?.find((p) => p.name === "metrics");
 
   it("has a Deployment, Service, ServiceAccount, ConfigMap, PodDisruptionBudget and HorizontalPodAutoscaler", () => {
     expect(workload(deployment).selector?.matchLabels).toEqual(serverLabels(name));
@@ -91,8 +92,24 @@ describe.each(PROCESSES)("process %s", (name) => {
 
   it("is scraped for metrics on its serving port", () => {
     expect(workload(deployment).template.metadata.annotations).toEqual({
-      "prometheus.io/scrape": "true", "prometheus.io/port": String(port?.containerPort), "prometheus.io/path": "/metrics",
+      "prometheus.io/scrape": "true", "prometheus.io/port": String(metricsPort?.containerPort), "prometheus.io/path": "/metrics",
     });
+  });
+
+  it("serves /metrics on a port of its own, which its Service (one port: the serving one) leaves out", () => {
+    expect(metricsPort?.containerPort).toBeGreaterThan(0);
+    expect(metricsPort?.containerPort).not.toBe(port?.containerPort);
+    expect(configOf(name).METRICS_PORT).toBe(String(metricsPort?.containerPort));
+    expect((find(base, "Service", name).spec as { ports: { port: number }[] }).ports.map((p) => p.port)).toEqual([port?.containerPort]);
+  });
+
+  it("keeps admin RPCs, if it has any, on a loopback port that no containerPort or Service names", () => {
+    const data = configOf(name);
+    expect("ADMIN_PORT" in data).toBe(name === "merchant" || name === "shipment");
+    if (!("ADMIN_PORT" in data)) return;
+    // ADMIN_HOST is left to its default, 127.0.0.1: reached by `kubectl port-forward`, by no pod.
+    expect("ADMIN_HOST" in data).toBe(false);
+    expect(container.ports?.map((p) => String(p.containerPort))).not.toContain(data.ADMIN_PORT);
   });
 
   it("is given more termination grace than its preStop pause, SHUTDOWN_GRACE_MS and the drain's allowance together", () => {

@@ -1,5 +1,5 @@
 /**
- * Monitoring as rendered: a PodMonitor scraping every process's serving port at /metrics, and the
+ * Monitoring as rendered: a PodMonitor scraping every process's metrics port at /metrics, and the
  * Grafana dashboard ConfigMap (deploy/monitoring) with the panels operators need, on metrics the
  * alerts also use.
  */
@@ -14,11 +14,12 @@ interface PodMonitorSpec { selector: { matchLabels: Record<string, string> }; po
 describe.each(["overlays/sandbox", "overlays/production"])("monitoring of %s", (dir) => {
   const manifests = render(path.join(DEPLOY, dir));
 
-  it.each(PROCESSES)("scrapes %s: a PodMonitor on its pods' serving port at /metrics", (name) => {
+  it.each(PROCESSES)("scrapes %s: a PodMonitor on its pods' metrics port at /metrics", (name) => {
     const deployment = find(manifests, "Deployment", name);
     const spec = find(manifests, "PodMonitor", name).spec as PodMonitorSpec;
     expect(spec.selector.matchLabels).toEqual(workload(deployment).selector?.matchLabels);
-    const port = podSpec(deployment).containers[0]?.ports?.[0];
+    const port = podSpec(deployment).containers[0]?.ports?.find((p) => p.name === "metrics");
+    expect(port).toBeDefined();
     expect(spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: port?.name, path: "/metrics" })]);
   });
 

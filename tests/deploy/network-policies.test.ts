@@ -22,6 +22,8 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
   const server = (name: string) => pod(workload(find(manifests, "Deployment", name)).template.metadata.labels);
   const migration = (name: string) => pod(workload(find(manifests, "Job", `${name}-migrate`)).template.metadata.labels);
   const portOf = (name: string) => workload(find(manifests, "Deployment", name)).template.spec.containers[0]?.ports?.[0]?.containerPort ?? -1;
+  const metricsPortOf = (name: string) => workload(find(manifests, "Deployment", name)).template.spec.containers[0]?.ports?.find((p) => p.name === "metrics")?.containerPort ?? -1;
+  const configOf = (name: string) => find(manifests, "ConfigMap", `${name}-config`).data ?? {};
 
   const prometheus = pod({ "app.kubernetes.io/name": "prometheus" }, "monitoring");
   const broker = pod({ "strimzi.io/cluster": "tawsil", "strimzi.io/kind": "Kafka" }, "kafka");
@@ -64,8 +66,19 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     }
   });
 
-  it.each(PROCESSES)("let Prometheus scrape %s on its port", (name) => {
-    expect(allowed(policies, { from: prometheus, to: server(name), port: portOf(name) })).toBe(true);
+  it.each(PROCESSES)("let Prometheus scrape %s on its metrics port, and no other pod or outsider reach that port", (name) => {
+    expect(allowed(policies, { from: prometheus, to: server(name), port: metricsPortOf(name) })).toBe(true);
+    for (const from of [internet, ...strangers, ...PROCESSES.filter((p) => p !== name).map(server)]) {
+      expect(allowed(policies, { from, to: server(name), port: metricsPortOf(name) })).toBe(false);
+    }
+  });
+
+  it.each(["merchant", "shipment"])("admit nobody to the %s admin port: operators reach it by port-forward", (name) => {
+    const adminPort = Number(configOf(name).ADMIN_PORT);
+    expect(adminPort).toBeGreaterThan(0);
+    for (const from of [internet, prometheus, ...strangers, ...PROCESSES.filter((p) => p !== name).map(server)]) {
+      expect(allowed(policies, { from, to: server(name), port: adminPort })).toBe(false);
+    }
   });
 
   it.each(PROCESSES)("open PostgreSQL and Kafka to %s exactly when its config.ts reads them", (name) => {

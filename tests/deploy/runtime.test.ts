@@ -113,11 +113,11 @@ describe("each process's image's runtime tree", () => {
 });
 
 /** Starts a process from the runtime tree as its pod does; resolves once its /readyz answers 200. */
-async function serve(name: ProcessName, env: Record<string, string>): Promise<{ url: string; stop(): Promise<number | null> }> {
-  const port = await freePort();
+async function serve(name: ProcessName, env: Record<string, string>): Promise<{ url: string; adminUrl: string; metricsUrl: string; stop(): Promise<number | null> }> {
+  const [port, adminPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
     cwd: path.join(appOf(name), sourceDir(name)),
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), ADMIN_PORT: String(adminPort), METRICS_PORT: String(metricsPort), LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -138,7 +138,7 @@ async function serve(name: ProcessName, env: Record<string, string>): Promise<{ 
     await stop();
     throw new Error(`${name} not ready from the runtime tree:\n${output}`);
   }
-  return { url, stop };
+  return { url, adminUrl: `http://127.0.0.1:${adminPort}`, metricsUrl: `http://127.0.0.1:${metricsPort}`, stop };
 }
 
 describe("processes served from the runtime tree", () => {
@@ -179,14 +179,14 @@ describe("processes served from the runtime tree", () => {
     });
     try {
       // A lookup by code: a query on a model, planned by the WebAssembly query compiler.
-      const res = await fetch(`${merchant.url}/tawsil.merchant.v1.MerchantAdminService/GetMerchantByCode`, {
+      const res = await fetch(`${merchant.adminUrl}/tawsil.merchant.v1.MerchantAdminService/GetMerchantByCode`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ code: "NO-SUCH-MERCHANT" }),
       });
       expect(await res.json()).toMatchObject({ code: "not_found" });
       // Its outbox relay exports the lag its OutboxLag alert reads, on the /metrics its PodMonitor scrapes.
-      expect(await (await fetch(`${merchant.url}/metrics`)).text()).toMatch(/^outbox_oldest_unsent_age_seconds\{service="merchant"\} 0$/m);
+      expect(await (await fetch(`${merchant.metricsUrl}/metrics`)).text()).toMatch(/^outbox_oldest_unsent_age_seconds\{service="merchant"\} 0$/m);
     } finally {
       expect(await merchant.stop()).toBe(0);
     }
@@ -218,7 +218,8 @@ describe("processes served from the runtime tree", () => {
     const peers = Object.fromEntries(["MERCHANT", "SHIPMENT", "PRICING", "DISPATCH", "TRACKING", "WEBHOOK"].map((s) => [`${s}_SERVICE_URL`, "http://127.0.0.1:9"]));
     const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
       cwd: path.join(appOf("gateway"), sourceDir("gateway")),
-      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...peers },
+      // The broker carries access revocations; the gateway serves whether or not it answers.
+      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), METRICS_PORT: String(await freePort()), LOG_LEVEL: "warn", KAFKA_BROKERS, ...peers },
       stdio: "inherit",
     });
     const url = `http://127.0.0.1:${port}`;

@@ -49,14 +49,14 @@ beforeAll(async () => {
     brokers: inject("kafkaBrokers"),
     // Per-client and token limits raised so 429s do not mask everything else; public tracking,
     // the failed-authentication lockout and secret rotation keep theirs (the rate-limit checks).
-    env: { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000", TOKEN_RATE_LIMIT_PER_MINUTE: "100000" },
+    env: { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000", TOKEN_RATE_LIMIT_PER_MINUTE: "100000", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000", TOKEN_GLOBAL_RATE_PER_SECOND: "100000", TOKEN_GLOBAL_BURST: "100000" },
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     beforeStart: (urls) => putFleetOnShift(urls.dispatch, { cities: ["RUH"], busy: true }),
   });
   const { credentials } = testMesh;
   // A DRAFT merchant of its own: its shipments wait in PENDING_APPROVAL, which nothing but a
   // cancel changes, so any change to them is the fuzzer's doing.
-  const admin = createAdminClient(testMesh.mesh.processes.find((p) => p.name === "merchant")!.url);
+  const admin = createAdminClient(testMesh.mesh.processes.find((p) => p.name === "merchant")!.adminUrl!);
   const code = `FUZZ-${SEED}`.slice(0, 20);
   await admin.createMerchant({ code, displayName: "Fuzz Store", legalName: "Fuzz Trading" });
   await admin.addRateCard({ merchantCode: code, terms: { baseFee: "15.00", includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] }, expectedVersion: 1 });

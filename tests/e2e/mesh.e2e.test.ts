@@ -425,7 +425,7 @@ describe("the mesh", () => {
     // A merchant of its own, so that suspending it disturbs no other test.
     const code = `CACHE-${randomUUID().slice(0, 6).toUpperCase()}`;
     const terms = (baseFee: string) => ({ baseFee, includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] });
-    const admin = () => createAdminClient(mesh.processes.find((p) => p.name === "merchant")!.url);
+    const admin = () => createAdminClient(mesh.processes.find((p) => p.name === "merchant")!.adminUrl!);
     let token: string;
     const post = (path: string, body: unknown) =>
       fetch(`${mesh.gatewayUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -520,8 +520,10 @@ describe("the mesh", () => {
     const code = `DRAFT-${randomUUID().slice(0, 6).toUpperCase()}`;
     let token: string;
     const processUrl = (name: string) => mesh.processes.find((p) => p.name === name)!.url;
+    /** Operators' RPCs answer on each service's admin listener only. */
+    const adminUrl = (name: string) => mesh.processes.find((p) => p.name === name)!.adminUrl!;
     const transport = (name: string) => createConnectTransport({ baseUrl: processUrl(name), httpVersion: "2" });
-    const operator = () => createClient(ShipmentAdminService, transport("shipment"));
+    const operator = () => createClient(ShipmentAdminService, createConnectTransport({ baseUrl: adminUrl("shipment"), httpVersion: "2" }));
     const headers = () => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
 
     async function create(): Promise<string> {
@@ -556,7 +558,7 @@ describe("the mesh", () => {
     }
 
     beforeAll(async () => {
-      const admin = createAdminClient(processUrl("merchant"));
+      const admin = createAdminClient(adminUrl("merchant"));
       await admin.createMerchant({ code, displayName: "Draft Store", legalName: "Draft Trading" });
       await admin.addRateCard({
         merchantCode: code,

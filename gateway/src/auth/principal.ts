@@ -6,6 +6,8 @@ export interface Principal {
   readonly scopes: ReadonlySet<string>;
   /** Expiry, epoch seconds. */
   readonly expiresAt: number;
+  /** When the merchant service issued the token (`iat`), epoch seconds: revocations compare with it. */
+  readonly issuedAt: number;
 }
 
 export const SCOPES = ["shipments:read", "shipments:write", "webhooks:manage"] as const;

@@ -1,5 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify } from "jose";
 import type { Principal } from "./principal";
+import type { Revocations } from "./revocations";
 import type { SigningKeys } from "./signing-keys";
 import { isUuid } from "@tawsil/domain";
 
@@ -28,9 +29,17 @@ export class TokenVerifier {
   constructor(
     private readonly keys: SigningKeys,
     private readonly expect: { issuer: string; audience: string; clockSkewSeconds: number },
+    private readonly revocations?: Revocations,
   ) {}
 
   async verify(token: string): Promise<Principal> {
+    const principal = await this.#verifiedOrCached(token);
+    // Asked on every request, cached or not: a revocation applies from the moment it is heard of.
+    if (this.revocations?.revoked(principal)) throw new InvalidTokenError("revoked");
+    return principal;
+  }
+
+  async #verifiedOrCached(token: string): Promise<Principal> {
     const now = Date.now() / 1000;
     const cached = this.#cache.get(token);
     if (cached) {
@@ -65,11 +74,11 @@ export class TokenVerifier {
         throw invalid(retryError);
       }
     }
-    const { sub, merchant_id: merchantId, scope, exp } = payload as Record<string, unknown>;
-    if (typeof sub !== "string" || typeof merchantId !== "string" || !isUuid(merchantId) || typeof scope !== "string" || typeof exp !== "number") {
+    const { sub, merchant_id: merchantId, scope, exp, iat } = payload as Record<string, unknown>;
+    if (typeof sub !== "string" || typeof merchantId !== "string" || !isUuid(merchantId) || typeof scope !== "string" || typeof exp !== "number" || typeof iat !== "number") {
       throw new InvalidTokenError("claims missing or malformed");
     }
-    return { clientId: sub, merchantId, scopes: new Set(scope.split(" ").filter(Boolean)), expiresAt: exp };
+    return { clientId: sub, merchantId, scopes: new Set(scope.split(" ").filter(Boolean)), expiresAt: exp, issuedAt: iat };
   }
 
   #remember(token: string, principal: Principal): void {

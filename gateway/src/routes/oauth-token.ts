@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
+import { isWellFormedClientId } from "@tawsil/domain";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
 import { SCOPES } from "../auth/principal";
@@ -7,6 +8,7 @@ import { reasonOf } from "../problem/from-connect";
 import type { AuthLockout } from "../rate-limit/lockout";
 import { rateLimited } from "../rate-limit/rate-limited";
 import type { SlidingWindow } from "../rate-limit/sliding-window";
+import type { TokenBuckets } from "../rate-limit/token-bucket";
 import { clientCredentials } from "./oauth-credentials";
 import { resource } from "./route-table";
 
@@ -18,6 +20,10 @@ const KNOWN_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 
 export interface TokenEndpointDeps {
   readonly merchant: Client<typeof MerchantService>;
+  /** Every token request of one client address, malformed ones included. */
+  readonly perAddress: SlidingWindow;
+  /** The requests this replica passes to the merchant service, all clients together. */
+  readonly global: TokenBuckets;
   readonly perClient: SlidingWindow;
   readonly lockout: AuthLockout;
   readonly lockoutPolicy: { quota: number; windowSeconds: number };
@@ -34,6 +40,9 @@ function oauthError(reply: FastifyReply, error: OAuthError, description: string)
  * POST /oauth/token: the client credentials grant (RFC 6749 section 4.4) with client
  * authentication by HTTP Basic or by body parameters (never both), scope narrowing, the
  * per-client-id rate limit and the failed-authentication lockout of decisions.md section 14.
+ * Each token costs the merchant service a query and a scrypt verification, so random client ids
+ * must not reach it at will: a per-address limit comes first, a client id of the wrong shape is
+ * refused without asking, and a global limit caps what this replica passes on.
  */
 export function registerTokenEndpoint(app: FastifyInstance, deps: TokenEndpointDeps): void {
   void app.register(async (scope) => {
@@ -48,8 +57,11 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: TokenEndpointD
 
 /** The grant itself: syntax, throttles, then the merchant service authenticates and signs. */
 function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
+  const { perAddress, global } = deps;
   return async (request, reply) => {
     void reply.header("cache-control", "no-store").header("pragma", "no-cache");
+    const fromAddress = perAddress.take(request.ip);
+    if (!fromAddress.allowed) throw rateLimited({ name: "token-address", quota: perAddress.limit, windowSeconds: perAddress.windowSeconds }, fromAddress);
     const contentType = request.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase();
     if (contentType !== FORM || typeof request.body !== "string") {
       return oauthError(reply, "invalid_request", `Send the parameters as ${FORM}.`);
@@ -62,7 +74,8 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     if (credentials.kind === "conflict") return oauthError(reply, "invalid_request", credentials.reason);
     if (credentials.kind === "none") return oauthError(reply, "invalid_client", "Client authentication failed.");
     const { clientId, clientSecret } = credentials;
-
+    // The answer an unknown client gets: the shape of an id says nothing a caller could not know.
+    if (!isWellFormedClientId(clientId)) return oauthError(reply, "invalid_client", "Client authentication failed.");
     const lockedFor = deps.lockout.lockedFor(clientId);
     if (lockedFor > 0) throw rateLimited({ name: "auth-failures", ...deps.lockoutPolicy }, { retryAfterSeconds: lockedFor, remaining: 0 });
     const decision = deps.perClient.take(clientId);
@@ -75,7 +88,9 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     const requested = (params.get("scope") ?? "").split(" ").filter(Boolean);
     const unknown = requested.find((s) => !KNOWN_SCOPES.has(s));
     if (unknown !== undefined) return oauthError(reply, "invalid_scope", `Unknown scope ${unknown}.`);
-
+    // Last, so that only requests the merchant service would really work on spend the shared budget.
+    const shared = global.take("all");
+    if (!shared.allowed) throw rateLimited({ name: "token-global", quota: global.capacity, windowSeconds: Math.max(1, Math.round(global.capacity / global.perSecond)) }, shared);
     try {
       const token = await deps.merchant.issueAccessToken({ clientId, clientSecret, scopes: requested });
       deps.lockout.recordSuccess(clientId);

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import type { Registry } from "prom-client";
 import type { GatewayReadinessReport } from "../readiness";
 
-/** Liveness, the process's readiness (with the services it knows of) and Prometheus metrics, outside the /v2 contract. */
-export function registerProbeRoutes(app: FastifyInstance, readiness: () => GatewayReadinessReport, registry: Registry): void {
+/**
+ * Liveness and the process's readiness (with the services it knows of), outside the /v2 contract.
+ * /metrics is not here: it has a port of its own (METRICS_PORT), which the ingress never routes to.
+ */
+export function registerProbeRoutes(app: FastifyInstance, readiness: () => GatewayReadinessReport): void {
   app.get("/healthz", async (_request, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     const report = readiness();
@@ -12,5 +14,4 @@ export function registerProbeRoutes(app: FastifyInstance, readiness: () => Gatew
       .header("cache-control", "no-store")
       .send({ status: report.ready ? "ready" : "not_ready", checks: report.checks, services: report.services });
   });
-  app.get("/metrics", async (_request, reply) => reply.header("content-type", registry.contentType).send(await registry.metrics()));
 }

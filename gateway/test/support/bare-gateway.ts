@@ -24,6 +24,8 @@ export async function startBareGateway(env: Record<string, string> = {}): Promis
   const config = readConfig({
     PORT: "0",
     PUBLIC_BASE_URL: "https://api.tawsil.test",
+    // Required; buildGateway alone starts no revocation feed (main.ts does).
+    KAFKA_BROKERS: "127.0.0.1:9092",
     ...Object.fromEntries(SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_URL`, "http://127.0.0.1:9"])),
     ...env,
   });

@@ -33,6 +33,8 @@ export interface Credentials {
 
 export interface Stack {
   readonly baseUrl: string;
+  /** The merchant service's /metrics: how many token requests reached it (rpc_server_duration_seconds_count). */
+  readonly merchantMetricsUrl: string;
   readonly environment: "sandbox" | "production";
   readonly admin: ReturnType<typeof createPeerClient<typeof MerchantAdminService>>;
   /** An ACTIVE merchant and its clients: all scopes, read-only, and disabled. */
@@ -73,6 +75,10 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       PORT: "0",
       TAWSIL_ENVIRONMENT: opts.environment,
       PUBLIC_BASE_URL: "https://api.tawsil.test",
+      // Required; buildGateway alone starts no revocation feed (main.ts does).
+      KAFKA_BROKERS: "127.0.0.1:9092",
+      // Every test of a file asks for its tokens from this one address: the per-address limit has its own test.
+      TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "10000",
       // Only the merchant service is needed for authentication; the others are never called here.
       ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
       ...opts.gatewayEnv,
@@ -86,7 +92,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     // Every response of this gateway must be one the OpenAPI document describes.
     validateResponsesFrom(baseUrl, readOpenApiDocument());
 
-    const admin = createPeerClient(MerchantAdminService, merchantService.url);
+    const admin = createPeerClient(MerchantAdminService, merchantService.adminUrl!);
     const code = `M${randomUUID().slice(0, 6).toUpperCase()}`;
     const { merchant } = await admin.createMerchant({ code, displayName: `${code} Store`, legalName: `${code} Trading LLC` });
     await admin.setMerchantStatus({ merchantCode: code, status: MerchantStatus.ACTIVE });
@@ -102,6 +108,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     const running = { merchantService, gateway };
     return {
       baseUrl,
+      merchantMetricsUrl: `${merchantService.metricsUrl}/metrics`,
       environment: opts.environment,
       admin,
       merchant: { id: merchant!.merchantId, code, full, readOnly, disabled },

@@ -13,8 +13,10 @@ export const commonEnv = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Interface to listen on; 0.0.0.0 in a pod. */
   HOST: z.string().default("127.0.0.1"),
-  /** Port of the service: RPCs, /healthz, /readyz and /metrics. */
+  /** Port of the service: RPCs, /healthz and /readyz (what peers and the kubelet reach). */
   PORT: port,
+  /** Port of /metrics alone, on HOST (Prometheus scrapes it; nothing else is served there). Default PORT + 20, or a free port when PORT is 0. */
+  METRICS_PORT: port.optional(),
   /** How long SIGTERM waits for in-flight requests before closing them. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /**
@@ -30,6 +32,25 @@ export const commonEnv = z.object({
   SERVICE_IDENTITY_PUBLIC_KEYS: z.string().transform(publicKeyList).optional(),
 });
 export type CommonEnv = z.output<typeof commonEnv>;
+
+/**
+ * The operators' listener of a service with admin RPCs: only those RPCs and the health protocol,
+ * apart from the port peers reach, so that reaching the service never means reaching its admin.
+ */
+export const adminEnv = z.object({
+  /** Interface of the admin listener; loopback, reached with `kubectl port-forward`. */
+  ADMIN_HOST: z.string().default("127.0.0.1"),
+  /** Port of the admin RPCs. Default PORT + 10, or a free port when PORT is 0. */
+  ADMIN_PORT: port.optional(),
+});
+export type AdminEnv = z.output<typeof adminEnv>;
+
+/** Where a side listener (admin, metrics) goes when its port is not set: a fixed step above PORT, so each process's ports stay together; port 0 (tests) stays "any free port". */
+export function sidePort(port: number, explicit: number | undefined, offset: number): number {
+  return explicit ?? (port === 0 ? 0 : port + offset);
+}
+export const ADMIN_PORT_OFFSET = 10;
+export const METRICS_PORT_OFFSET = 20;
 
 /** A peer service's base URL (`<SVC>_SERVICE_URL`). */
 export const peerUrl = z.url({ protocol: /^https?$/ });

@@ -1,2 +1,2 @@
 export { loadConfig, ConfigError } from "./load-config";
-export { commonEnv, databaseEnv, kafkaEnv, peerUrl, type CommonEnv } from "./common";
+export { ADMIN_PORT_OFFSET, adminEnv, commonEnv, databaseEnv, kafkaEnv, METRICS_PORT_OFFSET, peerUrl, sidePort, type AdminEnv, type CommonEnv } from "./common";

@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
-import type { Consumer, Kafka } from "kafkajs";
+import type { Admin, Consumer, Kafka } from "kafkajs";
 import { restartAfterCrash } from "./crash-restart";
+import { EVENT_HEADERS } from "./headers";
 
 export interface BroadcastEvent {
   readonly key: string;
   readonly payload: Uint8Array;
   readonly topic: string;
+  /** The payload's protobuf message name (the event-type header); "" when absent. */
+  readonly type: string;
   readonly partition: number;
   /** The message's offset, as kafkajs gives it (a decimal string). */
   readonly offset: string;
@@ -30,6 +33,13 @@ export interface BroadcastConsumerOptions {
    * message per key is the state (the caller rebuilds it; a rejoin replays it all again).
    */
   readonly fromBeginning?: boolean;
+  /**
+   * For state that must survive a restart (revocations): each (re)join starts at the first event
+   * at or after this time (epoch ms) instead of the end of the log.
+   */
+  readonly replaySince?: () => number;
+  /** Told true when the consumer has joined and receives events, false when it stopped or crashed. */
+  readonly onStatus?: (receiving: boolean) => void;
 }
 
 /**
@@ -45,6 +55,7 @@ export class BroadcastConsumer {
   #stopped = false;
   #retry: NodeJS.Timeout | undefined;
   #listening = false;
+  #admin: Promise<Admin> | undefined;
 
   constructor(private readonly opts: BroadcastConsumerOptions) {
     const groupId = `${opts.groupPrefix}.${randomUUID()}`;
@@ -56,15 +67,25 @@ export class BroadcastConsumer {
   async start(): Promise<void> {
     if (!this.#listening) {
       this.#listening = true;
-      this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => this.opts.onRejoin());
+      this.#consumer.on(this.#consumer.events.GROUP_JOIN, ({ payload }) => {
+        this.opts.onRejoin();
+        this.opts.onStatus?.(true);
+        if (this.opts.replaySince) void this.#seek(this.opts.replaySince(), payload.memberAssignment);
+      });
+      this.#consumer.on(this.#consumer.events.CRASH, () => this.opts.onStatus?.(false));
+      this.#consumer.on(this.#consumer.events.STOP, () => this.opts.onStatus?.(false));
     }
     await this.#consumer.connect();
-    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning: this.opts.fromBeginning ?? false });
+    // Replaying: a fresh group starts at the beginning until the seek below moves it forward, so
+    // nothing younger than `replaySince` is skipped even if the seek fails.
+    const fromBeginning = (this.opts.fromBeginning ?? false) || this.opts.replaySince !== undefined;
+    await this.#consumer.subscribe({ topics: [...this.opts.topics], fromBeginning });
     await this.#consumer.run({
       autoCommit: false,
       eachMessage: async ({ topic, partition, message }) => {
         try {
-          this.opts.onEvent({ topic, partition, offset: message.offset, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
+          const type = message.headers?.[EVENT_HEADERS.type]?.toString() ?? "";
+          this.opts.onEvent({ topic, partition, offset: message.offset, type, key: message.key?.toString() ?? "", payload: message.value ?? new Uint8Array() });
         } catch (err) {
           this.#log.warn({ err, topic, offset: message.offset }, "a broadcast event could not be applied");
         }
@@ -76,6 +97,29 @@ export class BroadcastConsumer {
     this.#stopped = true;
     clearTimeout(this.#retry);
     await this.#consumer.disconnect();
+    if (this.#admin) await (await this.#admin.catch(() => undefined))?.disconnect();
+  }
+
+  /** Moves each assigned partition to its first offset at or after `since` (the end when there is none). */
+  async #seek(since: number, assignment: Record<string, number[]>): Promise<void> {
+    try {
+      this.#admin ??= (async () => {
+        const admin = this.opts.kafka.admin();
+        await admin.connect();
+        return admin;
+      })().catch((err: unknown) => {
+        this.#admin = undefined;
+        throw err;
+      });
+      const admin = await this.#admin;
+      for (const [topic, partitions] of Object.entries(assignment)) {
+        const offsets = await admin.fetchTopicOffsetsByTimestamp(topic, since);
+        for (const { partition, offset } of offsets) if (partitions.includes(partition)) this.#consumer.seek({ topic, partition, offset });
+      }
+    } catch (err) {
+      // Consumption goes on from the beginning of the log: more to read, nothing missed.
+      this.#log.warn({ err }, "could not seek the broadcast consumer by time; reading from the beginning");
+    }
   }
 
   /**

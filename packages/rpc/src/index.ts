@@ -2,6 +2,7 @@ export { startRpcServer, type RpcServer, type RpcServerOptions } from "./server"
 export { Readiness, type ReadinessCheck, type ReadinessReport } from "./readiness";
 export { LIVENESS_SERVICE } from "./health-service";
 export { createMetrics, type Metrics } from "./metrics";
+export { startMetricsServer, type MetricsServer } from "./metrics-server";
 export { createPeerClient, type PeerClientOptions } from "./client";
 export { currentCaller, currentRequestId } from "./request-context";
 export { drainOnSignals, type Closer } from "./shutdown";

@@ -1,21 +1,24 @@
-import type { Registry } from "prom-client";
 import type { Readiness } from "./readiness";
 
 /** The little of Node's HTTP/1.1 and HTTP/2 compatibility objects that the probes use. */
-interface Request {
+export interface Request {
   readonly method?: string | undefined;
   readonly url?: string | undefined;
 }
-interface Response {
+export interface Response {
   writeHead(status: number, headers: Record<string, string>): unknown;
   end(body: string): unknown;
 }
 
 /**
- * /healthz (the process is alive), /readyz (its dependencies answer) and /metrics (Prometheus),
- * served on the RPC port for requests that are not RPCs. Anything else is a plain 404.
+ * /healthz (the process is alive) and /readyz (its dependencies answer), served on the RPC port
+ * for requests that are not RPCs, where the kubelet reaches them. Anything else is a plain 404:
+ * /metrics has a port of its own (metrics-server.ts), so whoever may call the service cannot read
+ * its internals.
  */
-export function probeHandler(readiness: Readiness, registry: Registry) {
+export type NonRpcHandler = (req: Request, res: Response) => Promise<void>;
+
+export function probeHandler(readiness: Readiness): NonRpcHandler {
   return async (req: Request, res: Response): Promise<void> => {
     const path = (req.url ?? "/").split("?", 1)[0];
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 404, "application/json", '{"status":"not_found"}');
@@ -27,15 +30,18 @@ export function probeHandler(readiness: Readiness, registry: Registry) {
         const body = JSON.stringify({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
         return send(res, report.ready ? 200 : 503, "application/json", body);
       }
-      case "/metrics":
-        return send(res, 200, registry.contentType, await registry.metrics());
       default:
         return send(res, 404, "application/json", '{"status":"not_found"}');
     }
   };
 }
 
-function send(res: Response, status: number, contentType: string, body: string): void {
+/** Every non-RPC request on the admin listener: it serves operators' RPCs and nothing else. */
+export async function notFound(_req: Request, res: Response): Promise<void> {
+  send(res, 404, "application/json", '{"status":"not_found"}');
+}
+
+export function send(res: Response, status: number, contentType: string, body: string): void {
   res.writeHead(status, { "content-type": contentType, "cache-control": "no-store" });
   res.end(body);
 }

@@ -9,7 +9,7 @@ import { boundDeadline } from "./deadline-bound";
 import { encodeGrpcMessageAsSpecified } from "./grpc-message";
 import { registerHealthService } from "./health-service";
 import type { Metrics } from "./metrics";
-import { probeHandler } from "./probes";
+import { probeHandler, type NonRpcHandler } from "./probes";
 import type { Readiness } from "./readiness";
 import { serverInterceptor } from "./server-interceptor";
 
@@ -27,6 +27,8 @@ export interface RpcServerOptions {
   readonly maxTimeoutMs?: number;
   /** Checks every RPC's calling service against its allow-list; without it any caller is served (local runs). */
   readonly callers?: CallerCheck | undefined;
+  /** Answers what is not an RPC; the probes (/healthz, /readyz) unless given. */
+  readonly fallback?: NonRpcHandler;
 }
 
 export interface RpcServer {
@@ -41,7 +43,7 @@ const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
 /**
  * A Connect server on one port that speaks HTTP/2 cleartext (Connect, gRPC, gRPC-web) and HTTP/1.1
- * (Connect, probes, metrics), so the same port serves peers, curl and Kubernetes probes. Node's
+ * (Connect, probes), so the same port serves peers, curl and Kubernetes probes. Node's
  * cleartext HTTP/2 server cannot fall back to HTTP/1.1 (allowHTTP1 is TLS-only), so a TCP server
  * reads the first bytes of each connection and hands it to the HTTP/2 or the HTTP/1.1 server.
  */
@@ -54,7 +56,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     },
     interceptors: [serverInterceptor(opts.logger, opts.metrics, opts.callers)],
     maxTimeoutMs,
-    fallback: probeHandler(opts.readiness, opts.metrics.registry),
+    fallback: opts.fallback ?? probeHandler(opts.readiness),
   });
 
   const sockets = new Set<Socket>();

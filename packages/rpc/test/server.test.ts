@@ -27,15 +27,16 @@ afterEach(async () => {
 
 async function start(checks: { name: string; check: () => Promise<void> }[], readiness?: Readiness) {
   const { logger, lines } = capturedLogger();
+  const metrics = createMetrics("test");
   server = await startRpcServer({
     host: "127.0.0.1",
     port: 0,
     logger,
-    metrics: createMetrics("test"),
+    metrics,
     readiness: readiness ?? new Readiness(checks, logger, { cacheMs: 0 }),
     serviceNames: ["tawsil.test.v1.TestService"],
   });
-  return { server, lines };
+  return { server, lines, metrics };
 }
 
 describe("rpc server", () => {
@@ -49,15 +50,16 @@ describe("rpc server", () => {
   });
 
   it("keeps health probes out of the RPC metrics, which the error-rate and latency alerts read", async () => {
-    const { server } = await start([]);
+    const { server, metrics } = await start([]);
     const client = createClient(Health, createConnectTransport({ baseUrl: server.url, httpVersion: "2" }));
     expect((await client.check({ service: "" })).status).toBe(Status.SERVING);
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).toContain("process_cpu_user_seconds_total");
-    expect(metrics).not.toContain("grpc.health.v1.Health");
+    // The registry the metrics port serves (service.test.ts): the RPC port serves no /metrics.
+    const text = await metrics.registry.metrics();
+    expect(text).toContain("process_cpu_user_seconds_total");
+    expect(text).not.toContain("grpc.health.v1.Health");
   });
 
-  it("serves /healthz, /readyz and /metrics over HTTP/1.1 on the same port", async () => {
+  it("serves /healthz and /readyz over HTTP/1.1 on the same port, and not /metrics", async () => {
     let databaseUp = true;
     const { server } = await start([
       { name: "database", check: async () => void (databaseUp || (() => { throw new Error("connection refused 10.0.0.5:5432"); })()) },
@@ -75,8 +77,8 @@ describe("rpc server", () => {
     expect(JSON.parse(text)).toEqual({ status: "not_ready", checks: { database: "down", kafka: "up" } });
     expect(text).not.toContain("10.0.0.5");
 
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).toContain("process_cpu_user_seconds_total");
+    // Metrics have a port of their own (service.test.ts): whoever may call the service cannot read them.
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
   });
 
   it("reports a check that hangs as down once its deadline passes", async () => {

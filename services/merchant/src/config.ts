@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
+import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
 import { z } from "zod";
 
 /** Token issuers by environment; the gateway verifies `iss` against the same defaults. */
@@ -15,6 +15,8 @@ const encryptionKey = z
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Its admin RPCs listen apart (ADMIN_HOST:ADMIN_PORT).
+  .extend(adminEnv.shape)
   // Merchant changes leave through the outbox to merchant.merchant.events.v1.
   .extend(kafkaEnv.shape)
   .extend({

@@ -26,13 +26,15 @@ import { CALLERS } from "./rpc/callers";
 import { merchantService } from "./rpc/merchant-service";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 
-/** Fully-qualified names the gRPC health protocol answers for. */
-export const SERVICE_NAMES = [MerchantService.typeName, MerchantAdminService.typeName] as const;
+/** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
+export const SERVICE_NAMES = [MerchantService.typeName] as const;
+export const ADMIN_SERVICE_NAMES = [MerchantAdminService.typeName] as const;
 
 /** How often a replica checks whether another one rotated the signing key. */
 const SIGNING_KEY_REFRESH_MS = 5_000;
 
 export interface MerchantServiceParts extends ServiceParts {
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
 }
@@ -82,10 +84,10 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
       signingKeys,
     };
     return {
-      routes: (router) => {
-        router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards, places, contexts }));
-        router.service(MerchantAdminService, merchantAdminService(admin));
-      },
+      routes: (router) => void router.service(MerchantService, merchantService({ issueAccessToken, signingKeys, merchants, rateCards, places, contexts })),
+      // Apart from the service port: whoever may call merchant (the gateway, peers) must not be
+      // able to mint client secrets or change a merchant's status.
+      admin: { routes: (router) => void router.service(MerchantAdminService, merchantAdminService(admin)), serviceNames: ADMIN_SERVICE_NAMES },
       callers: processIdentity("merchant", config, logger, CALLERS).callers,
       checks: [database.readiness],
       closers: [database],
@@ -102,7 +104,7 @@ export type RunningMerchantService = InProcessService;
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for tests. */
 export async function startMerchantService(config: Config, logger: Logger, opts: ComposeOptions = {}): Promise<RunningMerchantService> {
   const parts = await composeMerchantService(config, logger, opts);
-  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: parts.closers });
+  return startInProcess({ name: "merchant", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks: parts.checks, closers: parts.closers });
 }
 
 /** The whole process as main.ts runs it: the service, its broker and the outbox relay of merchant events (status, rate cards, places keep other services' caches fresh). */
@@ -112,5 +114,5 @@ export async function merchantProcess(config: Config, logger: Logger): Promise<S
   const metrics = createMetrics("merchant");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
-  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: [relay, ...parts.closers] };
+  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks: parts.checks, closers: [relay, ...parts.closers] };
 }

@@ -1,8 +1,11 @@
 import { Health, HealthCheckResponse_ServingStatus as Serving } from "@tawsil/proto/grpc/health/v1/health_pb";
+import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Code, createMerchantDatabase, failure, startTestService, type TestService } from "./support";
+import { fromBinary } from "@bufbuild/protobuf";
+import { AccessRevokedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
+import { Code, createMerchantDatabase, failure, query, startTestService, type TestService } from "./support";
 
 let db: { url: string; drop(): Promise<void> };
 let service: TestService;
@@ -168,10 +171,41 @@ describe("MerchantAdminService", () => {
     expect((await service.admin.setClientEnabled({ clientId: id, enabled: true })).client?.enabled).toBe(true);
   });
 
-  it("answers the gRPC health protocol for both services", async () => {
+  it("revokes a client's tokens when it is disabled, and every client's when the merchant is terminated, through the outbox", async () => {
+    const revocations = async (merchantId: string) =>
+      (await query<{ payload: Uint8Array; key: string }>(db.url, `SELECT payload, key FROM outbox_event WHERE type = $1 AND key = $2 ORDER BY seq`, AccessRevokedSchema.typeName, merchantId)).map((row) => {
+        const event = fromBinary(AccessRevokedSchema, row.payload);
+        return { key: row.key, merchantId: event.merchantId, clientId: event.clientId, at: event.revokeTime };
+      });
+    const { merchant } = await service.admin.createMerchant({ code: "REVOKE-CO", displayName: "Revoke", legalName: "Revoke LLC" });
+    const merchantId = merchant!.merchantId;
+    await service.admin.setMerchantStatus({ merchantCode: "REVOKE-CO", status: MerchantStatus.ACTIVE });
+    const { client } = await service.admin.createClient({ merchantCode: "REVOKE-CO", name: "revoked", scopes: ["shipments:read"] });
+    const clientId = client!.clientId;
+
+    await service.admin.setClientEnabled({ clientId, enabled: true });
+    expect(await revocations(merchantId)).toEqual([]);
+    await service.admin.setClientEnabled({ clientId, enabled: false });
+    expect(await revocations(merchantId)).toEqual([{ key: merchantId, merchantId, clientId, at: expect.anything() }]);
+
+    // Suspension keeps tokens (a suspended merchant reads its shipments; creates get 403 MERCHANT_NOT_ACTIVE).
+    await service.admin.setMerchantStatus({ merchantCode: "REVOKE-CO", status: MerchantStatus.SUSPENDED });
+    expect(await revocations(merchantId)).toHaveLength(1);
+    await service.admin.setMerchantStatus({ merchantCode: "REVOKE-CO", status: MerchantStatus.TERMINATED });
+    expect((await revocations(merchantId))[1]).toEqual({ key: merchantId, merchantId, clientId: "", at: expect.anything() });
+  });
+
+  it("answers the gRPC health protocol for each service where it listens", async () => {
     const health = createPeerClient(Health, service.url);
-    for (const name of ["", "tawsil.merchant.v1.MerchantService", "tawsil.merchant.v1.MerchantAdminService"]) {
-      expect((await health.check({ service: name })).status).toBe(Serving.SERVING);
-    }
+    for (const name of ["", "tawsil.merchant.v1.MerchantService"]) expect((await health.check({ service: name })).status).toBe(Serving.SERVING);
+    const adminHealth = createPeerClient(Health, service.adminUrl!);
+    for (const name of ["", "tawsil.merchant.v1.MerchantAdminService"]) expect((await adminHealth.check({ service: name })).status).toBe(Serving.SERVING);
+  });
+
+  it("refuses admin RPCs on the service port, which the gateway and peers reach: no client can be minted there", async () => {
+    const overServicePort = createPeerClient(MerchantAdminService, service.url);
+    expect(await failure(overServicePort.createClient({ merchantCode: "ACME", name: "minted", scopes: ["shipments:read"] }))).toMatchObject({ code: Code.Unimplemented });
+    expect(await failure(overServicePort.setMerchantStatus({ merchantCode: "ACME", status: MerchantStatus.SUSPENDED }))).toMatchObject({ code: Code.Unimplemented });
+    expect(new URL(service.adminUrl!).hostname).toBe("127.0.0.1");
   });
 });

@@ -15,10 +15,10 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function tawsil(line: string[], url = service.url): Promise<{ code: number; out: string[]; err: string[] }> {
+async function tawsil(line: string[], url = service.adminUrl!): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(line, { out: (l) => out.push(l), err: (l) => err.push(l), env: { MERCHANT_SERVICE_URL: url } });
+  const code = await runCli(line, { out: (l) => out.push(l), err: (l) => err.push(l), env: { MERCHANT_ADMIN_URL: url } });
   return { code, out, err };
 }
 
@@ -91,11 +91,17 @@ describe("pnpm tawsil", () => {
     expect(result.err[0]).not.toMatch(/\n|\s+at\s+\S+\s+\(/);
   });
 
+  it("says so when pointed at the service port instead of the admin listener", async () => {
+    const result = await tawsil(["merchant", "show", "CLI-CO"], service.url);
+    expect(result.code).toBe(1);
+    expect(result.err).toEqual([`tawsil: ${service.url} serves no admin RPCs; point MERCHANT_ADMIN_URL at the merchant service's ADMIN_PORT`]);
+  });
+
   it("says which service it could not reach", async () => {
     const result = await tawsil(["merchant", "show", "CLI-CO"], "http://127.0.0.1:1");
     expect(result.code).toBe(1);
     expect(result.err).toHaveLength(1);
-    expect(result.err[0]).toMatch(/^tawsil: .*\(merchant service at http:\/\/127\.0\.0\.1:1\)$/);
+    expect(result.err[0]).toMatch(/^tawsil: .*\(merchant admin listener at http:\/\/127\.0\.0\.1:1\)$/);
   });
 
   it("lists every command in help", async () => {

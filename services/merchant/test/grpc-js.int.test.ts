@@ -7,7 +7,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
 import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { SERVICE_NAMES } from "../src/server";
+import { ADMIN_SERVICE_NAMES, SERVICE_NAMES } from "../src/server";
 import { createMerchantDatabase, startTestService, type TestService } from "./support";
 
 let db: { url: string; drop(): Promise<void> };
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await service.admin.createMerchant({ code: "GONE", displayName: "Gone", legalName: "Gone Trading" });
   await service.admin.setMerchantStatus({ merchantCode: "GONE", status: MerchantStatus.TERMINATED });
   merchant = grpcJsClient(service.url, "tawsil/merchant/v1/merchant_service.proto", "tawsil.merchant.v1.MerchantService");
-  admin = grpcJsClient(service.url, "tawsil/merchant/v1/merchant_admin_service.proto", "tawsil.merchant.v1.MerchantAdminService");
+  admin = grpcJsClient(service.adminUrl!, "tawsil/merchant/v1/merchant_admin_service.proto", "tawsil.merchant.v1.MerchantAdminService");
 });
 
 afterAll(async () => {
@@ -35,16 +35,18 @@ afterAll(async () => {
 
 describe("the merchant service, called by grpc-js", () => {
   it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
-    expect(await healthOverGrpcJs(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+    // The admin service answers on the admin listener only: on the service port it is unknown.
+    expect(await healthOverGrpcJs(service.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, ...ADMIN_SERVICE_NAMES])).toEqual({
       checks: {
         "": "SERVING",
         [LIVENESS_SERVICE]: "SERVING",
         "tawsil.merchant.v1.MerchantService": "SERVING",
-        "tawsil.merchant.v1.MerchantAdminService": "SERVING",
+        "tawsil.merchant.v1.MerchantAdminService": "NOT_FOUND",
         [UNKNOWN_SERVICE]: "NOT_FOUND",
       },
       watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
+    expect((await healthOverGrpcJs(service.adminUrl!, ["", ...ADMIN_SERVICE_NAMES])).checks).toMatchObject({ "": "SERVING", "tawsil.merchant.v1.MerchantAdminService": "SERVING" });
   });
 
   it("answers GetMerchant within the caller's deadline and echoes its request id", async () => {

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 async function seed(): Promise<string[]> {
   const lines: string[] = [];
-  await seedDevMerchants({ merchantUrl: service.url, gatewayBaseUrl: GATEWAY, credentialsFile: file, log: (line) => lines.push(line) });
+  await seedDevMerchants({ merchantUrl: service.url, merchantAdminUrl: service.adminUrl!, gatewayBaseUrl: GATEWAY, credentialsFile: file, log: (line) => lines.push(line) });
   return lines;
 }
 

@@ -48,7 +48,7 @@ export async function startTestService(databaseUrlValue: string, opts: { env?: R
   return {
     ...running,
     merchant: createPeerClient(MerchantService, running.url, { timeoutMs: 10_000 }),
-    admin: createPeerClient(MerchantAdminService, running.url, { timeoutMs: 10_000 }),
+    admin: createPeerClient(MerchantAdminService, running.adminUrl!, { timeoutMs: 10_000 }),
     logLines: lines,
   };
 }

@@ -212,7 +212,7 @@ describe("PricingService.QuoteDelivery against the real merchant and dispatch se
 
   it("counts a quote below carrier cost on /metrics by service level, without the amount", async () => {
     await service.pricing.quoteDelivery(request({ merchantId: thinMerchantId }));
-    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    const metrics = await (await fetch(`${service.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^pricing_negative_margin_quotes_total\{service_level="BIKE"[^}]*\} 1$/m);
   });
 

@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 
 /** A key of at least 256 bits, as standard base64 (openssl rand -base64 32). */
@@ -11,6 +11,8 @@ const secretKey = z
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Its admin RPCs listen apart (ADMIN_HOST:ADMIN_PORT).
+  .extend(adminEnv.shape)
   .extend(kafkaEnv.shape)
   .extend({
     /** The merchant service: status, saved locations, branches, rate card maximums. */

@@ -4,7 +4,7 @@ import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_servi
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, processIdentity, Readiness, startRpcServer, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type Metrics, type ReadinessCheck, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
@@ -25,8 +25,9 @@ import { CALLERS } from "./rpc/callers";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
-/** Fully-qualified names the gRPC health protocol answers for. */
-export const SERVICE_NAMES = [ShipmentService.typeName, ShipmentAdminService.typeName] as const;
+/** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
+export const SERVICE_NAMES = [ShipmentService.typeName] as const;
+export const ADMIN_SERVICE_NAMES = [ShipmentAdminService.typeName] as const;
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -34,6 +35,7 @@ export interface ShipmentServiceParts extends ServiceParts {
   /** The database only: a peer that is down fails creates with Unavailable, reads still work. */
   readonly checks: readonly ReadinessCheck[];
   readonly metrics: Metrics;
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   /** Merchants as this replica knows them; main.ts keeps it fresh from merchant events. */
   readonly merchantCache: CachedMerchantDirectory["cache"];
   /** The database, for the composition root's outbox relay. */
@@ -75,14 +77,13 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     links,
     logger,
   });
-  // Beside the service, as the merchant service serves its MerchantAdminService; the gateway routes neither.
+  // On the admin listener only, as the merchant service serves its MerchantAdminService: dispatch
+  // and the gateway reach the service port, never the approvals.
   const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), links, logger });
   const purge = startIdempotencyPurge({ store, logger, intervalMs: PURGE_INTERVAL_MS });
   return {
-    routes: (router) => {
-      router.service(ShipmentService, service);
-      router.service(ShipmentAdminService, admin);
-    },
+    routes: (router) => void router.service(ShipmentService, service),
+    admin: { routes: (router) => void router.service(ShipmentAdminService, admin), serviceNames: ADMIN_SERVICE_NAMES },
     callers: identity.callers,
     checks: [database.readiness],
     closers: [purge, database],
@@ -92,32 +93,24 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   };
 }
 
-export interface RunningShipmentService {
-  readonly url: string;
-  close(): Promise<void>;
-}
+export type RunningShipmentService = InProcessService;
 
 /** The service in-process on HOST:PORT (port 0 picks a free one), without signal handling or relay: for tests and benches. */
 export async function startShipmentService(config: Config, logger: Logger): Promise<RunningShipmentService & { parts: ShipmentServiceParts }> {
   const parts = composeShipmentService(config, logger);
-  const server = await startRpcServer({
-    host: config.HOST,
-    port: config.PORT,
+  const running = await startInProcess({
+    name: "shipment",
+    config,
     logger,
     metrics: parts.metrics,
-    readiness: new Readiness(parts.checks, logger),
     routes: parts.routes,
+    admin: parts.admin,
     serviceNames: SERVICE_NAMES,
     callers: parts.callers,
+    checks: parts.checks,
+    closers: parts.closers,
   });
-  return {
-    url: server.url,
-    parts,
-    async close() {
-      await server.close(config.SHUTDOWN_GRACE_MS);
-      for (const closer of parts.closers) await closer.close();
-    },
-  };
+  return { ...running, parts };
 }
 
 /** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
@@ -140,6 +133,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     logger,
     metrics: parts.metrics,
     routes: parts.routes,
+    admin: parts.admin,
     serviceNames: SERVICE_NAMES,
     callers: parts.callers,
     checks: parts.checks,

@@ -20,7 +20,7 @@ let activeMerchantId = "";
 
 beforeAll(async () => {
   stack = await startStack(inject("databaseAdminUrl"), "approval");
-  admin = createPeerClient(ShipmentAdminService, stack.shipment.url, { timeoutMs: 30_000 });
+  admin = createPeerClient(ShipmentAdminService, stack.shipment.adminUrl!, { timeoutMs: 30_000 });
   [draftMerchantId, otherDraftMerchantId, activeMerchantId] = await Promise.all([
     stack.newMerchant("DRAFTY", MerchantStatus.DRAFT),
     stack.newMerchant("DRAFTZ", MerchantStatus.DRAFT),
@@ -109,7 +109,7 @@ describe("pnpm tawsil shipments ...", () => {
   async function cli(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runShipmentCli(["shipments", ...argv], { out: (l) => out.push(l), err: (l) => err.push(l), env: { SHIPMENT_SERVICE_URL: stack.shipment.url } });
+    const code = await runShipmentCli(["shipments", ...argv], { out: (l) => out.push(l), err: (l) => err.push(l), env: { SHIPMENT_ADMIN_URL: stack.shipment.adminUrl! } });
     return { code, out, err };
   }
 

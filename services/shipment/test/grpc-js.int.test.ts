@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { LIVENESS_SERVICE } from "@tawsil/rpc";
 import { callerMetadata, callUnary, errorReason, failureOf, grpcJsClient, GrpcStatus, healthOverGrpcJs, newCaller, UNKNOWN_SERVICE, type GrpcClient } from "@tawsil/testing/grpc-js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { SERVICE_NAMES } from "../src/server";
+import { ADMIN_SERVICE_NAMES, SERVICE_NAMES } from "../src/server";
 import { AL_MALAZ, fingerprint, startStack, type Stack } from "./support";
 
 let stack: Stack;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   stack = await startStack(inject("databaseAdminUrl"), "grpcjs");
   [merchantId, otherMerchantId] = await Promise.all([stack.newMerchant("ACME"), stack.newMerchant("OTHER")]);
   shipments = grpcJsClient(stack.shipment.url, "tawsil/shipment/v1/shipment_service.proto", "tawsil.shipment.v1.ShipmentService");
-  admin = grpcJsClient(stack.shipment.url, "tawsil/shipment/v1/shipment_admin_service.proto", "tawsil.shipment.v1.ShipmentAdminService");
+  admin = grpcJsClient(stack.shipment.adminUrl!, "tawsil/shipment/v1/shipment_admin_service.proto", "tawsil.shipment.v1.ShipmentAdminService");
 });
 
 afterAll(async () => {
@@ -47,16 +47,18 @@ const call = (client: GrpcClient, method: string, request: object) => callUnary(
 
 describe("the shipment service, called by grpc-js", () => {
   it("answers the health protocol for the server, liveness and each service it serves, and ends a Watch at the caller's deadline", async () => {
-    expect(await healthOverGrpcJs(stack.shipment.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES])).toEqual({
+    // The admin service answers on the admin listener only: on the service port it is unknown.
+    expect(await healthOverGrpcJs(stack.shipment.url, ["", LIVENESS_SERVICE, ...SERVICE_NAMES, ...ADMIN_SERVICE_NAMES])).toEqual({
       checks: {
         "": "SERVING",
         [LIVENESS_SERVICE]: "SERVING",
         "tawsil.shipment.v1.ShipmentService": "SERVING",
-        "tawsil.shipment.v1.ShipmentAdminService": "SERVING",
+        "tawsil.shipment.v1.ShipmentAdminService": "NOT_FOUND",
         [UNKNOWN_SERVICE]: "NOT_FOUND",
       },
       watch: { messages: [{ status: "SERVING" }], status: "DEADLINE_EXCEEDED" },
     });
+    expect((await healthOverGrpcJs(stack.shipment.adminUrl!, ["", ...ADMIN_SERVICE_NAMES])).checks).toMatchObject({ "": "SERVING", "tawsil.shipment.v1.ShipmentAdminService": "SERVING" });
   });
 
   it("creates a shipment within the caller's deadline, echoes its request id, and reads it back", async () => {

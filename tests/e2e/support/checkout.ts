@@ -8,6 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "@tawsil/testing";
+import { SERVICES, sidePortsFrom } from "../../../scripts/mesh";
 
 const run = promisify(execFile);
 
@@ -42,7 +43,10 @@ export interface DevPorts {
 export async function freeDevPorts(): Promise<DevPorts> {
   for (;;) {
     const first = 20_000 + Math.floor(Math.random() * 10_000);
-    const free = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => bindable(first + i)));
+    // The services' ports and, numbered from the same first port, their admin and metrics ports.
+    const side = sidePortsFrom(first);
+    const ports = [...SERVICES.map((_, i) => first + i), ...Object.values(side.admin), ...Object.values(side.metrics)];
+    const free = await Promise.all(ports.map(bindable));
     if (free.every(Boolean)) return { GATEWAY_PORT: await freePort(), FIRST_SERVICE_PORT: first, KAFKA_PORT: await freePort(), KAFKA_CONTROLLER_PORT: await freePort() };
   }
 }

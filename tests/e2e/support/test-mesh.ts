@@ -12,7 +12,7 @@ import { TawsilClient } from "@tawsil/sdk";
 import { freePort, validateResponsesFrom } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
 import { ensureTopics } from "../../../scripts/infra/kafka";
-import { type DatabaseServiceName, type Mesh, SERVICES, SERVICES_WITH_DATABASE, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
+import { type DatabaseServiceName, freeSidePorts, type Mesh, SERVICES, SERVICES_WITH_DATABASE, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
 import { seedDevMerchants } from "../../../scripts/seed-dev";
 
@@ -61,6 +61,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     kafkaBrokers: opts.brokers,
     gatewayPort: await freePort(),
     servicePorts,
+    sidePorts: await freeSidePorts(freePort),
     logDir,
     env: { LOG_LEVEL: "warn", ...opts.env },
     ...(opts.gatewayEnv ? { gatewayEnv: opts.gatewayEnv(Object.fromEntries(SERVICES.map((s, i) => [s, servicePorts[i]!])) as Record<ServiceName, number>) } : {}),
@@ -73,8 +74,8 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   });
   // Every response of the gateway, seeding included, must be one the OpenAPI document describes.
   validateResponsesFrom(mesh.gatewayUrl, readOpenApiDocument());
-  const merchantUrl = mesh.processes.find((p) => p.name === "merchant")!.url;
-  await seedDevMerchants({ merchantUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
+  const merchant = mesh.processes.find((p) => p.name === "merchant")!;
+  await seedDevMerchants({ merchantUrl: merchant.url, merchantAdminUrl: merchant.adminUrl!, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
   const credentials = Object.fromEntries(
     readFileSync(credentialsFile, "utf8")
       .split("\n")

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { Code, createAdminClient, DEFAULT_MERCHANT_SERVICE_URL, failureOf } from "./admin-client";
+import { Code, createAdminClient, DEFAULT_MERCHANT_ADMIN_URL, failureOf } from "./admin-client";
 import { COMMANDS, UsageError, type Command } from "./commands";
 
 export interface CliIo {
@@ -13,7 +13,7 @@ export function helpText(): string[] {
   return [
     "usage: pnpm tawsil <command> [arguments]",
     "",
-    "Operates the merchant service (MERCHANT_SERVICE_URL, default " + DEFAULT_MERCHANT_SERVICE_URL + ").",
+    "Operates the merchant service through its admin listener (MERCHANT_ADMIN_URL, default " + DEFAULT_MERCHANT_ADMIN_URL + ").",
     "",
     ...COMMANDS.flatMap((command) => [`  ${command.name.padEnd(width)}  ${command.summary}`, `  ${" ".repeat(width)}    ${command.name} ${command.usage}`.trimEnd()]),
     `  ${"help".padEnd(width)}  this text`,
@@ -41,7 +41,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 1;
   }
   const { command, rest } = found;
-  const url = io.env.MERCHANT_SERVICE_URL || DEFAULT_MERCHANT_SERVICE_URL;
+  const url = io.env.MERCHANT_ADMIN_URL || DEFAULT_MERCHANT_ADMIN_URL;
   try {
     const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
     if (positionals.length !== command.positionals.length) throw new UsageError(`usage: pnpm tawsil ${command.name} ${command.usage}`.trimEnd());
@@ -50,8 +50,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   } catch (error) {
     const failure = failureOf(error);
-    const where = failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded ? ` (merchant service at ${url})` : "";
-    io.err(`tawsil: ${failure.message}${where}`);
+    // Unimplemented: the url reaches a merchant service, but its service port, not its admin listener.
+    if (failure.code === Code.Unimplemented) io.err(`tawsil: ${url} serves no admin RPCs; point MERCHANT_ADMIN_URL at the merchant service's ADMIN_PORT`);
+    else io.err(`tawsil: ${failure.message}${failure.code === Code.Unavailable || failure.code === Code.DeadlineExceeded ? ` (merchant admin listener at ${url})` : ""}`);
     return 1;
   }
 }

@@ -1,7 +1,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { writeOutbox, type SqlClient } from "@tawsil/events";
-import { MerchantAspect, MerchantChangedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
+import { AccessRevokedSchema, MerchantAspect, MerchantChangedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
 
 export const MERCHANT_TOPIC = "merchant.merchant.events.v1";
 export const MERCHANT_CHANGED_TYPE = MerchantChangedSchema.typeName;
@@ -18,4 +18,14 @@ export async function announceMerchantChange(tx: SqlClient, merchantId: string, 
     create(MerchantChangedSchema, { merchantId, aspects: aspects.map((aspect) => MerchantAspect[aspect]), occurTime: timestampFromDate(at) }),
   );
   await writeOutbox(tx, { topic: MERCHANT_TOPIC, key: merchantId, type: MERCHANT_CHANGED_TYPE, payload });
+}
+
+/**
+ * Announces, in the caller's transaction, that tokens already issued to one client (or, with no
+ * client id, to every client of the merchant) must stop working: each gateway replica refuses
+ * those issued until `at`, within seconds of the commit instead of at their expiry.
+ */
+export async function announceAccessRevoked(tx: SqlClient, merchantId: string, clientId: string | undefined, at = new Date()): Promise<void> {
+  const payload = toBinary(AccessRevokedSchema, create(AccessRevokedSchema, { merchantId, clientId: clientId ?? "", revokeTime: timestampFromDate(at) }));
+  await writeOutbox(tx, { topic: MERCHANT_TOPIC, key: merchantId, type: AccessRevokedSchema.typeName, payload });
 }

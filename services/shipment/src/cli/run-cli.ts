@@ -5,8 +5,8 @@ import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_
 import { ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { createPeerClient } from "@tawsil/rpc";
 
-/** The shipment service of `make dev` (the second of its services, after merchant on 7001). */
-export const DEFAULT_SHIPMENT_SERVICE_URL = "http://127.0.0.1:7002";
+/** The shipment service's admin listener under `make dev` (its ADMIN_PORT: 7002 + 10); in a cluster, `kubectl port-forward deploy/shipment 7012`. */
+export const DEFAULT_SHIPMENT_ADMIN_URL = "http://127.0.0.1:7012";
 
 export type ShipmentAdminClient = Client<typeof ShipmentAdminService>;
 
@@ -17,7 +17,7 @@ export interface CliIo {
 }
 
 export const SHIPMENT_HELP = [
-  "Operates the shipment service (SHIPMENT_SERVICE_URL, default " + DEFAULT_SHIPMENT_SERVICE_URL + "):",
+  "Operates the shipment service through its admin listener (SHIPMENT_ADMIN_URL, default " + DEFAULT_SHIPMENT_ADMIN_URL + "):",
   "  shipments pending   shipments waiting for an operator's approval, oldest first",
   "                        shipments pending [--merchant <merchant id>] [--limit <1..500>]",
   "  shipments approve   approve a PENDING_APPROVAL shipment (READY_FOR_DISPATCH)",
@@ -71,14 +71,16 @@ async function run(verb: string, rest: readonly string[], admin: ShipmentAdminCl
  */
 export async function runShipmentCli(argv: readonly string[], io: CliIo, admin?: ShipmentAdminClient): Promise<number> {
   const [, verb = "", ...rest] = argv;
-  const url = io.env.SHIPMENT_SERVICE_URL || DEFAULT_SHIPMENT_SERVICE_URL;
+  const url = io.env.SHIPMENT_ADMIN_URL || DEFAULT_SHIPMENT_ADMIN_URL;
   try {
     await run(verb, rest, admin ?? createPeerClient(ShipmentAdminService, url, { timeoutMs: 10_000 }), io);
     return 0;
   } catch (error) {
     if (error instanceof ConnectError) {
-      const where = error.code === Code.Unavailable || error.code === Code.DeadlineExceeded ? ` (shipment service at ${url})` : "";
-      io.err(`tawsil: ${error.rawMessage}${where}`);
+      const where = error.code === Code.Unavailable || error.code === Code.DeadlineExceeded ? ` (shipment admin listener at ${url})` : "";
+      // Unimplemented: the url reaches a shipment service, but its service port, not its admin listener.
+      if (error.code === Code.Unimplemented) io.err(`tawsil: ${url} serves no admin RPCs; point SHIPMENT_ADMIN_URL at the shipment service's ADMIN_PORT`);
+      else io.err(`tawsil: ${error.rawMessage}${where}`);
     } else {
       io.err(`tawsil: ${error instanceof Error ? error.message : String(error)}`);
     }

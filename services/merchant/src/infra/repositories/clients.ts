@@ -1,10 +1,11 @@
-import type { Db } from "@tawsil/db";
+import { withTransaction } from "@tawsil/db";
 import type { ClientCredentialsRow, ClientRow, ClientStore } from "../../app/ports";
 import type { Environment } from "../../domain/environment";
+import { announceAccessRevoked } from "../merchant-events";
 import type { PrismaClient } from "../prisma/generated/client";
 
 export class ClientRepository implements ClientStore {
-  constructor(private readonly db: Db<PrismaClient>) {}
+  constructor(private readonly db: PrismaClient) {}
 
   create(input: { clientId: string; merchantId: string; name: string; secretHash: string; scopes: string[]; environment: Environment }): Promise<ClientRow> {
     return this.db.oAuthClient.create({ data: input, omit: { secretHash: true } });
@@ -14,10 +15,18 @@ export class ClientRepository implements ClientStore {
     return this.db.oAuthClient.findUnique({ where: { clientId }, omit: { secretHash: true } });
   }
 
-  /** Returns null when the client does not exist or vanished meanwhile. */
-  async setEnabled(clientId: string, enabled: boolean): Promise<ClientRow | null> {
-    const { count } = await this.db.oAuthClient.updateMany({ where: { clientId }, data: { enabled } });
-    return count === 0 ? null : this.findByClientId(clientId);
+  /**
+   * Returns null when the client does not exist or vanished meanwhile. Disabling revokes the
+   * tokens already issued to the client, announced in the same transaction (the gateway acts on it).
+   */
+  setEnabled(clientId: string, enabled: boolean): Promise<ClientRow | null> {
+    return withTransaction(this.db, async (tx) => {
+      const { count } = await tx.oAuthClient.updateMany({ where: { clientId }, data: { enabled } });
+      if (count === 0) return null;
+      const client = await tx.oAuthClient.findUnique({ where: { clientId }, omit: { secretHash: true } });
+      if (client && !enabled) await announceAccessRevoked(tx, client.merchantId, client.clientId);
+      return client;
+    });
   }
 
   /** The client and its merchant's status with one indexed join: token issuance's only query. */

@@ -1,9 +1,9 @@
 import { withTransaction } from "@tawsil/db";
 import { AlreadyExistsError } from "@tawsil/errors";
-import type { MerchantStatus } from "../../domain/merchant-status";
+import { canAuthenticate, type MerchantStatus } from "../../domain/merchant-status";
 import type { MerchantRow, MerchantStore } from "../../app/ports";
 import type { PrismaClient } from "../prisma/generated/client";
-import { announceMerchantChange } from "../merchant-events";
+import { announceAccessRevoked, announceMerchantChange } from "../merchant-events";
 import { isUniqueViolation } from "../unique-violation";
 import { isUuid } from "@tawsil/domain";
 
@@ -31,13 +31,15 @@ export class MerchantRepository implements MerchantStore {
 
   /**
    * Moves the merchant from `from` to `to`; null when its status is no longer `from` (a concurrent
-   * change). The change is announced in the same transaction, so every cache hears of it.
+   * change). The change is announced in the same transaction, so every cache hears of it; a
+   * status whose clients cannot authenticate (terminated) also revokes every token they hold.
    */
   setStatus(id: string, from: MerchantStatus, to: MerchantStatus): Promise<MerchantRow | null> {
     return withTransaction(this.db, async (tx) => {
       const { count } = await tx.merchant.updateMany({ where: { id, status: from }, data: { status: to } });
       if (count === 0) return null;
       await announceMerchantChange(tx, id, ["STATUS"]);
+      if (!canAuthenticate(to) && canAuthenticate(from)) await announceAccessRevoked(tx, id, undefined);
       return tx.merchant.findUnique({ where: { id } });
     });
   }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/merchant/v1/events.proto.
  */
 export const file_tawsil_merchant_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch90YXdzaWwvbWVyY2hhbnQvdjEvZXZlbnRzLnByb3RvEhJ0YXdzaWwubWVyY2hhbnQudjEiiwEKD01lcmNoYW50Q2hhbmdlZBITCgttZXJjaGFudF9pZBgBIAEoCRIzCgdhc3BlY3RzGAIgAygOMiIudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50QXNwZWN0Ei4KCm9jY3VyX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKq8BCg5NZXJjaGFudEFzcGVjdBIfChtNRVJDSEFOVF9BU1BFQ1RfVU5TUEVDSUZJRUQQABIaChZNRVJDSEFOVF9BU1BFQ1RfU1RBVFVTEAESHQoZTUVSQ0hBTlRfQVNQRUNUX1JBVEVfQ0FSRBACEiMKH01FUkNIQU5UX0FTUEVDVF9TQVZFRF9MT0NBVElPTlMQAxIcChhNRVJDSEFOVF9BU1BFQ1RfQlJBTkNIRVMQBGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch90YXdzaWwvbWVyY2hhbnQvdjEvZXZlbnRzLnByb3RvEhJ0YXdzaWwubWVyY2hhbnQudjEiiwEKD01lcmNoYW50Q2hhbmdlZBITCgttZXJjaGFudF9pZBgBIAEoCRIzCgdhc3BlY3RzGAIgAygOMiIudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50QXNwZWN0Ei4KCm9jY3VyX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImgKDUFjY2Vzc1Jldm9rZWQSEwoLbWVyY2hhbnRfaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEi8KC3Jldm9rZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqvAQoOTWVyY2hhbnRBc3BlY3QSHwobTUVSQ0hBTlRfQVNQRUNUX1VOU1BFQ0lGSUVEEAASGgoWTUVSQ0hBTlRfQVNQRUNUX1NUQVRVUxABEh0KGU1FUkNIQU5UX0FTUEVDVF9SQVRFX0NBUkQQAhIjCh9NRVJDSEFOVF9BU1BFQ1RfU0FWRURfTE9DQVRJT05TEAMSHAoYTUVSQ0hBTlRfQVNQRUNUX0JSQU5DSEVTEARiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * MerchantChanged is published on merchant.merchant.events.v1 (key: merchant id) when something
@@ -50,6 +50,44 @@ export type MerchantChanged = Message<"tawsil.merchant.v1.MerchantChanged"> & {
  */
 export const MerchantChangedSchema: GenMessage<MerchantChanged> = /*@__PURE__*/
   messageDesc(file_tawsil_merchant_v1_events, 0);
+
+/**
+ * AccessRevoked is published on merchant.merchant.events.v1 (key: merchant id) when access tokens
+ * already issued must stop working: a client was disabled, or its merchant's clients can no
+ * longer authenticate (terminated). Every gateway replica refuses the tokens it names that were
+ * issued at or before revoke_time; tokens issued later (after the client is enabled again) work.
+ *
+ * @generated from message tawsil.merchant.v1.AccessRevoked
+ */
+export type AccessRevoked = Message<"tawsil.merchant.v1.AccessRevoked"> & {
+  /**
+   * merchant_id is the merchant whose tokens are revoked.
+   *
+   * @generated from field: string merchant_id = 1;
+   */
+  merchantId: string;
+
+  /**
+   * client_id is the one client whose tokens are revoked; empty when every client of the merchant is.
+   *
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * revoke_time is when the revocation committed: tokens with an earlier or equal iat are refused.
+   *
+   * @generated from field: google.protobuf.Timestamp revoke_time = 3;
+   */
+  revokeTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.AccessRevoked.
+ * Use `create(AccessRevokedSchema)` to create a new message.
+ */
+export const AccessRevokedSchema: GenMessage<AccessRevoked> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_events, 1);
 
 /**
  * MerchantAspect names what of a merchant changed, so a cache can drop only what it holds.
