@@ -7,6 +7,9 @@ import { decodeCityStaffing } from "../infra/city-staffing-codec";
 
 export const CITY_STAFFING_TOPIC = "dispatch.city-staffing.v1";
 
+/** How long a caught-up replica's probe waits for the broker's end offsets (well within the probe's own deadline). */
+const CAUGHT_UP_PATIENCE_MS = 300;
+
 export interface CityStaffingFeed {
   readonly consumer: BroadcastConsumer;
   /** Ready once this replica has read the topic up to its end as of the check. */
@@ -62,7 +65,9 @@ export function feedCityStaffing(kafka: Kafka, index: StaffingIndex, logger: Log
     check: async () => {
       let ends: Awaited<ReturnType<typeof endOffsets>>;
       try {
-        ends = await endOffsets();
+        // Once caught up, a broker that does not answer at once counts as away: kafkajs retries an
+        // unreachable broker for longer than the probe's deadline, which would report not ready.
+        ends = caughtUp ? await withinMs(endOffsets(), CAUGHT_UP_PATIENCE_MS) : await endOffsets();
       } catch (err) {
         if (caughtUp) return;
         throw err;
@@ -80,4 +85,12 @@ export function feedCityStaffing(kafka: Kafka, index: StaffingIndex, logger: Log
       await (await admin?.catch(() => undefined))?.disconnect();
     },
   };
+}
+
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
