@@ -48,6 +48,17 @@ describe("POST /oauth/token defences", () => {
     expect(await merchantTokenCalls()).toBe(before);
   });
 
+  it("counts a malformed id's failures toward the lockout, as an unknown client's, still without asking the merchant service", async () => {
+    const before = await merchantTokenCalls();
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await requestToken(stack.baseUrl, { grant_type: "client_credentials" }, { clientId: "lockout-me", clientSecret: "wrong" }, from("198.51.100.2"));
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    expect(await merchantTokenCalls()).toBe(before);
+  });
+
   it("passes well-formed unknown ids to the merchant service only up to the global limit, then answers 429 itself", async () => {
     const before = await merchantTokenCalls();
     const statuses: number[] = [];

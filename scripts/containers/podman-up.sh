@@ -53,13 +53,25 @@ if [ -w "$CPU_CGROUP" ] && [ ! -e /sys/fs/cgroup/cgroup.controllers ]; then
     || echo "could not raise the containers' CPU weight; they may starve on a busy machine" >&2
 fi
 
+# A service whose working directory has since been deleted (started from a checkout that was
+# removed) answers pings but cannot start a container: every conmon it spawns inherits that
+# directory and fails ("Failed to get working directory", "write child: broken pipe"). Replace it.
+for pid in $(pgrep -f "podman system service .*unix://$SOCKET" || true); do
+  if [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == *" (deleted)" ]]; then
+    echo "restarting podman's API service (pid $pid): its working directory is $(readlink "/proc/$pid/cwd" 2>/dev/null)" >&2
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+done
+
 if ! ping_api; then
   mkdir -p "$(dirname "$SOCKET")"
   rm -f "$SOCKET" # a socket left by a service that died refuses connections; the new one binds afresh
   # Detached from this shell's session: the service outlives the `make test` that started it. It
   # must not inherit the lock's descriptor (9>&-), or it would hold the lock for as long as it runs.
-  CONTAINERS_CONF=$CONF setsid podman system service --time=0 "unix://$SOCKET" \
-    </dev/null >>"$SERVICE_LOG" 2>&1 9>&- &
+  # From / like any daemon: the service must not hold (or depend on) the checkout that started it.
+  (cd / && CONTAINERS_CONF=$CONF exec setsid podman system service --time=0 "unix://$SOCKET" \
+    </dev/null >>"$SERVICE_LOG" 2>&1 9>&-) &
   for _ in $(seq 1 100); do ping_api && break; sleep 0.2; done
   ping_api || cannot "podman system service did not answer on $SOCKET within 20 s (see $SERVICE_LOG)"
 fi

@@ -23,7 +23,8 @@ beforeAll(async () => {
   const peers = Object.fromEntries(["MERCHANT", "SHIPMENT", "PRICING", "DISPATCH", "TRACKING", "WEBHOOK"].map((s) => [`${s}_SERVICE_URL`, "http://127.0.0.1:9"]));
   gateway = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
     cwd: path.join(ROOT, "gateway"),
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...peers },
+    // No broker either: the gateway serves its pages without one (its revocation feed retries in the background).
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", KAFKA_BROKERS: "127.0.0.1:9", ...peers },
     stdio: "inherit",
   });
   base = `http://127.0.0.1:${port}`;

@@ -74,8 +74,6 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     if (credentials.kind === "conflict") return oauthError(reply, "invalid_request", credentials.reason);
     if (credentials.kind === "none") return oauthError(reply, "invalid_client", "Client authentication failed.");
     const { clientId, clientSecret } = credentials;
-    // The answer an unknown client gets: the shape of an id says nothing a caller could not know.
-    if (!isWellFormedClientId(clientId)) return oauthError(reply, "invalid_client", "Client authentication failed.");
     const lockedFor = deps.lockout.lockedFor(clientId);
     if (lockedFor > 0) throw rateLimited({ name: "auth-failures", ...deps.lockoutPolicy }, { retryAfterSeconds: lockedFor, remaining: 0 });
     const decision = deps.perClient.take(clientId);
@@ -88,6 +86,13 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     const requested = (params.get("scope") ?? "").split(" ").filter(Boolean);
     const unknown = requested.find((s) => !KNOWN_SCOPES.has(s));
     if (unknown !== undefined) return oauthError(reply, "invalid_scope", `Unknown scope ${unknown}.`);
+    // A client id we never issue is answered as an unknown client is, failed authentication (and
+    // its lockout) included, without asking the merchant service: its shape says nothing a caller
+    // could not know.
+    if (!isWellFormedClientId(clientId)) {
+      deps.lockout.recordFailure(clientId);
+      return oauthError(reply, "invalid_client", "Client authentication failed.");
+    }
     // Last, so that only requests the merchant service would really work on spend the shared budget.
     const shared = global.take("all");
     if (!shared.allowed) throw rateLimited({ name: "token-global", quota: global.capacity, windowSeconds: Math.max(1, Math.round(global.capacity / global.perSecond)) }, shared);
