@@ -59,6 +59,8 @@ export async function measurePrismaOverhead(adminUrl: string, dbName: string, st
   const database = openDatabase(PrismaClient, { url, maxConnections: connections, logger });
   const prisma = database.client;
   const pool = new pg.Pool({ connectionString: url, max: connections });
+  // An idle connection the database drop terminates must not crash the bench (pg emits it on the pool).
+  pool.on("error", (err) => log(`  an idle pg connection ended: ${err.message}`));
   const row = (i: number, tag: string) => ({
     id: randomUUID(),
     shipmentNumber: `TWS-${tag}${String(i).padStart(8, "0")}`,
