@@ -1,7 +1,8 @@
 import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 
-export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
+/** The services the gateway's routes call, and so the only ones it reaches (dispatch is none of them). */
+export const SERVICES = ["merchant", "shipment", "pricing", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
@@ -19,8 +20,6 @@ export const schema = commonEnv
   SHIPMENT_SERVICE_URL: peerUrl,
   /** The pricing service: price estimates. */
   PRICING_SERVICE_URL: peerUrl,
-  /** The dispatch service: its health, listed in /readyz (no route calls it). */
-  DISPATCH_SERVICE_URL: peerUrl,
   /** The tracking service: public tracking and the customer page. */
   TRACKING_SERVICE_URL: peerUrl,
   /** The webhook service: the merchant's endpoint and secret. */
@@ -78,7 +77,6 @@ export function peerUrls(config: GatewayConfig): Record<ServiceName, string> {
     merchant: config.MERCHANT_SERVICE_URL,
     shipment: config.SHIPMENT_SERVICE_URL,
     pricing: config.PRICING_SERVICE_URL,
-    dispatch: config.DISPATCH_SERVICE_URL,
     tracking: config.TRACKING_SERVICE_URL,
     webhook: config.WEBHOOK_SERVICE_URL,
   };
