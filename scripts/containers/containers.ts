@@ -9,7 +9,7 @@
  * range the kernel and podman pick random ports from, and bound fixed: Kafka must advertise it
  * before it starts, and a stopped and started container keeps it.
  */
-import net from "node:net";
+import { freePortIn } from "../../packages/testing/src/free-port";
 import { GenericContainer, Wait, type StartedTestContainer } from "testcontainers";
 import { serverProperties } from "../infra/kafka/server-properties";
 import { warmCoordinators } from "../infra/kafka/readiness";
@@ -22,19 +22,9 @@ const STARTUP_TIMEOUT_MS = 120_000;
 /** Below the ephemeral range (32768-60999 here): random ports of the kernel and podman never land there. */
 const FIXED_PORTS = { from: 20_000, to: 32_000 };
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
-  });
-}
-
-async function fixedHostPort(): Promise<number> {
-  for (;;) {
-    const port = FIXED_PORTS.from + Math.floor(Math.random() * (FIXED_PORTS.to - FIXED_PORTS.from));
-    if (await portFree(port)) return port;
-  }
+/** A port of FIXED_PORTS (outside the kernel's ephemeral range) that nothing holds now, on any address. */
+function fixedHostPort(): Promise<number> {
+  return freePortIn(FIXED_PORTS, "0.0.0.0");
 }
 
 /**

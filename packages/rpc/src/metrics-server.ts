@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOn } from "./listen";
 import type { Registry } from "prom-client";
 import { send } from "./probes";
 
@@ -25,11 +25,7 @@ export async function startMetricsServer(opts: { host: string; port: number; reg
   });
   // A scrape every 30 s: an idle keep-alive socket must not hold the close below.
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, opts.port, opts.host);
   return {
     port,
     url: `http://${opts.host}:${port}`,

@@ -1,12 +1,13 @@
 import http from "node:http";
 import http2 from "node:http2";
-import net, { type AddressInfo, type Socket } from "node:net";
+import net, { type Socket } from "node:net";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "@tawsil/logging";
 import type { CallerCheck } from "./caller-check";
 import { boundDeadline } from "./deadline-bound";
 import { encodeGrpcMessageAsSpecified } from "./grpc-message";
+import { listenOn } from "./listen";
 import { registerHealthService } from "./health-service";
 import type { Metrics } from "./metrics";
 import { probeHandler, type NonRpcHandler } from "./probes";
@@ -92,11 +93,7 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, opts.port, opts.host);
 
   return {
     port,
