@@ -93,6 +93,10 @@ export function esbuildOptions(target: BuildTarget, root: string = ROOT): BuildO
     metafile: true,
     logLevel: "warning",
     legalComments: "none",
+    // Whitespace and comments out, names kept: a third smaller bundle that V8 parses faster, and an
+    // ASCII-only one. A single character above U+00FF in a kept comment (an em dash in a library's
+    // prose) made V8 hold the whole multi-MiB source as a two-byte string in every process.
+    minifyWhitespace: true,
   };
 }
 

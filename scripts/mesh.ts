@@ -72,6 +72,13 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  * Settings from NODE_OPTIONS (a profiler hook, say) still apply, as Node reads them itself.
  */
 export const NODE_FLAGS = ["--enable-source-maps"] as const;
+/**
+ * Environment every process runs with, here as in the image (Dockerfile ENV): glibc gives each
+ * thread that allocates its own malloc arena (Node's libuv and V8 worker threads), and the arenas'
+ * unused pages stay resident; two arenas cost nothing measurable in speed and about 10-20 MiB of
+ * resident memory less per process (issue 9's idle RSS). A value already set in the environment wins.
+ */
+export const PROCESS_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
 /** Each process's bundle, relative to its directory (scripts/build.ts writes it). */
 export const BUNDLE = "dist/main.mjs";
 
@@ -213,6 +220,7 @@ function launch({ name, cwd, port, adminPort, metricsPort, env }: LaunchSpec, lo
   const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
     cwd,
     env: {
+      ...PROCESS_ENV,
       ...process.env,
       ...env,
       HOST: "127.0.0.1",
