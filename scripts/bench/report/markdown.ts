@@ -31,7 +31,7 @@ function loadRow(s: ScenarioResult): string[] {
 export function renderSummary(results: BenchResults): string {
   const parts: string[] = [];
   parts.push("## Targets (issue 9)\n");
-  parts.push(table(["Target", "This run", "Met"], targetRows(results).map((r) => [r.target, r.figure, verdict(r.met)])));
+  parts.push(table(["Target", "When filed", "This run", "Met"], targetRows(results).map((r) => [r.target, r.filed, r.figure, verdict(r.met)])));
   parts.push("\n## Load: medians over the rounds\n");
   parts.push(
     table(

@@ -73,6 +73,11 @@ describe("the markdown report", () => {
     expect(report).toContain("Commit 4b65e5b00000 (with uncommitted changes) · 2 cores (Test CPU)");
   });
 
+  it("puts each target's figure beside the one the issue was filed with", () => {
+    expect(report).toContain("| create ≥ 0.4x the one-process baseline | 0.038x (23-39/s) | 0.040x | no |");
+    expect(report).toContain("| idle RSS of the mesh (seven + broker) ≤ 1.2 GiB | 1.8 GiB | 1.29 GiB | no |");
+  });
+
   it("puts medians, the ratio and the verdict in the scenario's row", () => {
     expect(report).toContain("| create (shape A, unique key) | 31.0 | 195.0 ms | 425.0 ms | one process, raw pg | 775.0 | 8.50 ms | 19.0 ms | 0.040x | ≥ 0.4x → 0.040x no |");
     expect(report).toContain("| create at half the mesh's max rate (15.5/s) | 15.5 | 30.0 ms | 48.0 ms | – | – | – | – | – | ≤ 50 ms → 48.0 ms yes |");
