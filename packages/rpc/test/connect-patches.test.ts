@@ -1,7 +1,7 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter, createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { connectNodeAdapter, createConnectTransport, createGrpcTransport, universalRequestFromNodeRequest } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "@tawsil/proto/grpc/health/v1/health_pb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -12,22 +12,26 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
  * with an AbortError, as before.
  */
 const handlerSignals: AbortSignal[] = [];
+/** The signal of each request as connect-node's adapter makes it from the Node request (aborted when its stream closes). */
+const requestSignals: AbortSignal[] = [];
 let server: http2.Http2Server;
 let baseUrl: string;
 const sessions = new Set<http2.ServerHttp2Session>();
 
 beforeAll(async () => {
-  server = http2.createServer(
-    connectNodeAdapter({
-      routes: (router) =>
-        router.service(Health, {
-          async check(_req, ctx) {
-            handlerSignals.push(ctx.signal);
-            return { status: Status.SERVING };
-          },
-        }),
-    }),
-  );
+  const adapter = connectNodeAdapter({
+    routes: (router) =>
+      router.service(Health, {
+        async check(_req, ctx) {
+          handlerSignals.push(ctx.signal);
+          return { status: Status.SERVING };
+        },
+      }),
+  });
+  server = http2.createServer((req, res) => {
+    requestSignals.push(universalRequestFromNodeRequest(req, res, undefined, undefined).signal);
+    adapter(req, res);
+  });
   server.on("session", (session) => sessions.add(session));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,12 +53,15 @@ function client(protocol: "connect" | "grpc") {
 }
 
 describe.each(["connect", "grpc"] as const)("a completed unary call (%s protocol)", (protocol) => {
-  it("aborts the handler's and the caller's signals with one shared AbortError, not a new one per call", async () => {
+  it("aborts the handler's, the request's and the caller's signals with one shared AbortError, not a new one per call", async () => {
     handlerSignals.length = 0;
+    requestSignals.length = 0;
     const { signals, health } = client(protocol);
     for (let i = 0; i < 3; i++) expect((await health.check({ service: "" })).status).toBe(Status.SERVING);
+    // A request's signal is aborted when its stream closes, just after the answer went out.
+    await expect.poll(() => requestSignals.filter((signal) => signal.aborted).length).toBe(3);
 
-    for (const side of [handlerSignals, signals]) {
+    for (const side of [handlerSignals, requestSignals, signals]) {
       expect(side).toHaveLength(3);
       for (const signal of side) {
         expect(signal.aborted).toBe(true);
