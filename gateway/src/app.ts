@@ -65,7 +65,15 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config } = deps;
   // Every service's health, watched for as long as the gateway runs; each peer client refuses at
   // once while its service is known down (clients.ts).
-  const health = watchPeers(peerUrls(config), { intervalMs: config.PEER_HEALTH_INTERVAL_MS, timeoutMs: config.PEER_HEALTH_TIMEOUT_MS }, deps.logger);
+  const health = watchPeers(
+    peerUrls(config),
+    {
+      intervalMs: config.PEER_HEALTH_INTERVAL_MS,
+      steadyIntervalMs: config.PEER_HEALTH_STEADY_INTERVAL_MS ?? 10 * config.PEER_HEALTH_INTERVAL_MS,
+      timeoutMs: config.PEER_HEALTH_TIMEOUT_MS,
+    },
+    deps.logger,
+  );
   const peers = createPeers(config, health, deps.identity);
   const problems = { baseUrl: config.PUBLIC_BASE_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES };
   const parameterised = new ParameterisedPaths();

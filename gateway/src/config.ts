@@ -24,8 +24,10 @@ export const schema = commonEnv
   TRACKING_SERVICE_URL: peerUrl,
   /** The webhook service: the merchant's endpoint and secret. */
   WEBHOOK_SERVICE_URL: peerUrl,
-  /** How often the gateway asks each service's health (a down one's routes answer 503 at once until it is back). */
+  /** How often the gateway asks a service's health while it is not known healthy (a down one's routes answer 503 at once until it is back). */
   PEER_HEALTH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** How often it asks a service that answered SERVING; unset: 10 × PEER_HEALTH_INTERVAL_MS. A closed connection or a call that finds the service unreachable has it asked at once. */
+  PEER_HEALTH_STEADY_INTERVAL_MS: z.coerce.number().int().positive().optional(),
   /** Deadline of one health answer; a late one counts for nothing (a slow service is not down). */
   PEER_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
   /** Deadline of a call to a service when the route sets none. */

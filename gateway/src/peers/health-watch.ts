@@ -6,8 +6,14 @@ import { isUnreachable } from "./fail-fast";
 import { PeerHealth, type HealthAnswer, type PeerStatus } from "./peer-health";
 
 export interface HealthWatchOptions {
-  /** How often each peer is asked. */
+  /** How often a peer is asked while it is not known healthy: unknown, down, NOT_SERVING or late answering. */
   readonly intervalMs: number;
+  /**
+   * How often a peer is asked while its last answer was SERVING. What finds a peer gone before
+   * then is its connection: one that closes (the process died or drains) has it asked at once, as
+   * does a call that could not reach it.
+   */
+  readonly steadyIntervalMs: number;
   /** Deadline of one answer; none in time counts for nothing (slow is not down). */
   readonly timeoutMs: number;
 }
@@ -33,12 +39,15 @@ export function watchPeers(urls: Readonly<Record<ServiceName, string>>, opts: He
 
 /**
  * Asks one peer's gRPC health service ("" is the whole server, answered from the peer's own
- * readiness) every `intervalMs`, and at once when a call suspects it. Unary checks rather than the
- * protocol's Watch stream: an open stream would hold the peer's graceful shutdown for its whole
- * grace period, and its server cuts any call at its maximum deadline anyway. Returns the stop.
+ * readiness): every `steadyIntervalMs` while it answers SERVING, every `intervalMs` otherwise, and
+ * at once when a call suspects it or the check's connection to it closes. Idle, five healthy peers
+ * then cost a check every few seconds instead of five a second, and a peer that dies or drains is
+ * still known at once: its connection closes, and the check that follows finds it refusing.
+ * Unary checks rather than the protocol's Watch stream: an open stream would hold the peer's
+ * graceful shutdown for its whole grace period, and its server cuts any call at its maximum
+ * deadline anyway. Returns the stop.
  */
 function watchHealth(health: PeerHealth, baseUrl: string, opts: HealthWatchOptions): () => void {
-  const client = createPeerClient(Health, baseUrl, { timeoutMs: opts.timeoutMs });
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let asking = false;
@@ -47,16 +56,19 @@ function watchHealth(health: PeerHealth, baseUrl: string, opts: HealthWatchOptio
     if (stopped || asking) return;
     clearTimeout(timer);
     asking = true;
+    let answer: HealthAnswer;
     try {
       const { status } = await client.check({ service: "" });
-      health.observe(status === ServingStatus.SERVING ? "serving" : "not-serving");
+      answer = status === ServingStatus.SERVING ? "serving" : "not-serving";
     } catch (error) {
-      health.observe(answerOf(error));
+      answer = answerOf(error);
     } finally {
       asking = false;
     }
-    if (!stopped) timer = setTimeout(() => void ask(), opts.intervalMs).unref();
+    health.observe(answer);
+    if (!stopped) timer = setTimeout(() => void ask(), answer === "serving" ? opts.steadyIntervalMs : opts.intervalMs).unref();
   };
+  const client = createPeerClient(Health, baseUrl, { timeoutMs: opts.timeoutMs, onConnectionClosed: () => void ask() });
   health.onRecheck(() => void ask());
   void ask();
   return () => {

@@ -1,4 +1,5 @@
-import { isIP } from "node:net";
+import type http2 from "node:http2";
+import net, { isIP } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -18,6 +19,12 @@ export interface PeerClientOptions {
   readonly resolveEveryMs?: number;
   /** Run before the call leaves, after the trace context and the service token are set (the gateway's per-peer circuit). */
   readonly interceptors?: readonly Interceptor[];
+  /**
+   * Called when an established connection to the peer closes: the peer stopped or drained, the
+   * network reset it, or it was idle too long. Not for a connection attempt that failed (that
+   * fails the call that made it), so a caller that calls again from here cannot loop.
+   */
+  readonly onConnectionClosed?: () => void;
 }
 
 const headerSetter = { set: (carrier: Headers, key: string, value: string) => carrier.set(key, value) };
@@ -54,12 +61,27 @@ function signCalls(identity: ServiceIdentity, audience: string): Interceptor {
 export function createPeerClient<T extends DescService>(service: T, baseUrl: string, opts: PeerClientOptions = {}): Client<T> {
   const interceptors = [propagateContext, ...(opts.identity ? [signCalls(opts.identity, audienceOf(service.typeName))] : []), ...(opts.interceptors ?? [])];
   const common = { httpVersion: "2", defaultTimeoutMs: opts.timeoutMs ?? 2000, interceptors } as const;
+  const sessionOptions = opts.onConnectionClosed ? { createConnection: watchedConnection(opts.onConnectionClosed) } : undefined;
   const url = new URL(baseUrl);
-  if (isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) return createClient(service, createConnectTransport({ baseUrl, ...common }));
+  if (isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) {
+    return createClient(service, createConnectTransport({ baseUrl, ...common, ...(sessionOptions ? { nodeOptions: sessionOptions } : {}) }));
+  }
   const spread = new SpreadTransport(url, (replicaUrl, sessionManager) => createConnectTransport({ baseUrl: replicaUrl, sessionManager, ...common }), {
     lookup: opts.lookup ?? dnsAddresses,
     resolveEveryMs: opts.resolveEveryMs ?? 5_000,
     downForMs: 1_000,
+    ...(sessionOptions ? { sessionOptions } : {}),
   });
   return createClient(service, spread);
+}
+
+/** A cleartext connection to the session's authority, as node:http2 opens one, that reports its close once it was established. */
+function watchedConnection(onClosed: () => void): NonNullable<http2.ClientSessionOptions["createConnection"]> {
+  return (authority) => {
+    const socket = net.connect({ host: authority.hostname.replace(/^\[|\]$/g, ""), port: Number(authority.port || 80) });
+    // Once the session is through with its own teardown: a call made from the close event itself
+    // would find the session half torn down, whose error then had no listener left.
+    socket.once("connect", () => socket.once("close", () => setImmediate(onClosed)));
+    return socket;
+  };
 }

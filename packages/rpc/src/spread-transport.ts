@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from "node:dns/promises";
+import type http2 from "node:http2";
 import type { DescMessage, DescMethodStreaming, DescMethodUnary, MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ContextValues, type StreamResponse, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { Http2SessionManager } from "@connectrpc/connect-node";
@@ -15,6 +16,8 @@ export interface SpreadOptions {
   readonly downForMs: number;
   readonly lookup: Lookup;
   readonly now?: () => number;
+  /** Options of every replica's HTTP/2 session (node:http2 connect). */
+  readonly sessionOptions?: http2.ClientSessionOptions;
 }
 
 interface Replica {
@@ -127,7 +130,7 @@ export class SpreadTransport implements Transport {
     const url = new URL(this.url.href);
     url.hostname = address.includes(":") ? `[${address}]` : address;
     const baseUrl = url.href.replace(/\/$/, "");
-    const sessions = new Http2SessionManager(url.origin);
+    const sessions = new Http2SessionManager(url.origin, undefined, this.opts.sessionOptions);
     return { address, sessions, transport: this.transportFor(baseUrl, sessions), downUntil: 0 };
   }
 }
