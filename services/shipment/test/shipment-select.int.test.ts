@@ -7,7 +7,7 @@ import type { ShipmentState } from "../src/domain/lifecycle";
 import type { Item, Shipment } from "../src/domain/shipment";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { shipmentFromRow } from "../src/infra/shipment-rows";
-import { selectShipmentById, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "../src/infra/shipment-select";
+import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "../src/infra/shipment-select";
 import { createShipmentDatabase, insertShipments } from "./support";
 
 /**
@@ -132,6 +132,22 @@ describe("the typed raw shipment reads", () => {
     ]);
     expect(third?.totalWeightKilograms).toBe("123456789.125");
     expect(shipments[1] && (await rawById(shipments[1].id))?.declaredValue).toBe("0.00");
+  });
+
+  it("lock the row and read it as the read by id does, in one statement", async () => {
+    const target = shipments[2]!;
+    const read = await rawById(target.id);
+    const locked = await client.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<ShipmentSelectRow[]>(selectShipmentForUpdate(target.id));
+      // Another transaction cannot take the row now: NOWAIT fails at once with lock_not_available.
+      const other = await client
+        .$queryRawUnsafe("SELECT 1 FROM shipment WHERE id = $1::uuid FOR UPDATE NOWAIT", target.id)
+        .then(() => "taken", (error: unknown) => (JSON.stringify(error).includes("55P03") ? "held" : String(error)));
+      return { shipment: row ? shipmentFromSelectRow(row) : null, other };
+    });
+    expect(locked.shipment).toStrictEqual(read);
+    expect(locked.other).toBe("held");
+    expect(await client.$transaction(async (tx) => tx.$queryRaw<ShipmentSelectRow[]>(selectShipmentForUpdate(randomUUID())))).toEqual([]);
   });
 
   it("find nothing for an unknown id, as before", async () => {

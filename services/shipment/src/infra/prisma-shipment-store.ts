@@ -11,7 +11,7 @@ import { sqlStateOf } from "./prisma-errors";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
 import { shipmentFromRow } from "./shipment-rows";
-import { selectShipmentById, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "./shipment-select";
+import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "./shipment-select";
 
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
@@ -186,11 +186,10 @@ class PrismaShipmentTx implements ShipmentTx {
     });
   }
 
+  /** The row lock and the read in one statement (they were two round trips). */
   async lockShipment(id: string): Promise<Shipment | null> {
-    const locked = await this.tx.$queryRawUnsafe<{ id: string }[]>("SELECT id::text FROM shipment WHERE id = $1::uuid FOR UPDATE", id);
-    if (locked.length === 0) return null;
-    const row = await this.tx.shipment.findUnique({ where: { id }, include: ITEMS, relationLoadStrategy: JOINED });
-    return row ? shipmentFromRow(row) : null;
+    const [row] = await this.tx.$queryRaw<ShipmentSelectRow[]>(selectShipmentForUpdate(id));
+    return row ? shipmentFromSelectRow(row) : null;
   }
 
   async record(change: ShipmentChange): Promise<void> {

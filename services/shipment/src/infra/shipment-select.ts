@@ -80,6 +80,11 @@ export function selectShipmentById(id: string): Prisma.Sql {
   return Prisma.sql`SELECT ${COLUMNS} FROM shipment s WHERE s.id = ${id}::uuid`;
 }
 
+/** The same, with the shipment row locked FOR UPDATE (inside a transaction): lock and read in one round trip. */
+export function selectShipmentForUpdate(id: string): Prisma.Sql {
+  return Prisma.sql`SELECT ${COLUMNS} FROM shipment s WHERE s.id = ${id}::uuid FOR UPDATE OF s`;
+}
+
 /**
  * A page of a merchant's shipments, newest first, after a keyset position. Same predicate as the
  * findMany it replaces: `created_at <= c AND (created_at < c OR id < i)`, so the range scan on
