@@ -2,15 +2,23 @@
  * Prisma's cost per statement on this machine (issue 9, item 3): the shipment service's own
  * generated client on the pg driver adapter, as the service opens it (@tawsil/db openDatabase),
  * against raw `pg` issuing the same statement, on a scratch copy of the shipment schema.
- * Statements: a primary-key read (findUnique vs SELECT ... WHERE id = $1) and an insert of one
- * shipment (create vs INSERT ... RETURNING *), each sequentially and 8 at a time.
+ * Statements: a primary-key read (findUnique vs SELECT ... WHERE id = $1), the service's read by id
+ * (the shipment and its items in one statement), a list page of 25 with items and an insert of one
+ * shipment (create vs INSERT ... RETURNING *), each sequentially and 8 at a time. Each Prisma
+ * variant is a row against the same pg figure: the model API as the services open it
+ * (errorFormat "minimal"), the model API with Prisma's default error format (what every service
+ * ran before), and typed raw SQL ($queryRaw tagged templates, what the shipment reads run now).
+ * At 8 at a time the findUnique rows flatter Prisma: its dataloader merges findUnique calls issued
+ * in the same tick into one query, which this closed loop does and a service's requests, arriving
+ * in separate ticks, mostly do not; the sequential rows are the per-request figure.
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { databaseUrl, dropDatabase, ensureDatabase, migrate, openDatabase } from "../../packages/db/src/index";
+import { createPrismaClient, databaseUrl, dropDatabase, ensureDatabase, migrate, openDatabase } from "../../packages/db/src/index";
 import { PrismaClient } from "../../services/shipment/src/infra/prisma/generated/client";
+import { selectShipmentById, selectShipmentPage } from "../../services/shipment/src/infra/shipment-select";
 import { RIYADH, seedShipments } from "./seed/seed";
 import { ratio } from "./stats";
 
@@ -47,7 +55,7 @@ async function timed(statements: number, concurrency: number, one: (i: number) =
   return { wallUs: (wallMs * 1000) / statements, cpuUs: (cpu.user + cpu.system) / statements };
 }
 
-export async function measurePrismaOverhead(adminUrl: string, dbName: string, statements: number, connections: number, log: (line: string) => void): Promise<OverheadRow[]> {
+export async function measurePrismaOverhead(adminUrl: string, dbName: string, statementsPer: number, connections: number, log: (line: string) => void): Promise<OverheadRow[]> {
   await dropDatabase(adminUrl, dbName);
   await ensureDatabase(adminUrl, dbName);
   const url = databaseUrl(adminUrl, dbName);
@@ -106,39 +114,90 @@ export async function measurePrismaOverhead(adminUrl: string, dbName: string, st
       r.rateCardId, r.rateCardVersion, r.serviceLevel, r.price, r.distanceMetres,
     ]);
 
-  const pairs: { statement: string; prisma: (i: number, tag: string) => Promise<unknown>; pg: (i: number, tag: string) => Promise<unknown> }[] = [
+  // Prisma's default error format outside production (colorless): a call site captured per query.
+  const defaultFormat = createPrismaClient(PrismaClient, { url, maxConnections: connections, errorFormat: "colorless" });
+  const ITEMS = { items: { orderBy: { position: "asc" } } } as const;
+  const id = (i: number) => ids[i % ids.length]!;
+  const page = { merchantId, state: null, externalReference: null };
+  const raw = (statement: { text: string; values: unknown[] }) => pool.query(statement.text, statement.values);
+
+  type One = (i: number, tag: string) => Promise<unknown>;
+  const statements: { statement: string; pg: One; prisma: { variant: string; run: One }[] }[] = [
     {
       statement: "read by primary key",
-      prisma: (i) => prisma.shipment.findUnique({ where: { id: ids[i % ids.length]! } }),
-      pg: (i) => pool.query("SELECT * FROM shipment WHERE id = $1", [ids[i % ids.length]]),
+      pg: (i) => pool.query("SELECT * FROM shipment WHERE id = $1", [id(i)]),
+      prisma: [
+        { variant: "findUnique", run: (i) => prisma.shipment.findUnique({ where: { id: id(i) } }) },
+        { variant: "findUnique, default errorFormat", run: (i) => defaultFormat.shipment.findUnique({ where: { id: id(i) } }) },
+        { variant: "$queryRaw", run: (i) => prisma.$queryRaw`SELECT * FROM shipment WHERE id = ${id(i)}::uuid` },
+      ],
+    },
+    {
+      statement: "read by id with items",
+      pg: (i) => raw(selectShipmentById(id(i))),
+      prisma: [
+        { variant: "findUnique join", run: (i) => prisma.shipment.findUnique({ where: { id: id(i) }, include: ITEMS, relationLoadStrategy: "join" }) },
+        { variant: "findUnique join, default errorFormat", run: (i) => defaultFormat.shipment.findUnique({ where: { id: id(i) }, include: ITEMS, relationLoadStrategy: "join" }) },
+        { variant: "$queryRaw typed (the service's read)", run: (i) => prisma.$queryRaw(selectShipmentById(id(i))) },
+      ],
+    },
+    {
+      statement: "list page of 25 with items",
+      pg: () => raw(selectShipmentPage(page, null, 26)),
+      prisma: [
+        {
+          variant: "findMany join",
+          run: () => prisma.shipment.findMany({ where: { merchantId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 26, include: ITEMS, relationLoadStrategy: "join" }),
+        },
+        { variant: "$queryRaw typed (the service's list)", run: () => prisma.$queryRaw(selectShipmentPage(page, null, 26)) },
+      ],
     },
     {
       statement: "insert one shipment",
-      prisma: (i, tag) => prisma.shipment.create({ data: row(i, tag) }),
       pg: (i, tag) => pgInsert(row(i, tag)),
+      prisma: [
+        { variant: "create", run: (i, tag) => prisma.shipment.create({ data: row(i, tag) }) },
+        { variant: "create, default errorFormat", run: (i, tag) => defaultFormat.shipment.create({ data: row(i, tag) }) },
+      ],
     },
   ];
   const rows: OverheadRow[] = [];
   let round = 0;
   try {
-    for (const pair of pairs) {
+    for (const { statement, pg: pgRun, prisma: variants } of statements) {
       for (const concurrency of [1, connections]) {
-        // Warm both (JIT, pools, the adapter's type cache), then measure each in turn.
+        // Warm every client (JIT, pools, the adapter's type cache), then measure each in turn.
         const tag = () => `${(round++).toString(36).padStart(2, "0")}`;
         const warmTag = tag();
-        await timed(200, concurrency, (i) => pair.prisma(i, `${warmTag}a`));
-        await timed(200, concurrency, (i) => pair.pg(i, `${warmTag}b`));
-        const prismaTag = tag();
-        const prismaFigures = await timed(statements, concurrency, (i) => pair.prisma(i, prismaTag));
-        const pgTag = tag();
-        const pgFigures = await timed(statements, concurrency, (i) => pair.pg(i, pgTag));
-        const result = { statement: pair.statement, concurrency, prisma: prismaFigures, pg: pgFigures, wallRatio: ratio(prismaFigures.wallUs, pgFigures.wallUs), cpuRatio: ratio(prismaFigures.cpuUs, pgFigures.cpuUs) };
-        rows.push(result);
-        log(`  ${pair.statement.padEnd(20)} x${String(concurrency).padEnd(2)} prisma ${result.prisma.wallUs.toFixed(0).padStart(5)} µs (cpu ${result.prisma.cpuUs.toFixed(0)} µs)  pg ${result.pg.wallUs.toFixed(0).padStart(5)} µs (cpu ${result.pg.cpuUs.toFixed(0)} µs)  ratio ${result.wallRatio.toFixed(2)}x wall, ${result.cpuRatio.toFixed(2)}x cpu`);
+        for (const [n, variant] of variants.entries()) await timed(200, concurrency, (i) => variant.run(i, `${warmTag}${n}`));
+        await timed(200, concurrency, (i) => pgRun(i, `${warmTag}p`));
+        // Two passes, the second in reverse order, each of half the statements: whichever runs
+        // first after the warm-up (or right after a GC-heavy neighbour) is not favoured or penalised.
+        const runners = [{ name: "pg", run: pgRun }, ...variants.map((variant) => ({ name: variant.variant, run: variant.run }))];
+        const halves = new Map<string, StatementFigures[]>(runners.map((r) => [r.name, []]));
+        for (const order of [runners, [...runners].reverse()]) {
+          for (const runner of order) {
+            const runTag = tag();
+            halves.get(runner.name)!.push(await timed(Math.ceil(statementsPer / 2), concurrency, (i) => runner.run(i, runTag)));
+          }
+        }
+        const mean = (name: string): StatementFigures => {
+          const [a, b] = halves.get(name)! as [StatementFigures, StatementFigures];
+          return { wallUs: (a.wallUs + b.wallUs) / 2, cpuUs: (a.cpuUs + b.cpuUs) / 2 };
+        };
+        const pgFigures = mean("pg");
+        for (const variant of variants) {
+          const prismaFigures = mean(variant.variant);
+          const label = `${statement}: ${variant.variant}`;
+          const result = { statement: label, concurrency, prisma: prismaFigures, pg: pgFigures, wallRatio: ratio(prismaFigures.wallUs, pgFigures.wallUs), cpuRatio: ratio(prismaFigures.cpuUs, pgFigures.cpuUs) };
+          rows.push(result);
+          log(`  ${label.padEnd(62)} x${String(concurrency).padEnd(2)} prisma ${result.prisma.wallUs.toFixed(0).padStart(5)} µs (cpu ${result.prisma.cpuUs.toFixed(0)} µs)  pg ${result.pg.wallUs.toFixed(0).padStart(5)} µs (cpu ${result.pg.cpuUs.toFixed(0)} µs)  ratio ${result.wallRatio.toFixed(2)}x wall, ${result.cpuRatio.toFixed(2)}x cpu`);
+        }
       }
     }
   } finally {
     await database.close();
+    await defaultFormat.$disconnect();
     await pool.end();
     await dropDatabase(adminUrl, dbName);
   }

@@ -33,6 +33,40 @@ describe("createPrismaClient", () => {
     const entry = await recordLedger(client, 5);
     expect(await client.ledgerEntry.findUnique({ where: { id: entry.id } })).toEqual(entry);
   });
+
+  // errorFormat "minimal" (no call site captured per query) must leave what services map intact.
+  it("fails a unique violation with code P2002 and its target, without capturing the calling line", async () => {
+    const eventId = randomUUID();
+    await client.ledgerEntry.create({ data: { eventId, amount: 1 } });
+    const duplicate = (c: PrismaClient) =>
+      c.ledgerEntry.create({ data: { eventId, amount: 2 } }).then(
+        () => null,
+        (e: unknown) => e as { code?: unknown; meta?: unknown; message: string },
+      );
+    const error = await duplicate(client);
+    expect(error?.code).toBe("P2002");
+    expect(JSON.stringify(error?.meta)).toContain("event_id");
+    expect(error?.message).toContain("Unique constraint failed");
+    expect(error?.message).not.toContain(path.basename(import.meta.filename));
+    // Prisma's default format would have found this file's line (a stack trace per query).
+    const colorless = createPrismaClient(PrismaClient, { url: db.url, maxConnections: 1, errorFormat: "colorless" });
+    try {
+      expect((await duplicate(colorless))?.message).toContain(path.basename(import.meta.filename));
+    } finally {
+      await disconnect(colorless);
+    }
+  });
+
+  it("fails a raw statement with the SQLSTATE in its message and meta", async () => {
+    const error = await client.$queryRaw`SELECT 1 / 0`.then(
+      () => null,
+      (e: unknown) => e as { code?: unknown; meta?: { code?: unknown }; message: string },
+    );
+    expect(error?.code).toBe("P2010");
+    expect(error?.message).toContain("Code: `22012`");
+    // What the services' SQLSTATE checks read (shipment's sqlStateOf, the RPC edge's outage test).
+    expect(JSON.stringify(error)).toContain('"code":"22012"');
+  });
 });
 
 describe("withTransaction", () => {
