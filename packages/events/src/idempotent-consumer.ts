@@ -18,6 +18,14 @@ export interface ConsumedEvent {
 /** Applies one event inside the consumer's transaction; throwing rolls everything back and retries. */
 export type EventHandler<Tx extends SqlClient> = (tx: Tx, event: ConsumedEvent) => Promise<void>;
 
+/**
+ * Applies several events of one partition, in their order, inside one transaction, with the same
+ * effect as the EventHandler applying each in turn, but free to write them set-based (one
+ * statement for many rows). Throwing rolls the chunk back; its events are then applied one by one
+ * through the EventHandler.
+ */
+export type BatchEventHandler<Tx extends SqlClient> = (tx: Tx, events: readonly ConsumedEvent[]) => Promise<void>;
+
 export interface IdempotentConsumerOptions<Tx extends SqlClient> {
   readonly kafka: Kafka;
   /** `<service>.<purpose>`; also scopes the processed-event records. */
@@ -25,6 +33,8 @@ export interface IdempotentConsumerOptions<Tx extends SqlClient> {
   readonly topics: readonly string[];
   readonly runInTransaction: RunInTransaction<Tx>;
   readonly handler: EventHandler<Tx>;
+  /** When given, a chunk's fresh events go to it together instead of to `handler` one at a time. */
+  readonly batchHandler?: BatchEventHandler<Tx>;
   readonly logger: Logger;
   /** Observes every delivery, duplicates included (metrics, tests). */
   readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
@@ -97,12 +107,15 @@ export class IdempotentConsumer<Tx extends SqlClient> {
         const ids = events.flatMap((event) => (event ? [event.eventId] : []));
         const fresh = new Set((await tx.$queryRawUnsafe<{ event_id: string }[]>(CLAIM_EVENTS, this.opts.groupId, ids)).map((row) => row.event_id));
         const outcomes: boolean[] = [];
+        const batch: { event: ConsumedEvent; message: KafkaMessage }[] = [];
         for (const [i, event] of events.entries()) {
           // Applied before (a redelivery), or a second copy within this very batch: only the first applies.
           const apply = event !== undefined && fresh.delete(event.eventId);
-          if (apply) await this.#inSpan(event, messages[i]!, () => this.opts.handler(tx, event));
+          if (apply && this.opts.batchHandler) batch.push({ event, message: messages[i]! });
+          else if (apply) await this.#inSpan(event, messages[i]!, () => this.opts.handler(tx, event));
           outcomes.push(apply);
         }
+        if (batch.length > 0) await this.#inSpans(batch, () => this.opts.batchHandler!(tx, batch.map((b) => b.event)));
         return outcomes;
       });
     } catch (err) {
@@ -150,6 +163,19 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       return await context.with(trace.setSpan(parent, span), fn);
     } finally {
       span.end();
+    }
+  }
+
+  /** Runs `fn` for several events, each with its consumer span (the work is theirs together, so it runs in none of them). */
+  async #inSpans<R>(items: readonly { event: ConsumedEvent; message: KafkaMessage }[], fn: () => Promise<R>): Promise<R> {
+    const tracer = trace.getTracer("@tawsil/events");
+    const spans = items.map(({ event, message }) =>
+      tracer.startSpan(`consume ${event.topic}`, { kind: SpanKind.CONSUMER }, propagation.extract(ROOT_CONTEXT, message.headers ?? {}, kafkaHeaderGetter)),
+    );
+    try {
+      return await fn();
+    } finally {
+      for (const span of spans) span.end();
     }
   }
 

@@ -1,5 +1,5 @@
 import { isTerminal, publicStatusOf } from "../domain/lifecycle";
-import type { AssignmentFact, FixFact, ProjectionWriter, ShipmentFact } from "./ports";
+import type { AssignmentFact, FixFact, ProjectionBatchWriter, ProjectionWriter, ShipmentFact, StatusEntry } from "./ports";
 
 /**
  * A shipment change: the row moves to this version (if newer), and the public status it shows is
@@ -20,4 +20,55 @@ export async function applyAssignmentFact(writer: ProjectionWriter, change: stri
 export async function applyFixFact(writer: ProjectionWriter, fact: FixFact): Promise<void> {
   if (fact.shipmentId === "") return;
   await writer.saveFix(fact);
+}
+
+/** One decoded event of any of tracking's topics. */
+export type Fact =
+  | { readonly kind: "shipment"; readonly fact: ShipmentFact }
+  | { readonly kind: "assignment"; readonly change: string; readonly fact: AssignmentFact }
+  | { readonly kind: "fix"; readonly fact: FixFact };
+
+/**
+ * Several facts, in their order, with the effect of applying each in turn through the functions
+ * above, in a few set-based statements:
+ * - shipment rows in rounds: the n-th fact of each shipment in round n, so each statement touches
+ *   a row once and a shipment's facts still meet the version guard (and the tracking code's
+ *   COALESCE) in their order;
+ * - status history: the earliest time per (shipment, status), what LEAST keeps anyway;
+ * - assignments and fixes: per key, the first of the latest (the guard replaces only a strictly
+ *   newer one), then one guarded upsert.
+ */
+export async function applyFacts(writer: ProjectionBatchWriter, facts: readonly Fact[]): Promise<void> {
+  const rounds: { fact: ShipmentFact; terminalAt: Date | null }[][] = [];
+  const factsPerShipment = new Map<string, number>();
+  const statuses = new Map<string, StatusEntry>();
+  const assignments = new Map<string, AssignmentFact>();
+  const fixes = new Map<string, FixFact>();
+  for (const item of facts) {
+    if (item.kind === "shipment") {
+      const { fact } = item;
+      const round = factsPerShipment.get(fact.shipmentId) ?? 0;
+      factsPerShipment.set(fact.shipmentId, round + 1);
+      (rounds[round] ??= []).push({ fact, terminalAt: isTerminal(fact.state) ? fact.occurredAt : null });
+      const status = publicStatusOf(fact.state);
+      const key = `${fact.shipmentId}|${status}`;
+      const earlier = statuses.get(key);
+      if (!earlier || fact.occurredAt < earlier.at) statuses.set(key, { shipmentId: fact.shipmentId, status, at: fact.occurredAt });
+    } else if (item.kind === "assignment") {
+      if (item.change !== "ACCEPTED" || item.fact.driverRef === "") continue;
+      keepNewest(assignments, item.fact.shipmentId, item.fact, (f) => f.occurredAt);
+    } else {
+      if (item.fact.shipmentId === "") continue;
+      keepNewest(fixes, `${item.fact.shipmentId}|${item.fact.driverRef}`, item.fact, (f) => f.recordedAt);
+    }
+  }
+  for (const round of rounds) await writer.saveShipments(round);
+  if (statuses.size > 0) await writer.recordStatuses([...statuses.values()]);
+  if (assignments.size > 0) await writer.saveAssignments([...assignments.values()]);
+  if (fixes.size > 0) await writer.saveFixes([...fixes.values()]);
+}
+
+function keepNewest<T>(kept: Map<string, T>, key: string, candidate: T, timeOf: (value: T) => Date): void {
+  const current = kept.get(key);
+  if (!current || timeOf(current) < timeOf(candidate)) kept.set(key, candidate);
 }
