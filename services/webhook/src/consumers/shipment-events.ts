@@ -8,6 +8,7 @@ import { enqueueShipmentEvent } from "../app/enqueue-event";
 import type { Clock } from "../app/ports";
 import type { PublicStatus } from "../domain/event-types";
 import type { ShipmentFact } from "../domain/webhook-event";
+import type { EndpointRoutes } from "../infra/endpoint-routes";
 import { PrismaQueueWriter } from "../infra/prisma-delivery-queue";
 import type { PrismaClient } from "../infra/prisma/generated/client";
 
@@ -50,11 +51,12 @@ export function publicFactOf(payload: Uint8Array, now: Date): ShipmentFact | nul
 /**
  * Queues a webhook event for each ShipmentChanged that announces one. `onQueued` runs after the
  * handler, to wake this replica's engine; the row is visible once the consumer's transaction commits.
+ * `routes` answers which endpoint the merchant has, from memory (most merchants have none).
  */
-export function shipmentEventHandler(clock: Clock, onQueued: () => void): EventHandler<TransactionClient<PrismaClient>> {
+export function shipmentEventHandler(clock: Clock, onQueued: () => void, routes?: EndpointRoutes): EventHandler<TransactionClient<PrismaClient>> {
   return async (tx, event) => {
     const fact = publicFactOf(event.payload, clock.now());
     if (!fact) return;
-    if (await enqueueShipmentEvent(new PrismaQueueWriter(tx), fact, clock.now())) setImmediate(onQueued);
+    if (await enqueueShipmentEvent(new PrismaQueueWriter(tx, routes), fact, clock.now())) setImmediate(onQueued);
   };
 }
