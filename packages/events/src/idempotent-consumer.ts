@@ -35,6 +35,13 @@ export interface IdempotentConsumerOptions<Tx extends SqlClient> {
   readonly handler: EventHandler<Tx>;
   /** When given, a chunk's fresh events go to it together instead of to `handler` one at a time. */
   readonly batchHandler?: BatchEventHandler<Tx>;
+  /**
+   * True for an event the handler would apply as a no-op (one this service ignores): it is then
+   * neither claimed nor given a transaction, only its offset is committed. Skipping an event that
+   * changes nothing is as idempotent as applying it, so the guarantees hold; what it saves is the
+   * transaction and the claim of every event that is none of this service's business.
+   */
+  readonly ignores?: (event: ConsumedEvent) => boolean | Promise<boolean>;
   readonly logger: Logger;
   /** Observes every delivery, duplicates included (metrics, tests). */
   readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
@@ -101,10 +108,19 @@ export class IdempotentConsumer<Tx extends SqlClient> {
   /** Several events in one transaction; on any failure, one by one instead. */
   async #handleChunk(topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<void> {
     const events = messages.map((message) => eventOf(topic, partition, message));
+    const ignored = await this.#ignored(events);
+    if (ignored.every(Boolean)) {
+      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(messages[messages.length - 1]!) }]);
+      for (const [i, event] of events.entries()) {
+        if (event) this.opts.onDelivery?.(event, false);
+        else this.#skipped(topic, partition, messages[i]!);
+      }
+      return;
+    }
     let applied: boolean[];
     try {
       applied = await this.opts.runInTransaction(async (tx) => {
-        const ids = events.flatMap((event) => (event ? [event.eventId] : []));
+        const ids = events.flatMap((event, i) => (event && !ignored[i] ? [event.eventId] : []));
         const fresh = new Set((await tx.$queryRawUnsafe<{ event_id: string }[]>(CLAIM_EVENTS, this.opts.groupId, ids)).map((row) => row.event_id));
         const outcomes: boolean[] = [];
         const batch: { event: ConsumedEvent; message: KafkaMessage }[] = [];
@@ -138,6 +154,11 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
       return;
     }
+    if ((await this.#ignored([event]))[0]) {
+      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+      this.opts.onDelivery?.(event, false);
+      return;
+    }
     try {
       const applied = await this.#inSpan(event, message, () =>
         this.opts.runInTransaction(async (tx) => {
@@ -164,6 +185,13 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     } finally {
       span.end();
     }
+  }
+
+  /** Which events the service ignores (an undecodable record counts as ignored: it is skipped anyway). */
+  async #ignored(events: readonly (ConsumedEvent | undefined)[]): Promise<boolean[]> {
+    const ignores = this.opts.ignores;
+    if (!ignores) return events.map((event) => event === undefined);
+    return Promise.all(events.map(async (event) => event === undefined || (await ignores(event))));
   }
 
   /** Runs `fn` for several events, each with its consumer span (the work is theirs together, so it runs in none of them). */
@@ -227,8 +255,9 @@ export async function startConsumer<Tx extends SqlClient>(
   runInTransaction: RunInTransaction<Tx>,
   handler: EventHandler<Tx>,
   logger: Logger,
+  options: Pick<IdempotentConsumerOptions<Tx>, "batchHandler" | "ignores"> = {},
 ): Promise<{ name: string; close(): Promise<void> }> {
-  const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger });
+  const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger, ...options });
   await consumer.start();
   return { name: `${subscription.groupId}-consumer`, close: () => consumer.stop() };
 }

@@ -47,7 +47,7 @@ async function sendAll(topic: string, events: readonly Sent[]): Promise<void> {
 }
 
 /** Consumes the topic into the ledger until `expected` rows are there; counts the consumer's transactions. */
-async function consume(topic: string, expected: number, failOnceOn?: string, batched = false) {
+async function consume(topic: string, expected: number, failOnceOn?: string, batched = false, ignores?: (event: ConsumedEvent) => boolean) {
   const tx = transactionsOf(db);
   let transactions = 0;
   const deliveries: { eventId: string; applied: boolean }[] = [];
@@ -87,6 +87,7 @@ async function consume(topic: string, expected: number, failOnceOn?: string, bat
           },
         }
       : {}),
+    ...(ignores ? { ignores } : {}),
     onDelivery: (event, applied) => deliveries.push({ eventId: event.eventId, applied }),
   });
   await consumer.start();
@@ -139,5 +140,19 @@ describe("the consumer applies a fetch in batches", () => {
     // Chunks of up to 100 events in a few calls, one of which failed and went one by one (through `handler`).
     expect(batches.length).toBeLessThanOrEqual(10);
     expect(Math.max(...batches)).toBeGreaterThan(1);
+  });
+
+  it("neither claims nor applies the events the service ignores, and applies the others in order", async () => {
+    const sent = events(120);
+    const topic = `test.batches.ignored.${run}`;
+    await sendAll(topic, sent);
+    const even = (event: ConsumedEvent) => Number(Buffer.from(event.payload).toString()) % 2 === 0;
+    const claimed = async () => Number((await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM processed_event WHERE consumer_group = $1`, `test.batches.${topic}`))[0]!.n);
+    const { deliveries, rows } = await consume(topic, 60, undefined, true, even);
+    const odd = sent.filter((e) => e.amount % 2 === 1);
+    expect(rows).toEqual(odd.map((e) => ({ event_id: e.eventId, amount: e.amount })));
+    expect(deliveries.filter((d) => d.applied).map((d) => d.eventId)).toEqual(odd.map((e) => e.eventId));
+    expect(deliveries.filter((d) => !d.applied)).toHaveLength(60);
+    expect(await claimed()).toBe(60);
   });
 });

@@ -7,7 +7,7 @@ import { DeliveryEngine } from "./app/delivery-engine";
 import { ManageEndpoint } from "./app/manage-endpoint";
 import type { Clock, Receiver, Resolver } from "./app/ports";
 import type { Config } from "./config";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
 import { SystemResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics } from "./infra/metrics";
@@ -95,7 +95,11 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     await parts.endpointRoutes.start();
     closers.push(parts.endpointRoutes);
     const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
-    closers.unshift(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger));
+    closers.unshift(
+      await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger, {
+        ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
+      }),
+    );
   }
   // The engine is stopped first at shutdown even when a caller starts it later (tests, benches).
   if (opts.engine !== false) parts.engine.start();

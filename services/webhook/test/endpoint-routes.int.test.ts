@@ -90,6 +90,16 @@ describe("endpoint routes across replicas", () => {
     expect(rows).toEqual([{ endpoint_id: registered.endpoint!.endpointId }]);
   });
 
+  it("lets the consumer skip the events of merchants without an endpoint for their type, and only those", async () => {
+    const merchantId = randomUUID();
+    expect(await routes(b).ignores(merchantId, eventTypeOf("CREATED"))).toBe(true);
+    const registered = await client(a).registerEndpoint({ merchantId, url: "http://127.0.0.1:9/hooks", eventTypes: [5 /* delivered */] });
+    await until(() => routes(b).ignores(merchantId, eventTypeOf("DELIVERED")), (ignored) => !ignored, "replica b to stop ignoring the merchant");
+    expect(await routes(b).ignores(merchantId, eventTypeOf("CREATED"))).toBe(true);
+    await client(a).updateEndpoint({ merchantId, expectedVersion: registered.endpoint!.version, eventTypes: { eventTypes: [1 /* created */, 5] } });
+    await until(() => routes(b).ignores(merchantId, eventTypeOf("CREATED")), (ignored) => !ignored, "replica b to see the created type");
+  });
+
   it("reads the database every time while it does not listen", async () => {
     const idle = await startHarness(db.url, { engine: false, env: { WEBHOOK_SECRET_ENCRYPTION_KEY: key } });
     try {
@@ -99,6 +109,8 @@ describe("endpoint routes across replicas", () => {
       const registered = await client(a).registerEndpoint({ merchantId, url: "http://127.0.0.1:9/hooks" });
       expect((await routeOf(idle, merchantId))?.id).toBe(registered.endpoint!.endpointId);
       expect(routes(idle).size).toBe(0);
+      // Nor does it let the consumer skip anything.
+      expect(await routes(idle).ignores(randomUUID(), eventTypeOf("CREATED"))).toBe(false);
     } finally {
       await idle.close();
     }

@@ -85,6 +85,16 @@ export class EndpointRoutes {
     return (await this.#cache.get(merchantId))?.route;
   }
 
+  /**
+   * True when the cache knows the merchant has no endpoint subscribed to `type`, so an event of that
+   * type would queue nothing; false whenever it cannot be sure (not listening).
+   */
+  async ignores(merchantId: string, type: EventType): Promise<boolean> {
+    if (!this.#listening) return false;
+    const route = (await this.#cache.get(merchantId))?.route;
+    return !route || !route.eventTypes.includes(type);
+  }
+
   /** This replica changed an endpoint and it committed: its own next read must see it. */
   changed(): void {
     this.#cache.clear();
