@@ -96,10 +96,13 @@ async function tables(db: PrismaClient) {
 
 describe("set-based projection writes", () => {
   it("end as the one-by-one writes do, batch after batch", async () => {
-    const [s1, s2, s3, s4] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const [s1, s2, s3, s4, s5] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     const batches: Fact[][] = [
       // A create's two events together; another shipment's three versions, the code hash on the first only.
       [shipment(s1, 1, "PENDING_APPROVAL", 1, hash(1)), shipment(s1, 2, "READY_FOR_DISPATCH", 2), shipment(s2, 1, "READY_FOR_DISPATCH", 1, hash(2)), shipment(s2, 2, "OFFERED", 3), shipment(s2, 3, "ACCEPTED", 4)],
+      // Every version with its code hash (a create's events): folded into one row, inserted with the first's columns.
+      [shipment(s5, 1, "PENDING_APPROVAL", 1, hash(5)), shipment(s5, 2, "READY_FOR_DISPATCH", 2, hash(5)), shipment(s5, 1, "PENDING_APPROVAL", 1, hash(5)), shipment(s5, 3, "OFFERED", 3, hash(5))],
+      [shipment(s5, 5, "ACCEPTED", 5), shipment(s5, 4, "OFFERED", 4, hash(6)), shipment(s5, 6, "PICKED_UP", 6, hash(5)), shipment(s5, 7, "OUT_FOR_DELIVERY", 7)],
       // Out of order within a batch (an older version after a newer one), a terminal state, a version already stored.
       [shipment(s3, 2, "CANCELLED", 9, hash(3)), shipment(s3, 1, "READY_FOR_DISPATCH", 5), shipment(s1, 2, "READY_FOR_DISPATCH", 1), shipment(s1, 3, "OFFERED", 6)],
       // Assignments: a tie keeps the first, a newer one wins, offers name nobody; fixes likewise, one without a shipment.
@@ -113,7 +116,7 @@ describe("set-based projection writes", () => {
       await applyBatched(batch);
     }
     const expected = await tables(oneByOne);
-    expect(expected.shipments).toHaveLength(3);
+    expect(expected.shipments).toHaveLength(4);
     expect(expected.assignments).toHaveLength(2);
     expect(expected.fixes).toHaveLength(2);
     expect(await tables(batched)).toEqual(expected);
