@@ -67,6 +67,25 @@ export function projectionBatchHandler(logger: Logger, topics: Topics = TOPICS) 
 }
 
 /**
+ * The events that change no projection, skipped without a transaction: an assignment change other
+ * than an acceptance naming its driver, and a fix of a driver carrying nothing (the fleet's idle
+ * drivers report every 2 s). An event tracking cannot read is not ignored: the handler logs it.
+ */
+export function ignoredEvent(topics: Topics = TOPICS) {
+  return (event: ConsumedEvent): boolean => {
+    if (event.topic === topics.assignments) {
+      const decoded = assignmentFactOf(event.payload);
+      return decoded !== null && (decoded.change !== "ACCEPTED" || decoded.fact.driverRef === "");
+    }
+    if (event.topic === topics.locations) {
+      const fact = fixFactOf(event.payload);
+      return fact !== null && fact.shipmentId === "";
+    }
+    return false;
+  };
+}
+
+/**
  * One consumer group over the three topics: each event is applied exactly once (its id is
  * claimed in the same transaction as the projection writes) and its offset committed after.
  */
@@ -86,6 +105,7 @@ export async function startProjectionConsumer(opts: {
     runInTransaction: transactionRunner(opts.db),
     handler: projectionHandler(opts.logger, topics),
     batchHandler: projectionBatchHandler(opts.logger, topics),
+    ignores: ignoredEvent(topics),
     logger: opts.logger,
     ...(opts.onDelivery ? { onDelivery: opts.onDelivery } : {}),
   });
