@@ -18,6 +18,14 @@ export interface ConsumedEvent {
 /** Applies one event inside the consumer's transaction; throwing rolls everything back and retries. */
 export type EventHandler<Tx extends SqlClient> = (tx: Tx, event: ConsumedEvent) => Promise<void>;
 
+/**
+ * Applies several events of one partition, in their order, inside one transaction, with the same
+ * effect as the EventHandler applying each in turn, but free to write them set-based (one
+ * statement for many rows). Throwing rolls the chunk back; its events are then applied one by one
+ * through the EventHandler.
+ */
+export type BatchEventHandler<Tx extends SqlClient> = (tx: Tx, events: readonly ConsumedEvent[]) => Promise<void>;
+
 export interface IdempotentConsumerOptions<Tx extends SqlClient> {
   readonly kafka: Kafka;
   /** `<service>.<purpose>`; also scopes the processed-event records. */
@@ -25,6 +33,15 @@ export interface IdempotentConsumerOptions<Tx extends SqlClient> {
   readonly topics: readonly string[];
   readonly runInTransaction: RunInTransaction<Tx>;
   readonly handler: EventHandler<Tx>;
+  /** When given, a chunk's fresh events go to it together instead of to `handler` one at a time. */
+  readonly batchHandler?: BatchEventHandler<Tx>;
+  /**
+   * True for an event the handler would apply as a no-op (one this service ignores): it is then
+   * neither claimed nor given a transaction, only its offset is committed. Skipping an event that
+   * changes nothing is as idempotent as applying it, so the guarantees hold; what it saves is the
+   * transaction and the claim of every event that is none of this service's business.
+   */
+  readonly ignores?: (event: ConsumedEvent) => boolean | Promise<boolean>;
   readonly logger: Logger;
   /** Observes every delivery, duplicates included (metrics, tests). */
   readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
@@ -91,18 +108,30 @@ export class IdempotentConsumer<Tx extends SqlClient> {
   /** Several events in one transaction; on any failure, one by one instead. */
   async #handleChunk(topic: string, partition: number, messages: readonly KafkaMessage[]): Promise<void> {
     const events = messages.map((message) => eventOf(topic, partition, message));
+    const ignored = await this.#ignored(events);
+    if (ignored.every(Boolean)) {
+      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(messages[messages.length - 1]!) }]);
+      for (const [i, event] of events.entries()) {
+        if (event) this.opts.onDelivery?.(event, false);
+        else this.#skipped(topic, partition, messages[i]!);
+      }
+      return;
+    }
     let applied: boolean[];
     try {
       applied = await this.opts.runInTransaction(async (tx) => {
-        const ids = events.flatMap((event) => (event ? [event.eventId] : []));
+        const ids = events.flatMap((event, i) => (event && !ignored[i] ? [event.eventId] : []));
         const fresh = new Set((await tx.$queryRawUnsafe<{ event_id: string }[]>(CLAIM_EVENTS, this.opts.groupId, ids)).map((row) => row.event_id));
         const outcomes: boolean[] = [];
+        const batch: { event: ConsumedEvent; message: KafkaMessage }[] = [];
         for (const [i, event] of events.entries()) {
           // Applied before (a redelivery), or a second copy within this very batch: only the first applies.
           const apply = event !== undefined && fresh.delete(event.eventId);
-          if (apply) await this.#inSpan(event, messages[i]!, () => this.opts.handler(tx, event));
+          if (apply && this.opts.batchHandler) batch.push({ event, message: messages[i]! });
+          else if (apply) await this.#inSpan(event, messages[i]!, () => this.opts.handler(tx, event));
           outcomes.push(apply);
         }
+        if (batch.length > 0) await this.#inSpans(batch, () => this.opts.batchHandler!(tx, batch.map((b) => b.event)));
         return outcomes;
       });
     } catch (err) {
@@ -123,6 +152,11 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     if (!event) {
       this.#skipped(topic, partition, message);
       await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+      return;
+    }
+    if ((await this.#ignored([event]))[0]) {
+      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+      this.opts.onDelivery?.(event, false);
       return;
     }
     try {
@@ -150,6 +184,26 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       return await context.with(trace.setSpan(parent, span), fn);
     } finally {
       span.end();
+    }
+  }
+
+  /** Which events the service ignores (an undecodable record counts as ignored: it is skipped anyway). */
+  async #ignored(events: readonly (ConsumedEvent | undefined)[]): Promise<boolean[]> {
+    const ignores = this.opts.ignores;
+    if (!ignores) return events.map((event) => event === undefined);
+    return Promise.all(events.map(async (event) => event === undefined || (await ignores(event))));
+  }
+
+  /** Runs `fn` for several events, each with its consumer span (the work is theirs together, so it runs in none of them). */
+  async #inSpans<R>(items: readonly { event: ConsumedEvent; message: KafkaMessage }[], fn: () => Promise<R>): Promise<R> {
+    const tracer = trace.getTracer("@tawsil/events");
+    const spans = items.map(({ event, message }) =>
+      tracer.startSpan(`consume ${event.topic}`, { kind: SpanKind.CONSUMER }, propagation.extract(ROOT_CONTEXT, message.headers ?? {}, kafkaHeaderGetter)),
+    );
+    try {
+      return await fn();
+    } finally {
+      for (const span of spans) span.end();
     }
   }
 
@@ -201,8 +255,9 @@ export async function startConsumer<Tx extends SqlClient>(
   runInTransaction: RunInTransaction<Tx>,
   handler: EventHandler<Tx>,
   logger: Logger,
+  options: Pick<IdempotentConsumerOptions<Tx>, "batchHandler" | "ignores"> = {},
 ): Promise<{ name: string; close(): Promise<void> }> {
-  const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger });
+  const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger, ...options });
   await consumer.start();
   return { name: `${subscription.groupId}-consumer`, close: () => consumer.stop() };
 }

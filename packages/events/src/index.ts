@@ -5,7 +5,7 @@ export { startOutboxRelay } from "./start-relay";
 export { OUTBOX_LAG_METRIC, registerOutboxLag } from "./outbox-lag";
 export type { EventPublisher, PublishedRecord } from "./publisher";
 export { KafkaEventPublisher } from "./kafka-publisher";
-export { IdempotentConsumer, startConsumer, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions, type Subscription } from "./idempotent-consumer";
+export { IdempotentConsumer, startConsumer, type BatchEventHandler, type ConsumedEvent, type EventHandler, type IdempotentConsumerOptions, type Subscription } from "./idempotent-consumer";
 export { createKafka, type KafkaSettings } from "./kafka";
 export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";

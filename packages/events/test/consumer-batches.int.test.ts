@@ -4,7 +4,7 @@
  * retried alone while the events before it stay applied, a second copy of an event skipped.
  */
 import { randomUUID } from "node:crypto";
-import { createKafka, EVENT_HEADERS, IdempotentConsumer } from "@tawsil/events";
+import { createKafka, EVENT_HEADERS, IdempotentConsumer, type ConsumedEvent, type SqlClient } from "@tawsil/events";
 import { createLogger } from "@tawsil/logging";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTopics } from "../../../scripts/infra/kafka";
@@ -47,11 +47,13 @@ async function sendAll(topic: string, events: readonly Sent[]): Promise<void> {
 }
 
 /** Consumes the topic into the ledger until `expected` rows are there; counts the consumer's transactions. */
-async function consume(topic: string, expected: number, failOnceOn?: string) {
+async function consume(topic: string, expected: number, failOnceOn?: string, batched = false, ignores?: (event: ConsumedEvent) => boolean) {
   const tx = transactionsOf(db);
   let transactions = 0;
   const deliveries: { eventId: string; applied: boolean }[] = [];
+  const batches: number[] = [];
   let failed = false;
+  let batchFailed = false;
   const consumer = new IdempotentConsumer({
     kafka,
     groupId: `test.batches.${topic}`,
@@ -68,6 +70,24 @@ async function consume(topic: string, expected: number, failOnceOn?: string) {
       }
       await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, Number(Buffer.from(event.payload).toString()));
     },
+    ...(batched
+      ? {
+          // One statement for the chunk; fails once for the chunk holding failOnceOn, to be applied one by one.
+          batchHandler: async (t: SqlClient, chunk: readonly ConsumedEvent[]) => {
+            batches.push(chunk.length);
+            if (!batchFailed && chunk.some((event) => event.eventId === failOnceOn)) {
+              batchFailed = true;
+              throw new Error("the batch handler fails once on this chunk");
+            }
+            await t.$executeRawUnsafe(
+              `INSERT INTO ledger_entry (event_id, amount) SELECT * FROM unnest($1::uuid[], $2::int[])`,
+              chunk.map((event) => event.eventId),
+              chunk.map((event) => Number(Buffer.from(event.payload).toString())),
+            );
+          },
+        }
+      : {}),
+    ...(ignores ? { ignores } : {}),
     onDelivery: (event, applied) => deliveries.push({ eventId: event.eventId, applied }),
   });
   await consumer.start();
@@ -79,7 +99,7 @@ async function consume(topic: string, expected: number, failOnceOn?: string) {
   await consumer.stop();
   const rows = await db.$queryRawUnsafe<{ event_id: string; amount: number }[]>(`SELECT event_id::text, amount FROM ledger_entry ORDER BY id`);
   await db.$executeRawUnsafe(`DELETE FROM ledger_entry`);
-  return { transactions, deliveries, rows };
+  return { transactions, deliveries, rows, batches };
 }
 
 const events = (n: number): Sent[] => Array.from({ length: n }, (_, i) => ({ eventId: randomUUID(), amount: i + 1 }));
@@ -106,5 +126,33 @@ describe("the consumer applies a fetch in batches", () => {
     const applied = deliveries.filter((d) => d.applied).map((d) => d.eventId);
     expect(applied).toEqual(sent.map((e) => e.eventId));
     expect(deliveries.at(-1)).toEqual({ eventId: copy.eventId, applied: false });
+  });
+
+  it("gives a batch handler each chunk's fresh events together, in order, and a failing chunk's events to the handler one by one", async () => {
+    const sent = events(150);
+    const copy = sent[9]!;
+    const topic = `test.batches.batched.${run}`;
+    await sendAll(topic, [...sent, copy]);
+    const { deliveries, rows, batches } = await consume(topic, 150, sent[120]!.eventId, true);
+    expect(rows).toEqual(sent.map((e) => ({ event_id: e.eventId, amount: e.amount })));
+    expect(deliveries.filter((d) => d.applied).map((d) => d.eventId)).toEqual(sent.map((e) => e.eventId));
+    expect(deliveries.at(-1)).toEqual({ eventId: copy.eventId, applied: false });
+    // Chunks of up to 100 events in a few calls, one of which failed and went one by one (through `handler`).
+    expect(batches.length).toBeLessThanOrEqual(10);
+    expect(Math.max(...batches)).toBeGreaterThan(1);
+  });
+
+  it("neither claims nor applies the events the service ignores, and applies the others in order", async () => {
+    const sent = events(120);
+    const topic = `test.batches.ignored.${run}`;
+    await sendAll(topic, sent);
+    const even = (event: ConsumedEvent) => Number(Buffer.from(event.payload).toString()) % 2 === 0;
+    const claimed = async () => Number((await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM processed_event WHERE consumer_group = $1`, `test.batches.${topic}`))[0]!.n);
+    const { deliveries, rows } = await consume(topic, 60, undefined, true, even);
+    const odd = sent.filter((e) => e.amount % 2 === 1);
+    expect(rows).toEqual(odd.map((e) => ({ event_id: e.eventId, amount: e.amount })));
+    expect(deliveries.filter((d) => d.applied).map((d) => d.eventId)).toEqual(odd.map((e) => e.eventId));
+    expect(deliveries.filter((d) => !d.applied)).toHaveLength(60);
+    expect(await claimed()).toBe(60);
   });
 });

@@ -7,11 +7,12 @@ import { DeliveryEngine } from "./app/delivery-engine";
 import { ManageEndpoint } from "./app/manage-endpoint";
 import type { Clock, Receiver, Resolver } from "./app/ports";
 import type { Config } from "./config";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
 import { SystemResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics } from "./infra/metrics";
 import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
+import { EndpointRoutes } from "./infra/endpoint-routes";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
@@ -36,6 +37,8 @@ export interface WebhookServiceParts extends ServiceParts {
   readonly database: ServiceDatabase<PrismaClient>;
   readonly engine: DeliveryEngine;
   readonly clock: Clock;
+  /** Merchants' endpoints for the consumer, in memory; bypassed until started (startWebhookWorkers). */
+  readonly endpointRoutes: EndpointRoutes;
 }
 
 /** Builds the service: database, secret sealing, management use cases, the delivery engine (not started). */
@@ -45,8 +48,9 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const clock = overrides.clock ?? systemClock;
   const resolver = overrides.resolver ?? new SystemResolver();
   const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
+  const endpointRoutes = new EndpointRoutes({ db: database.client, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }) });
   const manage = new ManageEndpoint({
-    store: new PrismaEndpointStore(database.client, box),
+    store: new PrismaEndpointStore(database.client, box, () => endpointRoutes.changed()),
     resolver,
     clock,
     policy,
@@ -79,6 +83,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     database,
     engine,
     clock,
+    endpointRoutes,
   };
 }
 
@@ -86,8 +91,15 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
 export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Logger, opts: { kafka?: Kafka; consumerGroupId?: string; engine?: boolean } = {}): Promise<Closer[]> {
   const closers: Closer[] = [];
   if (opts.kafka) {
+    // Listening before the first event is consumed; stopped after the consumer at shutdown.
+    await parts.endpointRoutes.start();
+    closers.push(parts.endpointRoutes);
     const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
-    closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake()), logger));
+    closers.unshift(
+      await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger, {
+        ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
+      }),
+    );
   }
   // The engine is stopped first at shutdown even when a caller starts it later (tests, benches).
   if (opts.engine !== false) parts.engine.start();

@@ -11,6 +11,7 @@ import { enqueueShipmentEvent } from "../src/app/enqueue-event";
 import type { Clock, ResolvedAddress, Resolver } from "../src/app/ports";
 import { readConfig, type Config } from "../src/config";
 import type { PublicStatus } from "../src/domain/event-types";
+import type { EndpointRoutes } from "../src/infra/endpoint-routes";
 import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
 import { startWebhookService, type RunningWebhookService, type WebhookOverrides } from "../src/server";
 import type { Kafka } from "kafkajs";
@@ -137,12 +138,17 @@ export async function startHarness(databaseUrl: string, opts: WebhookOverrides &
 
 let version = 0n;
 
-/** Queues a shipment's public status change as the consumer would, in one transaction. */
-export async function queueChange(service: RunningWebhookService, fact: { merchantId: string; shipmentId?: string; status: PublicStatus; version?: bigint; reasonCode?: string }, now: Date): Promise<string> {
+/** Queues a shipment's public status change as the consumer would, in one transaction (through `routes`, as the consumer, when given). */
+export async function queueChange(
+  service: RunningWebhookService,
+  fact: { merchantId: string; shipmentId?: string; status: PublicStatus; version?: bigint; reasonCode?: string },
+  now: Date,
+  routes?: EndpointRoutes,
+): Promise<string> {
   const shipmentId = fact.shipmentId ?? randomUUID();
   await withTransaction(service.parts.database.client, (tx) =>
     enqueueShipmentEvent(
-      new PrismaQueueWriter(tx),
+      new PrismaQueueWriter(tx, routes),
       {
         shipmentId,
         merchantId: fact.merchantId,

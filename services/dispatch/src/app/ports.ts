@@ -58,6 +58,12 @@ export interface JobWork {
   updateDriver(driverId: string, change: DriverChange): Promise<void>;
   recordAssignmentChange(change: { shipmentId: string; offerId: string; driverId: string; change: AssignmentChange; at: Date }): Promise<void>;
   recordDriverLocation(fix: { driverId: string; shipmentId: string | null; position: Coordinate; accuracyMetres: number; recordedAt: Date }): Promise<void>;
+  /**
+   * Moves each driver to their fix and records each fix with the shipment the driver carries, in
+   * order, set-based (distinct drivers only): what updateDriver and recordDriverLocation do for
+   * each. False, having written nothing the caller may keep, when a driver does not exist.
+   */
+  moveDrivers(fixes: readonly { driverId: string; position: Coordinate; accuracyMetres: number; recordedAt: Date }[]): Promise<boolean>;
   /** The job may be offerable now: the dispatcher's leader tries it on commit. */
   wakeForJob(shipmentId: string): Promise<void>;
   /** The driver may take a job now: the leader looks for one on commit. */

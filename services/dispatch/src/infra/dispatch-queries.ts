@@ -1,7 +1,8 @@
 import type { CarrierService } from "../domain/catalogue";
 import type { Driver as FreeDriver } from "../domain/driver";
 import { levelCanHonour } from "../domain/requirements";
-import type { Driver, PrismaClient } from "./prisma/generated/client";
+import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, type DriverRecord } from "./job-sql";
+import { Prisma, type PrismaClient } from "./prisma/generated/client";
 
 /**
  * The dispatcher's reads that are not about one job: each is an index lookup whose cost does not
@@ -9,9 +10,9 @@ import type { Driver, PrismaClient } from "./prisma/generated/client";
  */
 
 /** A driver who could take an offer now: on duty, carrying nothing, holding no open offer. */
-export async function freeDriver(db: PrismaClient, driverId: string): Promise<Driver | undefined> {
-  const driver = await db.driver.findFirst({ where: { id: driverId, available: true, currentShipmentId: null, offers: { none: { state: "OPEN" } } } });
-  return driver ?? undefined;
+export async function freeDriver(db: PrismaClient, driverId: string): Promise<FreeDriver | undefined> {
+  const rows = await db.$queryRaw<DriverRecord[]>`SELECT ${Prisma.raw(DRIVER_COLUMNS)} FROM driver d WHERE d.id = ${driverId}::uuid AND ${Prisma.raw(FREE_DRIVER)}`;
+  return rows[0] ? driverFromRecord(rows[0]) : undefined;
 }
 
 /** Every free driver: bounded by the fleet, not by the backlog. */

@@ -2,9 +2,9 @@ import type { Coordinate } from "@tawsil/domain";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import type { Offer } from "../domain/offer";
-import type { DispatchJob as JobRow, Driver as DriverRow, Offer as OfferRow, Prisma } from "./prisma/generated/client";
+import type { DispatchJob as JobRow, Driver as DriverRow, Offer as OfferRow } from "./prisma/generated/client";
 
-/** Rows to the domain's shapes and back: coordinates travel as pairs of microdegree columns. */
+/** Model rows to the domain's shapes: coordinates travel as pairs of microdegree columns. */
 const point = (latitudeMicro: number, longitudeMicro: number): Coordinate => ({ latitudeMicro, longitudeMicro });
 
 export function jobFromRow(row: JobRow): DispatchJob {
@@ -26,40 +26,6 @@ export function jobFromRow(row: JobRow): DispatchJob {
     deadline: row.deadline,
     unresolvedCount: row.unresolvedCount,
     retryAt: row.retryAt,
-  };
-}
-
-/** What a transition may change; the parcel facts are written once, at creation. */
-export function jobChanges(job: DispatchJob): Prisma.DispatchJobUpdateInput {
-  return {
-    state: job.state,
-    shipmentVersion: job.shipmentVersion,
-    attempts: job.attempts,
-    triedDriverIds: [...job.triedDriverIds],
-    deadline: job.deadline,
-    unresolvedCount: job.unresolvedCount,
-    retryAt: job.retryAt,
-  };
-}
-
-export function newJobRow(job: DispatchJob): Prisma.DispatchJobCreateInput {
-  return {
-    shipmentId: job.shipmentId,
-    merchantId: job.merchantId,
-    cityCode: job.cityCode,
-    serviceLevel: job.serviceLevel,
-    pickupLatitudeMicro: job.pickup.latitudeMicro,
-    pickupLongitudeMicro: job.pickup.longitudeMicro,
-    destinationLatitudeMicro: job.destination.latitudeMicro,
-    destinationLongitudeMicro: job.destination.longitudeMicro,
-    weightGrams: job.weightGrams,
-    longestSideMm: job.longestSideMm,
-    requirements: [...job.requirements],
-    cashOnDelivery: job.cashOnDelivery,
-    state: job.state,
-    shipmentVersion: job.shipmentVersion,
-    triedDriverIds: [...job.triedDriverIds],
-    deadline: job.deadline,
   };
 }
 

@@ -17,10 +17,7 @@ export class PrismaDispatchStore implements DispatchStore {
     return withTransaction(this.db, (tx) => fn(new PrismaJobWork(tx)), { timeoutMs: 30_000, maxWaitMs: 10_000 });
   }
 
-  async freeDriver(driverId: string): Promise<Driver | undefined> {
-    const row = await freeDriver(this.db, driverId);
-    return row ? driverFromRow(row) : undefined;
-  }
+  freeDriver = (driverId: string): Promise<Driver | undefined> => freeDriver(this.db, driverId);
 
   freeDriverIds = () => freeDriverIds(this.db);
   offeredJobsWithoutOffer = () => offeredJobsWithoutOffer(this.db);

@@ -4,35 +4,60 @@ import type { Coordinate } from "@tawsil/domain";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import type { Offer, OfferState } from "../domain/offer";
-import { driverFromRow, jobChanges, jobFromRow, newJobRow, offerFromRow } from "./dispatch-rows";
-import { writeAssignmentChanged, writeCityStaffing, writeDriverLocation } from "./events";
+import { randomUUID } from "node:crypto";
+import { driverFromRow, offerFromRow } from "./dispatch-rows";
+import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, JOB_COLUMNS, jobFromRecord, OFFER_COLUMNS, offerFromRecord, type DriverRecord, type JobRecord, type OfferRecord } from "./job-sql";
+import { writeAssignmentChanged, writeCityStaffing, writeDriverLocation, writeDriverLocations } from "./events";
 import type { CityStaffing } from "../domain/city-staffing";
-import type { PrismaClient } from "./prisma/generated/client";
+import { Prisma, type PrismaClient } from "./prisma/generated/client";
 import { announceOffer, announceShiftChange, wakeForDriver, wakeForJob } from "./wake-ups";
 
 export type Tx = TransactionClient<PrismaClient>;
 
-/** JobWork over one Prisma transaction (the dispatch store's, or the event consumer's). */
+const JOB = Prisma.raw(JOB_COLUMNS);
+const DRIVER = Prisma.raw(DRIVER_COLUMNS);
+const FREE = Prisma.raw(FREE_DRIVER);
+const OFFER = Prisma.raw(OFFER_COLUMNS);
+
+/**
+ * JobWork over one Prisma transaction (the dispatch store's, or the event consumer's). What every
+ * shipment event and dispatcher step runs is typed raw SQL (job-sql.ts); the rarer steps use the
+ * model API.
+ */
 export class PrismaJobWork implements JobWork {
   constructor(private readonly tx: Tx) {}
 
   async lockJob(shipmentId: string): Promise<DispatchJob | undefined> {
-    await this.tx.$queryRawUnsafe(`SELECT shipment_id FROM dispatch_job WHERE shipment_id = $1::uuid FOR UPDATE`, shipmentId);
-    const row = await this.tx.dispatchJob.findUnique({ where: { shipmentId } });
-    return row ? jobFromRow(row) : undefined;
+    // The row lock and the read in one statement (it was a locking SELECT and a findUnique).
+    const rows = await this.tx.$queryRaw<JobRecord[]>`SELECT ${JOB} FROM dispatch_job WHERE shipment_id = ${shipmentId}::uuid FOR UPDATE`;
+    return rows[0] ? jobFromRecord(rows[0]) : undefined;
   }
 
   async createJob(job: DispatchJob): Promise<void> {
-    await this.tx.dispatchJob.create({ data: newJobRow(job) });
+    // clock_timestamp(), not the transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
+    await this.tx.$executeRaw`
+      INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
+        destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
+        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, created_at, updated_at)
+      VALUES (${job.shipmentId}::uuid, ${job.merchantId}::uuid, ${job.cityCode}, ${job.serviceLevel}::service_level,
+        ${job.pickup.latitudeMicro}::int, ${job.pickup.longitudeMicro}::int, ${job.destination.latitudeMicro}::int, ${job.destination.longitudeMicro}::int,
+        ${job.weightGrams}::int, ${job.longestSideMm}::int, ${[...job.requirements]}::text[], ${job.cashOnDelivery}::boolean, ${job.state}::dispatch_job_state,
+        ${job.shipmentVersion}::bigint, ${job.attempts}::int, ${[...job.triedDriverIds]}::uuid[], ${job.deadline}::timestamptz, ${job.unresolvedCount}::int,
+        ${job.retryAt}::timestamptz, clock_timestamp(), clock_timestamp())`;
   }
 
   async saveJob(job: DispatchJob): Promise<void> {
-    await this.tx.dispatchJob.update({ where: { shipmentId: job.shipmentId }, data: jobChanges(job) });
+    // What a transition may change; the parcel facts are written once, at creation.
+    await this.tx.$executeRaw`
+      UPDATE dispatch_job SET state = ${job.state}::dispatch_job_state, shipment_version = ${job.shipmentVersion}::bigint, attempts = ${job.attempts}::int,
+        tried_driver_ids = ${[...job.triedDriverIds]}::uuid[], deadline = ${job.deadline}::timestamptz, unresolved_count = ${job.unresolvedCount}::int,
+        retry_at = ${job.retryAt}::timestamptz, updated_at = clock_timestamp()
+      WHERE shipment_id = ${job.shipmentId}::uuid`;
   }
 
   async openOffer(shipmentId: string): Promise<Offer | undefined> {
-    const row = await this.tx.offer.findFirst({ where: { shipmentId, state: "OPEN" } });
-    return row ? offerFromRow(row) : undefined;
+    const rows = await this.tx.$queryRaw<OfferRecord[]>`SELECT ${OFFER} FROM offer WHERE shipment_id = ${shipmentId}::uuid AND state = 'OPEN' LIMIT 1`;
+    return rows[0] ? offerFromRecord(rows[0]) : undefined;
   }
 
   async offer(offerId: string): Promise<Offer | undefined> {
@@ -41,15 +66,19 @@ export class PrismaJobWork implements JobWork {
   }
 
   async createOffer(offer: { shipmentId: string; driverId: string; expiresAt: Date }): Promise<Offer> {
-    return offerFromRow(await this.tx.offer.create({ data: { ...offer, state: "OPEN" } }));
+    const id = randomUUID();
+    await this.tx.$executeRaw`
+      INSERT INTO offer (id, shipment_id, driver_id, state, expires_at, created_at, updated_at)
+      VALUES (${id}::uuid, ${offer.shipmentId}::uuid, ${offer.driverId}::uuid, 'OPEN', ${offer.expiresAt}::timestamptz, clock_timestamp(), clock_timestamp())`;
+    return { id, shipmentId: offer.shipmentId, driverId: offer.driverId, state: "OPEN", expiresAt: offer.expiresAt };
   }
 
   async setOfferState(offerId: string, state: OfferState): Promise<void> {
-    await this.tx.offer.update({ where: { id: offerId }, data: { state } });
+    await this.tx.$executeRaw`UPDATE offer SET state = ${state}::offer_state, updated_at = clock_timestamp() WHERE id = ${offerId}::uuid`;
   }
 
   async withdrawOpenOffers(shipmentId: string): Promise<void> {
-    await this.tx.offer.updateMany({ where: { shipmentId, state: "OPEN" }, data: { state: "WITHDRAWN" } });
+    await this.tx.$executeRaw`UPDATE offer SET state = 'WITHDRAWN', updated_at = clock_timestamp() WHERE shipment_id = ${shipmentId}::uuid AND state = 'OPEN'`;
   }
 
   async driver(driverId: string): Promise<Driver | undefined> {
@@ -58,10 +87,9 @@ export class PrismaJobWork implements JobWork {
   }
 
   async freeDrivers(cityCode: string, serviceIds: readonly string[]): Promise<Driver[]> {
-    const rows = await this.tx.driver.findMany({
-      where: { cityCode, available: true, currentShipmentId: null, carrierServiceId: { in: [...serviceIds] }, offers: { none: { state: "OPEN" } } },
-    });
-    return rows.map(driverFromRow);
+    const rows = await this.tx.$queryRaw<DriverRecord[]>`
+      SELECT ${DRIVER} FROM driver d WHERE d.city_code = ${cityCode} AND d.carrier_service_id = ANY(${[...serviceIds]}::uuid[]) AND ${FREE}`;
+    return rows.map(driverFromRecord);
   }
 
   async updateDriver(driverId: string, change: DriverChange): Promise<void> {
@@ -74,6 +102,23 @@ export class PrismaJobWork implements JobWork {
 
   recordAssignmentChange(change: { shipmentId: string; offerId: string; driverId: string; change: AssignmentChange; at: Date }): Promise<void> {
     return writeAssignmentChanged(this.tx, change);
+  }
+
+  async moveDrivers(fixes: readonly { driverId: string; position: Coordinate; accuracyMetres: number; recordedAt: Date }[]): Promise<boolean> {
+    if (fixes.length === 0) return true;
+    const moved = await this.tx.$queryRaw<{ id: string; current_shipment_id: string | null }[]>`
+      UPDATE driver d SET latitude_micro = t.latitude_micro, longitude_micro = t.longitude_micro, position_at = t.position_at, updated_at = clock_timestamp()
+      FROM unnest(${fixes.map((f) => f.driverId)}::uuid[], ${fixes.map((f) => f.position.latitudeMicro)}::int[], ${fixes.map((f) => f.position.longitudeMicro)}::int[],
+        ${fixes.map((f) => f.recordedAt.toISOString())}::timestamptz[]) AS t(id, latitude_micro, longitude_micro, position_at)
+      WHERE d.id = t.id
+      RETURNING d.id::text AS id, d.current_shipment_id::text AS current_shipment_id`;
+    if (moved.length < fixes.length) return false;
+    const carried = new Map(moved.map((row) => [row.id, row.current_shipment_id]));
+    await writeDriverLocations(
+      this.tx,
+      fixes.map((fix) => ({ ...fix, shipmentId: carried.get(fix.driverId) ?? null })),
+    );
+    return true;
   }
 
   recordDriverLocation(fix: { driverId: string; shipmentId: string | null; position: Coordinate; accuracyMetres: number; recordedAt: Date }): Promise<void> {

@@ -43,6 +43,29 @@ export interface ProjectionWriter {
   saveFix(fact: FixFact): Promise<void>;
 }
 
+/** A shipment's status history entry: the earliest time it showed that public status. */
+export interface StatusEntry {
+  readonly shipmentId: string;
+  readonly status: string;
+  readonly at: Date;
+}
+
+/**
+ * The same writes set-based, one statement for many rows, with the same order-proof guards. Each
+ * call's rows have distinct keys (a statement cannot touch one row twice); apply-facts.ts folds or
+ * splits what a batch of events holds accordingly.
+ */
+export interface ProjectionBatchWriter {
+  /** Distinct shipments. */
+  saveShipments(rows: readonly { readonly fact: ShipmentFact; readonly terminalAt: Date | null }[]): Promise<void>;
+  /** Distinct (shipment, status). */
+  recordStatuses(entries: readonly StatusEntry[]): Promise<void>;
+  /** Distinct shipments. */
+  saveAssignments(facts: readonly AssignmentFact[]): Promise<void>;
+  /** Distinct (shipment, driver). */
+  saveFixes(facts: readonly FixFact[]): Promise<void>;
+}
+
 /** The projections as the reads see them; the fix is the assigned driver's only. */
 export interface ProjectionReader {
   findById(shipmentId: string): Promise<TrackedShipment | null>;

@@ -1,5 +1,5 @@
 import type { SqlClient } from "@tawsil/events";
-import type { AssignmentFact, FixFact, ProjectionWriter, ShipmentFact } from "../app/ports";
+import type { AssignmentFact, FixFact, ProjectionBatchWriter, ProjectionWriter, ShipmentFact, StatusEntry } from "../app/ports";
 
 /**
  * The consumers' writes, in plain SQL on the consumer's transaction. Each upsert carries its own
@@ -65,6 +65,87 @@ export class SqlProjectionWriter implements ProjectionWriter {
       fact.position.longitudeMicro,
       fact.accuracyMetres,
       fact.recordedAt,
+    );
+  }
+}
+
+const iso = (at: Date | null): string | null => (at === null ? null : at.toISOString());
+const codeHashHex = (fact: ShipmentFact): string | null => (fact.trackingCodeSha256.length === 32 ? Buffer.from(fact.trackingCodeSha256).toString("hex") : null);
+
+/**
+ * SqlProjectionWriter's statements for many rows at once: the rows travel as one array per column
+ * (unnest), under the same conflict targets and guards. Callers pass distinct keys per call.
+ */
+export class SqlProjectionBatchWriter implements ProjectionBatchWriter {
+  constructor(private readonly tx: SqlClient) {}
+
+  async saveShipments(rows: readonly { fact: ShipmentFact; terminalAt: Date | null }[]): Promise<void> {
+    if (rows.length === 0) return;
+    const column = <T>(pick: (fact: ShipmentFact, terminalAt: Date | null) => T) => rows.map((row) => pick(row.fact, row.terminalAt));
+    await this.tx.$executeRawUnsafe(
+      `INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
+         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, updated_at)
+       SELECT t.shipment_id, t.merchant_id, decode(t.code_hash, 'hex'), t.state, t.version, t.pickup_latitude_micro, t.pickup_longitude_micro,
+         t.destination_latitude_micro, t.destination_longitude_micro, t.city_code, t.terminal_at, now()
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::int[], $10::text[], $11::timestamptz[])
+         AS t(shipment_id, merchant_id, code_hash, state, version, pickup_latitude_micro, pickup_longitude_micro, destination_latitude_micro,
+           destination_longitude_micro, city_code, terminal_at)
+       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at,
+         tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
+       WHERE tracked_shipment.version < EXCLUDED.version`,
+      column((f) => f.shipmentId),
+      column((f) => f.merchantId),
+      column((f) => codeHashHex(f)),
+      column((f) => f.state),
+      column((f) => f.version.toString()),
+      column((f) => f.pickup.latitudeMicro),
+      column((f) => f.pickup.longitudeMicro),
+      column((f) => f.destination.latitudeMicro),
+      column((f) => f.destination.longitudeMicro),
+      column((f) => f.cityCode),
+      column((_, terminalAt) => iso(terminalAt)),
+    );
+  }
+
+  async recordStatuses(entries: readonly StatusEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.tx.$executeRawUnsafe(
+      `INSERT INTO status_change (shipment_id, status, occurred_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[])
+       ON CONFLICT (shipment_id, status) DO UPDATE SET occurred_at = LEAST(status_change.occurred_at, EXCLUDED.occurred_at)`,
+      entries.map((e) => e.shipmentId),
+      entries.map((e) => e.status),
+      entries.map((e) => iso(e.at)),
+    );
+  }
+
+  async saveAssignments(facts: readonly AssignmentFact[]): Promise<void> {
+    if (facts.length === 0) return;
+    await this.tx.$executeRawUnsafe(
+      `INSERT INTO shipment_assignment (shipment_id, driver_ref, accepted_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[])
+       ON CONFLICT (shipment_id) DO UPDATE SET driver_ref = EXCLUDED.driver_ref, accepted_at = EXCLUDED.accepted_at
+       WHERE shipment_assignment.accepted_at < EXCLUDED.accepted_at`,
+      facts.map((f) => f.shipmentId),
+      facts.map((f) => f.driverRef),
+      facts.map((f) => iso(f.occurredAt)),
+    );
+  }
+
+  async saveFixes(facts: readonly FixFact[]): Promise<void> {
+    if (facts.length === 0) return;
+    await this.tx.$executeRawUnsafe(
+      `INSERT INTO driver_fix (shipment_id, driver_ref, latitude_micro, longitude_micro, accuracy_metres, recorded_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::int[], $6::timestamptz[])
+       ON CONFLICT (shipment_id, driver_ref) DO UPDATE SET latitude_micro = EXCLUDED.latitude_micro,
+         longitude_micro = EXCLUDED.longitude_micro, accuracy_metres = EXCLUDED.accuracy_metres, recorded_at = EXCLUDED.recorded_at
+       WHERE driver_fix.recorded_at < EXCLUDED.recorded_at`,
+      facts.map((f) => f.shipmentId),
+      facts.map((f) => f.driverRef),
+      facts.map((f) => f.position.latitudeMicro),
+      facts.map((f) => f.position.longitudeMicro),
+      facts.map((f) => f.accuracyMetres),
+      facts.map((f) => iso(f.recordedAt)),
     );
   }
 }

@@ -1,8 +1,8 @@
 import { context, propagation } from "@opentelemetry/api";
 import type { TransactionClient } from "@tawsil/db";
-import type { EventType } from "../domain/event-types";
 import type { WebhookEvent } from "../domain/webhook-event";
 import type { ClaimedDelivery, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
+import { readRoute, type EndpointRoutes } from "./endpoint-routes";
 import type { PrismaClient } from "./prisma/generated/client";
 import type { SecretBox } from "./secret-box";
 
@@ -121,13 +121,19 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
   }
 }
 
-/** The queue as the consumer writes it, inside its transaction. */
+/**
+ * The queue as the consumer writes it, inside its transaction. The merchant's endpoint comes from
+ * the routes cache when one is given (the consumer's case), else from the transaction.
+ */
 export class PrismaQueueWriter implements QueueWriter {
-  constructor(private readonly tx: TransactionClient<PrismaClient>) {}
+  constructor(
+    private readonly tx: TransactionClient<PrismaClient>,
+    private readonly routes?: EndpointRoutes,
+  ) {}
 
   async endpointOf(merchantId: string) {
-    const row = await this.tx.webhookEndpoint.findUnique({ where: { merchantId }, select: { id: true, eventTypes: true } });
-    return row ? { id: row.id, eventTypes: row.eventTypes as EventType[] } : undefined;
+    const route = this.routes ? await this.routes.routeOf(merchantId, this.tx) : await readRoute(this.tx, merchantId);
+    return route;
   }
 
   async enqueue(endpointId: string, shipmentId: string, event: WebhookEvent, occurredAt: Date, dueAt: Date): Promise<boolean> {

@@ -4,16 +4,23 @@ import type { Endpoint } from "../domain/endpoint";
 import { assertVersion } from "../domain/endpoint";
 import type { EndpointStore, LockedEndpoint, Modification } from "../app/ports";
 import { endpointFromRow, endpointToRow } from "./endpoint-rows";
+import { announceEndpointChange } from "./endpoint-routes";
 import type { PrismaClient, WebhookEndpoint } from "./prisma/generated/client";
 import type { SecretBox } from "./secret-box";
 
 const LOCK = `SELECT id FROM webhook_endpoint WHERE merchant_id = $1::uuid FOR UPDATE`;
 
-/** Endpoints in the webhook database; every change runs under the endpoint's row lock. */
+/**
+ * Endpoints in the webhook database; every change runs under the endpoint's row lock, and
+ * announces itself in its transaction (ENDPOINTS_CHANNEL: every replica's routes cache drops its
+ * entries on commit). `changed` runs once a change committed, before the caller is answered, so
+ * this replica's consumer reads the change even before the notification arrives.
+ */
 export class PrismaEndpointStore implements EndpointStore {
   constructor(
     private readonly db: PrismaClient,
     private readonly box: SecretBox,
+    private readonly changed: () => void = () => undefined,
   ) {}
 
   async find(merchantId: string): Promise<Endpoint | undefined> {
@@ -23,15 +30,19 @@ export class PrismaEndpointStore implements EndpointStore {
 
   async insert(endpoint: Endpoint): Promise<void> {
     try {
-      await this.db.webhookEndpoint.create({ data: endpointToRow(endpoint, this.box) });
+      await withTransaction(this.db, async (tx) => {
+        await tx.webhookEndpoint.create({ data: endpointToRow(endpoint, this.box) });
+        await announceEndpointChange(tx, endpoint.merchantId);
+      });
+      this.changed();
     } catch (error) {
       if (typeof error === "object" && error !== null && "code" in error && error.code === "P2002") throw new AlreadyExistsError("webhook", endpoint.merchantId);
       throw error;
     }
   }
 
-  modify(merchantId: string, modify: (locked: LockedEndpoint) => Promise<Modification>): Promise<Endpoint> {
-    return withTransaction(this.db, async (tx) => {
+  async modify(merchantId: string, modify: (locked: LockedEndpoint) => Promise<Modification>): Promise<Endpoint> {
+    const modified = await withTransaction(this.db, async (tx) => {
       const row = await this.#locked(tx, merchantId);
       const current = endpointFromRow(row, this.box);
       const { endpoint, rotatedAt } = await modify({
@@ -42,8 +53,11 @@ export class PrismaEndpointStore implements EndpointStore {
       const { id: _id, merchantId: _merchant, createdAt: _created, ...fields } = endpointToRow(endpoint, this.box);
       await tx.webhookEndpoint.update({ where: { id: current.id }, data: fields });
       if (rotatedAt) await tx.secretRotation.create({ data: { merchantId, rotatedAt } });
+      await announceEndpointChange(tx, merchantId);
       return endpoint;
     });
+    this.changed();
+    return modified;
   }
 
   async remove(merchantId: string, expectedVersion: bigint): Promise<void> {
@@ -51,7 +65,9 @@ export class PrismaEndpointStore implements EndpointStore {
       const row = await this.#locked(tx, merchantId);
       assertVersion(endpointFromRow(row, this.box), expectedVersion);
       await tx.webhookEndpoint.delete({ where: { id: row.id } });
+      await announceEndpointChange(tx, merchantId);
     });
+    this.changed();
   }
 
   /** The merchant's endpoint row, locked until the transaction ends. */
