@@ -2,8 +2,8 @@
 # One image per process: `--build-arg PROCESS=<gateway|merchant|shipment|pricing|dispatch|tracking|webhook>`
 # (`make image SERVICE=<name>`), tagged ghcr.io/tawsil/<process>:<version>, so each team releases
 # its process alone. The container's command and working directory start it, as deploy/base does:
-#   workingDir /app/services/shipment, command node --enable-source-maps dist/main.mjs
-#   workingDir /app,                   command node --enable-source-maps packages/db/dist/migrate-cli.mjs <dir>
+#   workingDir /app/services/shipment, command node --enable-source-maps --max-semi-space-size=4 dist/main.mjs
+#   workingDir /app,                   command node --enable-source-maps --max-semi-space-size=4 packages/db/dist/migrate-cli.mjs <dir>
 #   (the migration runner reads its url from MIGRATION_DATABASE_URL, never from its arguments)
 # The build stage compiles each process into one JavaScript bundle (scripts/build.ts, as `make build`)
 # that holds its third-party code too, so the runtime stage holds no node_modules, no TypeScript and
@@ -59,4 +59,4 @@ USER 10001:10001
 EXPOSE 8080 7001-7006
 # No default command: a pod names its working directory and command (deploy/base), and one that
 # forgets them fails at once instead of guessing.
-CMD ["node", "-e", "console.error('start the process: node --enable-source-maps dist/main.mjs in /app/<gateway|services/NAME>'); process.exit(64)"]
+CMD ["node", "-e", "console.error('start the process: node --enable-source-maps --max-semi-space-size=4 dist/main.mjs in /app/<gateway|services/NAME>'); process.exit(64)"]

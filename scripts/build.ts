@@ -1,6 +1,6 @@
 /**
  * `make build`: compiles every process of the mesh into one JavaScript bundle each, which `make dev`,
- * the end-to-end tests and the image run with `node --enable-source-maps dist/main.mjs`.
+ * the end-to-end tests and the image run with `node --enable-source-maps --max-semi-space-size=4 dist/main.mjs`.
  *
  * Processes are discovered, not listed: `gateway/src/main.ts` and every `services/<name>/src/main.ts`
  * become `<dir>/dist/main.mjs`; the migration runner `packages/db/src/migrate-cli.ts` becomes
