@@ -3,10 +3,15 @@
  * and memory of each of the seven processes and the Kafka broker.
  */
 import type { DevStack } from "../dev";
-import { measureIdle } from "./idle";
+import { measureIdle, type WatchedProcess } from "./idle";
 import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "./seed/seed";
 import type { BenchSettings } from "./settings";
+
+/** The seven processes and the Kafka broker, as running now (a restart changes a pid). */
+export function watchedProcesses(stack: DevStack): WatchedProcess[] {
+  return [...stack.mesh!.processes.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
+}
 
 export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void): Promise<IdleResults> {
   const mesh = stack.mesh!;
@@ -17,7 +22,7 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
   await mesh.restart("dispatch");
   log(`idle: settling ${settings.idleSettleSeconds} s, then measuring ${settings.idleSeconds} s...`);
   await new Promise((r) => setTimeout(r, settings.idleSettleSeconds * 1000));
-  const watched = [...mesh.processes.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
+  const watched = watchedProcesses(stack);
   const [figures, jobs] = await Promise.all([
     measureIdle(watched, settings.idleSeconds),
     // Read mid-window; the schema may have moved on, and this is only context.

@@ -4,7 +4,7 @@
  * and a warm start, then writes .bench/report.md, .bench/results.json and .bench/plot.svg.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DevStack } from "../dev";
@@ -12,9 +12,10 @@ import { dropDatabase } from "../../packages/db/src/index";
 import { encodeCursor } from "./baseline/app";
 import { prepareBaselineDatabase, seedBaselineShipments } from "./baseline/database";
 import { call } from "./driver";
-import { measureIdleMesh } from "./idle-phase";
+import { measureIdleMesh, watchedProcesses } from "./idle-phase";
 import { benchNotes } from "./notes";
 import { measurePrismaOverhead } from "./prisma-overhead";
+import { MeshProfiler, profilerEnv } from "./profiler";
 import { renderReport, renderSummary } from "./report/markdown";
 import type { BenchResults, IdleResults, StartupResults } from "./report/results";
 import { renderSvg } from "./report/svg";
@@ -44,7 +45,12 @@ try {
   process.exit(2);
 }
 const outDir = path.join(ROOT, ".bench");
-const stackOpts = await benchStackOptions(settings);
+const baseStackOpts = await benchStackOptions(settings);
+// Each process can be profiled in place (SIGUSR2) over one extra round of each scenario.
+const profileInbox = path.join(baseStackOpts.stateDir, "profiles");
+const profiler = settings.skip.has("profile") ? undefined : new MeshProfiler(profileInbox, path.join(outDir, "profiles"));
+if (profiler) rmSync(path.join(outDir, "profiles"), { recursive: true, force: true });
+const stackOpts = profiler ? { ...baseStackOpts, env: { ...baseStackOpts.env, ...profilerEnv(profileInbox) } } : baseStackOpts;
 const stack = new DevStack({ ...stackOpts, log: (line) => log(`stack: ${line}`) });
 const children: Child[] = [];
 let stopping = false;
@@ -136,6 +142,8 @@ try {
     meshDeepCursor: meshDeep,
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
+    meshProcesses: () => watchedProcesses(stack),
+    profiler,
     log,
   };
   for (const scenario of scenarios) {

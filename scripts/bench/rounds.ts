@@ -1,6 +1,7 @@
 /** Runs one scenario: warm-up, then interleaved rounds (mesh, baseline, mesh, ...), reporting each. */
+import { cpuPerRequest, medianCpu, readTicks, type ProcessCpu } from "./cpu-budget";
 import { closedLoop, paced, type RoundOutcome } from "./driver";
-import type { BenchContext, Prepared, Scenario, ScenarioResult, TargetFigures } from "./scenarios/scenario";
+import type { BenchContext, Prepared, Scenario, ScenarioProfile, ScenarioResult, TargetFigures } from "./scenarios/scenario";
 import { medianOfRounds, meets, ratio, type RoundFigures } from "./stats";
 
 export function formatRound(f: RoundFigures): string {
@@ -41,14 +42,26 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     for (const run of runs) await run.go(settings.warmupSeconds);
   }
   const rounds: Record<"mesh" | "baseline", RoundFigures[]> = { mesh: [], baseline: [] };
+  // The mesh's CPU per request: its processes read before and after each of its rounds, and again
+  // after the baseline's round that follows (its asynchronous work catching up meanwhile).
+  const cpuRounds: ProcessCpu[][] = [];
+  const watched = ctx.meshProcesses();
   for (let r = 1; r <= settings.rounds; r++) {
+    let meshRound: { before: ReturnType<typeof readTicks>; end: ReturnType<typeof readTicks>; requests: number } | undefined;
     for (const run of runs) {
+      const before = readTicks(watched);
       const outcome = await run.go(settings.roundSeconds);
+      if (run.label === "mesh") meshRound = { before, end: readTicks(watched), requests: outcome.figures.requests };
       rounds[run.label].push(outcome.figures);
       ctx.log(`  round ${r}/${settings.rounds}  ${run.label.padEnd(8)} ${formatRound(outcome.figures)}`);
       for (const failure of outcome.failures) ctx.log(`    failed: ${failure}`);
     }
+    if (meshRound) {
+      const after = runs.length > 1 ? { after: readTicks(watched) } : {};
+      cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after }, meshRound.requests));
+    }
   }
+  const profile = ctx.profiler && prepared.kind !== "custom" ? await profiledRound(scenario.name, runs[0]!.go, ctx) : undefined;
 
   const figures = (list: RoundFigures[]): TargetFigures | undefined => (list.length ? { rounds: list, median: medianOfRounds(list) } : undefined);
   const mesh = figures(rounds.mesh);
@@ -61,8 +74,44 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     ...(mesh ? { mesh } : {}),
     ...(baseline ? { baseline, ratio: ratio(mesh?.median.throughput, baseline.median.throughput) } : {}),
     ...(prepared.kind === "paced" ? { rate: prepared.rate } : {}),
+    ...(cpuRounds.length ? { cpu: medianCpu(cpuRounds) } : {}),
+    ...(profile ? { profile } : {}),
   };
   return judge(scenario, result, ctx.results);
+}
+
+/** Owners and functions kept per process in the results: the report shows the first few. */
+const KEPT_SHARES = 12;
+
+/**
+ * One more round of the mesh, not counted in the figures, with every process's CPU profiled: what
+ * its CPU per request is spent on. The profiler itself costs a little, so it never runs in the
+ * measured rounds.
+ */
+async function profiledRound(label: string, go: (seconds: number) => Promise<RoundOutcome>, ctx: BenchContext): Promise<ScenarioProfile | undefined> {
+  const profiler = ctx.profiler!;
+  const watched = ctx.meshProcesses().filter((p) => p.name !== "kafka broker");
+  try {
+    await profiler.start(watched);
+    const before = readTicks(watched);
+    const outcome = await go(ctx.settings.roundSeconds);
+    const cpu = cpuPerRequest(watched, { before, end: readTicks(watched) }, outcome.figures.requests);
+    const profiles = await profiler.stop(watched, label);
+    ctx.log(`  profiled  mesh     ${formatRound(outcome.figures)}  (.bench/profiles/${label}/)`);
+    return {
+      requests: outcome.figures.requests,
+      seconds: outcome.figures.seconds,
+      processes: profiles.map((p) => ({
+        ...p,
+        cpuMsPerRequest: cpu.find((c) => c.name === p.name)?.duringMs ?? Number.NaN,
+        owners: p.owners.slice(0, KEPT_SHARES),
+        functions: p.functions.slice(0, KEPT_SHARES),
+      })),
+    };
+  } catch (err) {
+    ctx.log(`  profiling failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /** Adds the target's figure and verdict to a result. */

@@ -1,4 +1,5 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
+import { ceiling } from "../cpu-budget";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { describeTarget } from "../stats";
 import type { BenchResults } from "./results";
@@ -31,7 +32,7 @@ function loadRow(s: ScenarioResult): string[] {
 export function renderSummary(results: BenchResults): string {
   const parts: string[] = [];
   parts.push("## Targets (issue 9)\n");
-  parts.push(table(["Target", "When filed", "This run", "Met"], targetRows(results).map((r) => [r.target, r.filed, r.figure, verdict(r.met)])));
+  parts.push(table(["Target", "When filed", "This run", "Met", "What bounds it"], targetRows(results).map((r) => [r.target, r.filed, r.figure, verdict(r.met), r.bound ?? ""])));
   parts.push("\n## Load: medians over the rounds\n");
   parts.push(
     table(
@@ -41,6 +42,8 @@ export function renderSummary(results: BenchResults): string {
   );
   const clientCpu = results.scenarios.flatMap((s) => [s.mesh?.median.clientCpuPercent, s.baseline?.median.clientCpuPercent]).filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (clientCpu.length) parts.push(`\nLoad driver's own CPU: ${Math.min(...clientCpu).toFixed(0)}–${Math.max(...clientCpu).toFixed(0)}% of one core (medians per target).`);
+  const budget = cpuBudgetTable(results);
+  if (budget) parts.push(budget);
   if (results.idle) {
     const idle = results.idle;
     parts.push(`\n## Idle: fleet on, ${idle.waitingShipments.toLocaleString("en")} shipments waiting for a driver, ${idle.seconds} s after ${idle.settleSeconds} s of settling\n`);
@@ -78,6 +81,54 @@ export function renderSummary(results: BenchResults): string {
   return parts.join("\n");
 }
 
+/**
+ * What bounds each path: the CPU every process spends per request. On a machine of N cores the
+ * mesh cannot serve more than N x 1000 / (total ms) requests a second, however it is tuned.
+ */
+function cpuBudgetTable(results: BenchResults): string | undefined {
+  const measured = results.scenarios.filter((s) => s.cpu?.length);
+  if (!measured.length) return undefined;
+  const names = measured[0]!.cpu!.map((p) => p.name);
+  const cores = results.machine.cores;
+  const rows = measured.map((s) => {
+    const cpu = s.cpu!;
+    const after = cpu.reduce((sum, p) => sum + (p.afterMs !== undefined && Number.isFinite(p.afterMs) ? p.afterMs : 0), 0);
+    const { totalMs, maxPerSecond } = ceiling(cpu, cores);
+    return [
+      s.title,
+      ...names.map((name) => n(cpu.find((p) => p.name === name)?.duringMs, 2)),
+      cpu.some((p) => p.afterMs !== undefined) ? n(after, 2) : "–",
+      `**${n(totalMs, 2)}**`,
+      n(maxPerSecond, 0),
+      n(s.mesh?.median.throughput),
+    ];
+  });
+  return [
+    `\n## What bounds each path: CPU ms per request (medians over the mesh's rounds)\n`,
+    table(["Scenario", ...names, "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s"], rows),
+    `\nEach process's CPU (/proc utime+stime) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers, outbox relays and the sandbox fleet catching up. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
+  ].join("\n");
+}
+
+/** The profiled round of a scenario: each process's CPU per request and what it is spent on. */
+function profileTable(s: ScenarioResult): string | undefined {
+  const profile = s.profile;
+  if (!profile?.processes.length) return undefined;
+  const rows = [...profile.processes]
+    .sort((a, b) => (Number.isFinite(b.cpuMsPerRequest) ? b.cpuMsPerRequest : 0) - (Number.isFinite(a.cpuMsPerRequest) ? a.cpuMsPerRequest : 0))
+    .map((p) => {
+      const share = (ms: number) => (p.busyMs > 0 ? `${((100 * ms) / p.busyMs).toFixed(0)}%` : "–");
+      return [
+        p.name,
+        n(p.cpuMsPerRequest, 2),
+        p.owners.slice(0, 6).map((o) => `${o.name} ${share(o.ms)}`).join(", "),
+        p.functions.slice(0, 3).map((f) => `${f.name.replaceAll("|", "\\|")} ${share(f.ms)}`).join(", "),
+        `\`${p.file}\``,
+      ];
+    });
+  return `### ${s.title}: profiled round (${profile.requests} requests in ${n(profile.seconds)} s, not counted in the figures)\n\n${table(["Process", "CPU ms/request", "Main thread by owner (% of its busy time)", "Hottest functions (self time)", "Profile"], rows)}`;
+}
+
 function roundsTable(s: ScenarioResult): string {
   const rows: string[][] = [];
   const add = (label: string, t: TargetFigures | undefined) =>
@@ -96,6 +147,7 @@ export function renderReport(results: BenchResults): string {
       `${String(results.settings.connections)} connections, ${String(results.settings.rounds)} interleaved rounds of ${String(results.settings.roundSeconds)} s · run took ${(results.durationSeconds / 60).toFixed(1)} min`,
     "",
     renderSummary(results),
+    ...(results.scenarios.some((s) => s.profile) ? ["\n## Where the CPU goes: one profiled round per scenario\n", results.scenarios.map(profileTable).filter(Boolean).join("\n\n")] : []),
     "\n## Every round\n",
     results.scenarios.filter((s) => s.status === "ran").map(roundsTable).join("\n\n"),
     ...(results.timeline ? ["\n## Timeline\n", `Seconds from the start at which each part ended: ${Object.entries(results.timeline).map(([k, v]) => `${k} ${v}`).join(" · ")}.`] : []),

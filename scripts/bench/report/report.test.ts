@@ -21,6 +21,19 @@ const SCENARIOS: ScenarioResult[] = [
     target: { what: "mesh/baseline throughput", op: ">=", value: 0.4 },
     figure: 31 / 775,
     met: false,
+    cpu: [
+      { name: "gateway", duringMs: 2, afterMs: 0 },
+      { name: "shipment", duringMs: 10, afterMs: 0.5 },
+      { name: "dispatch", duringMs: 1, afterMs: 6.5 },
+    ],
+    profile: {
+      requests: 200,
+      seconds: 6,
+      processes: [
+        { name: "gateway", file: ".bench/profiles/create/gateway.cpuprofile", cpuMsPerRequest: 2.5, wallMs: 6000, busyMs: 400, owners: [{ name: "fastify", ms: 100 }, { name: "node:http2", ms: 60 }], functions: [{ name: "writev (node:net)", ms: 20 }] },
+        { name: "shipment", file: ".bench/profiles/create/shipment.cpuprofile", cpuMsPerRequest: 11, wallMs: 6000, busyMs: 2000, owners: [{ name: "@prisma/client", ms: 500 }], functions: [{ name: "a|b (own code)", ms: 40 }] },
+      ],
+    },
   },
   { name: "create-paced", title: "create at half the mesh's max rate", status: "ran", rate: 15.5, mesh: figures(round(15.5, 30, 48)), target: { what: "p99", op: "<=", value: 50, unit: " ms" }, figure: 48, met: true },
   { name: "tracking", title: "public <tracking>", status: "unavailable", reason: "not available yet: GET /v2/public/tracking/{code} answers 404 RESOURCE_NOT_FOUND" },
@@ -74,8 +87,15 @@ describe("the markdown report", () => {
   });
 
   it("puts each target's figure beside the one the issue was filed with", () => {
-    expect(report).toContain("| create ≥ 0.4x the one-process baseline | 0.038x (23-39/s) | 0.040x | no |");
-    expect(report).toContain("| idle RSS of the mesh (seven + broker) ≤ 1.2 GiB | 1.8 GiB | 1.29 GiB | no |");
+    expect(report).toContain("| idle RSS of the mesh (seven + broker) ≤ 1.2 GiB | 1.8 GiB | 1.29 GiB | no |  |");
+  });
+
+  it("says what bounds a throughput target not met: the CPU per request and the most it allows", () => {
+    // 20 ms per create on 2 cores: at most 100/s, against the baseline's median 775/s.
+    expect(report).toContain(
+      "| create ≥ 0.4x the one-process baseline | 0.038x (23-39/s) | 0.040x | no | 20.00 ms CPU per request (shipment 10.50, dispatch 7.50, gateway 2.00): at most 100/s on 2 cores = 0.129x |",
+    );
+    expect(report).toContain("| create p99 ≤ 50 ms at half the mesh's max rate | – | 48.0 ms | yes |  |");
   });
 
   it("puts medians, the ratio and the verdict in the scenario's row", () => {
@@ -91,6 +111,20 @@ describe("the markdown report", () => {
     expect(report).toContain("| dispatch | 6.0 | 200 | 6.0 6.0 |");
     expect(report).toContain("| **the seven processes** | **6.5** | **300** |  |");
     expect(report).toContain("| read by primary key | 1 | 400 | 200 | 2.00x | 250 | 80 | 3.13x |");
+  });
+
+  it("adds up the CPU each process spends per request into the ceiling it sets on this machine", () => {
+    // 2 + 10 + 1 during, 7 after: 20 ms of CPU per create, so 2 cores serve at most 100 a second.
+    expect(report).toContain("| create (shape A, unique key) | 2.00 | 10.00 | 1.00 | 7.00 | **20.00** | 100 | 31.0 |");
+  });
+
+  it("shows each profiled process's CPU per request and what it went to, busiest first", () => {
+    const rows = report.split("\n").filter((line) => line.includes(".bench/profiles/create/"));
+    expect(rows).toEqual([
+      "| shipment | 11.00 | @prisma/client 25% | a\\|b (own code) 2% | `.bench/profiles/create/shipment.cpuprofile` |",
+      "| gateway | 2.50 | fastify 25%, node:http2 15% | writev (node:net) 5% | `.bench/profiles/create/gateway.cpuprofile` |",
+    ]);
+    expect(renderSummary(RESULTS)).not.toContain("Where the CPU goes");
   });
 
   it("keeps every round, and the summary leaves them out", () => {

@@ -1,5 +1,7 @@
 /** The issue's targets next to this run's figures. */
-import { meets, type Target } from "../stats";
+import { ceiling } from "../cpu-budget";
+import type { ScenarioResult } from "../scenarios/scenario";
+import { meets, ratio, type Target } from "../stats";
 import type { BenchResults } from "./results";
 
 export interface TargetRow {
@@ -9,6 +11,8 @@ export interface TargetRow {
   readonly figure: string;
   /** undefined: not measured in this run. */
   readonly met: boolean | undefined;
+  /** For a throughput target not met: the CPU per request that caps it on this machine. */
+  readonly bound?: string;
 }
 
 const GIB = 1024 ** 3;
@@ -18,7 +22,8 @@ export function targetRows(results: BenchResults): TargetRow[] {
   const scenarioRow = (name: string, label: string, filed: string, format: (v: number) => string): TargetRow => {
     const s = byName.get(name);
     if (!s || s.status !== "ran" || s.figure === undefined || !Number.isFinite(s.figure)) return { target: label, filed, figure: s?.reason ?? "not run", met: undefined };
-    return { target: label, filed, figure: format(s.figure), met: s.met };
+    const bound = s.met === false && s.target?.op === ">=" ? cpuBound(s, results.machine.cores) : undefined;
+    return { target: label, filed, figure: format(s.figure), met: s.met, ...(bound ? { bound } : {}) };
   };
   const x = (v: number) => `${v.toFixed(3)}x`;
   const row = (label: string, filed: string, value: number | undefined, target: Target, format: (v: number) => string): TargetRow =>
@@ -33,6 +38,21 @@ export function targetRows(results: BenchResults): TargetRow[] {
     row("idle RSS of the mesh (seven + broker) ≤ 1.2 GiB", "1.8 GiB", results.idle === undefined ? undefined : results.idle.meshRssBytes / GIB, { what: "rss", op: "<=", value: 1.2 }, (v) => `${v.toFixed(2)} GiB`),
     row("make dev, warm checkout, to ready ≤ 20 s", "–", results.startup.warmStartSeconds, { what: "start", op: "<=", value: 20 }, (v) => `${v.toFixed(1)} s`),
   ];
+}
+
+/**
+ * "13.96 ms CPU per request (shipment 4.29, dispatch 2.81, tracking 1.63, ...): at most 143/s on
+ * 2 cores = 0.068x": the ratio the mesh could reach if nothing but its own processes ran.
+ */
+function cpuBound(s: ScenarioResult, cores: number): string | undefined {
+  if (!s.cpu?.length) return undefined;
+  const { totalMs, maxPerSecond } = ceiling(s.cpu, cores);
+  const perProcess = s.cpu
+    .map((p) => ({ name: p.name, ms: (Number.isFinite(p.duringMs) ? p.duringMs : 0) + (p.afterMs !== undefined && Number.isFinite(p.afterMs) ? p.afterMs : 0) }))
+    .sort((a, b) => b.ms - a.ms);
+  const top = perProcess.slice(0, 3).map((p) => `${p.name} ${p.ms.toFixed(2)}`).join(", ");
+  const best = ratio(maxPerSecond, s.baseline?.median.throughput);
+  return `${totalMs.toFixed(2)} ms CPU per request (${top}${perProcess.length > 3 ? ", ..." : ""}): at most ${maxPerSecond.toFixed(0)}/s on ${cores} cores${Number.isFinite(best) ? ` = ${best.toFixed(3)}x` : ""}`;
 }
 
 export const verdict = (met: boolean | undefined): string => (met === undefined ? "–" : met ? "yes" : "no");

@@ -2,6 +2,9 @@
  * What a scenario is: how to load the mesh (and its baseline) once the bench is set up, or why it
  * cannot run yet. Adding one is one file in this folder plus its line in ./index.ts.
  */
+import type { ProcessCpu } from "../cpu-budget";
+import type { WatchedProcess } from "../idle";
+import type { ProcessProfile, MeshProfiler } from "../profiler";
 import type { DeepCursor } from "../seed/deep-cursor";
 import type { Endpoint, RoundOutcome } from "../driver";
 import type { BenchSettings } from "../settings";
@@ -27,6 +30,10 @@ export interface BenchContext {
   readonly baselineDeepCursor: string | undefined;
   /** Results of the scenarios that ran before this one. */
   readonly results: ReadonlyMap<string, ScenarioResult>;
+  /** The seven processes and the Kafka broker, as running now. */
+  meshProcesses(): WatchedProcess[];
+  /** Takes CPU profiles of the mesh over one extra round of each scenario, unless skipped. */
+  readonly profiler: MeshProfiler | undefined;
   log(line: string): void;
 }
 
@@ -72,6 +79,16 @@ export interface ScenarioResult {
   readonly met?: boolean;
   /** Requests per second of a paced scenario. */
   readonly rate?: number;
+  /** CPU per request of each process of the mesh (and the broker), medians over the rounds. */
+  readonly cpu?: readonly ProcessCpu[];
+  /** The profiled extra round. */
+  readonly profile?: ScenarioProfile;
+}
+
+export interface ScenarioProfile {
+  readonly requests: number;
+  readonly seconds: number;
+  readonly processes: readonly (ProcessProfile & { readonly cpuMsPerRequest: number })[];
 }
 
 /** The `code` member of an RFC 9457 problem body, if any. */

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { ceiling, cpuPerRequest, medianCpu } from "./cpu-budget";
+
+const processes = [
+  { name: "gateway", pid: 1 },
+  { name: "shipment", pid: 2 },
+  { name: "gone", pid: undefined },
+];
+
+describe("CPU per request", () => {
+  it("divides each process's ticks in and after the round by the requests answered", () => {
+    // 100 ticks a second: 50 ticks = 500 ms over 100 requests = 5 ms each.
+    const cpu = cpuPerRequest(processes, { before: [0, 100, undefined], end: [50, 300, undefined], after: [60, 300, undefined] }, 100, 100);
+    expect(cpu).toEqual([
+      { name: "gateway", duringMs: 5, afterMs: 1 },
+      { name: "shipment", duringMs: 20, afterMs: 0 },
+      { name: "gone", duringMs: Number.NaN, afterMs: Number.NaN },
+    ]);
+    expect(cpuPerRequest(processes, { before: [0, 0, 0], end: [1, 1, 1] }, 0, 100)[0]!.duringMs).toBeNaN();
+    expect(cpuPerRequest(processes, { before: [0, 0, 0], end: [1, 1, 1] }, 10, 100)[0]).toEqual({ name: "gateway", duringMs: 1 });
+  });
+
+  it("takes each process's median over the rounds, and leaves out an after it never measured", () => {
+    const rounds = [
+      [{ name: "gateway", duringMs: 1, afterMs: 3 }],
+      [{ name: "gateway", duringMs: 5, afterMs: 1 }],
+      [{ name: "gateway", duringMs: 2, afterMs: 2 }],
+    ];
+    expect(medianCpu(rounds)).toEqual([{ name: "gateway", duringMs: 2, afterMs: 2 }]);
+    expect(medianCpu([[{ name: "gateway", duringMs: 4 }]])).toEqual([{ name: "gateway", duringMs: 4 }]);
+    expect(medianCpu([])).toEqual([]);
+  });
+
+  it("turns the total into the most a machine of N cores can serve, skipping what could not be read", () => {
+    expect(ceiling([{ name: "a", duringMs: 8, afterMs: 2 }, { name: "b", duringMs: 10 }, { name: "c", duringMs: Number.NaN }], 2)).toEqual({ totalMs: 20, maxPerSecond: 100 });
+    expect(ceiling([], 2).maxPerSecond).toBeNaN();
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * CPU per request, process by process: what bounds a path's throughput on a machine of N cores
+ * (N x 1000 ms of CPU a second, shared by every process the request touches). Read from /proc
+ * around each of the mesh's rounds.
+ */
+import type { WatchedProcess } from "./idle";
+import { sample, ticksPerSecond } from "./proc";
+import { median } from "./stats";
+
+/** utime + stime of each process, in clock ticks (undefined for one that could not be read). */
+export type Ticks = readonly (number | undefined)[];
+
+export function readTicks(processes: readonly WatchedProcess[]): Ticks {
+  return processes.map((p) => (p.pid ? sample(p.pid)?.ticks : undefined));
+}
+
+export interface ProcessCpu {
+  readonly name: string;
+  /** CPU ms per request while the round ran. */
+  readonly duringMs: number;
+  /**
+   * CPU ms per request spent after the round, until the next round of the mesh began (the
+   * baseline's round in between): consumers, relays and the sandbox fleet catching up.
+   */
+  readonly afterMs?: number;
+}
+
+const ms = (before: number | undefined, after: number | undefined, requests: number, hz: number) =>
+  before === undefined || after === undefined || requests <= 0 ? Number.NaN : ((after - before) / hz) * 1000 / requests;
+
+/** One round's CPU per request of each process, from readings before, at the end of and after the round. */
+export function cpuPerRequest(processes: readonly WatchedProcess[], readings: { before: Ticks; end: Ticks; after?: Ticks }, requests: number, hz = ticksPerSecond()): ProcessCpu[] {
+  return processes.map((p, i) => ({
+    name: p.name,
+    duringMs: ms(readings.before[i], readings.end[i], requests, hz),
+    ...(readings.after ? { afterMs: ms(readings.end[i], readings.after[i], requests, hz) } : {}),
+  }));
+}
+
+/** Each process's median over the rounds. */
+export function medianCpu(rounds: readonly (readonly ProcessCpu[])[]): ProcessCpu[] {
+  const first = rounds[0];
+  if (!first) return [];
+  return first.map((p, i) => {
+    const after = rounds.map((r) => r[i]?.afterMs).filter((v): v is number => v !== undefined);
+    return { name: p.name, duringMs: median(rounds.map((r) => r[i]?.duringMs ?? Number.NaN)), ...(after.length ? { afterMs: median(after) } : {}) };
+  });
+}
+
+/** Total CPU ms per request, and the throughput that much CPU allows on `cores` cores. */
+export function ceiling(cpu: readonly ProcessCpu[], cores: number): { totalMs: number; maxPerSecond: number } {
+  const totalMs = cpu.reduce((sum, p) => sum + (Number.isFinite(p.duringMs) ? p.duringMs : 0) + (p.afterMs !== undefined && Number.isFinite(p.afterMs) ? p.afterMs : 0), 0);
+  return { totalMs, maxPerSecond: totalMs > 0 ? (cores * 1000) / totalMs : Number.NaN };
+}
