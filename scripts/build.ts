@@ -13,6 +13,8 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFil
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { RawSourceMap } from "source-map-js";
+import { trimLibraryMappings } from "./source-map-trim";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -81,7 +83,8 @@ export function esbuildOptions(target: BuildTarget, root: string = ROOT): BuildO
     format: "esm",
     target: "node20",
     // Stack traces point at the TypeScript (node --enable-source-maps). The sources themselves are
-    // left out of the map: traces need only the mappings, and a smaller map costs each process less memory.
+    // left out of the map: traces need only the mappings, and a smaller map costs each process less
+    // memory; buildAll then trims the libraries' mappings to one per line (./source-map-trim.ts).
     sourcemap: "linked",
     sourcesContent: false,
     // Names stay as written: errors and logs print class names (DomainError subclasses, Prisma's).
@@ -104,7 +107,7 @@ export function esbuildOptions(target: BuildTarget, root: string = ROOT): BuildO
  * What a bundle is made of besides third-party code: our sources it imports (generated Prisma clients
  * included), this script, and the install (third-party code changes only through it).
  */
-const ALWAYS_INPUTS = ["scripts/build.ts", "node_modules/.modules.yaml"];
+const ALWAYS_INPUTS = ["scripts/build.ts", "scripts/source-map-trim.ts", "node_modules/.modules.yaml"];
 
 function depfilePath(target: BuildTarget): string {
   return `${target.outfile}.d`;
@@ -157,6 +160,8 @@ export async function buildAll(targets: BuildTarget[] = staleTargets(), root: st
   return Promise.all(
     targets.map(async (target) => {
       const result = await build(esbuildOptions(target, root));
+      const map = path.join(root, `${target.outfile}.map`);
+      writeFileSync(map, JSON.stringify(trimLibraryMappings(JSON.parse(readFileSync(map, "utf8")) as RawSourceMap)));
       writeDepfile(target, result.metafile!, root);
       copyBesideBundle(target, root);
       return { target, bytes: outputBytes(result.metafile) };
