@@ -19,7 +19,7 @@ import { MeshProfiler, profilerEnv } from "./profiler";
 import { renderReport, renderSummary } from "./report/markdown";
 import type { BenchResults, IdleResults, StartupResults } from "./report/results";
 import { renderSvg } from "./report/svg";
-import { runScenario } from "./rounds";
+import { runScenario, type ScenarioRun } from "./rounds";
 import { SCENARIOS } from "./scenarios/index";
 import type { ScenarioResult } from "./scenarios/scenario";
 import { deepCursor } from "./seed/deep-cursor";
@@ -146,8 +146,11 @@ try {
     profiler,
     log,
   };
+  const profiledRounds = new Map<string, NonNullable<ScenarioRun["profile"]>>();
   for (const scenario of scenarios) {
-    results.set(scenario.name, await runScenario(scenario, ctx));
+    const run = await runScenario(scenario, ctx);
+    results.set(scenario.name, run.result);
+    if (run.profile) profiledRounds.set(scenario.name, run.profile);
     mark(scenario.name);
   }
   await Promise.all(children.map((c) => c.stop()));
@@ -168,6 +171,14 @@ try {
     }
   };
   const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log));
+  if (profiledRounds.size) {
+    log("profiles: one more round of each scenario with every process under V8's profiler (after the idle figures, which it would skew)...");
+    for (const [name, profile] of profiledRounds) {
+      const taken = await profile();
+      if (taken) results.set(name, { ...results.get(name)!, profile: taken });
+    }
+    mark("profiles");
+  }
   await stack.mesh!.stop();
   const prisma = await phase("prisma", () => {
     log(`Prisma 7 vs raw pg, ${settings.prismaStatements} statements per measurement (mesh stopped, machine quiet)...`);

@@ -10,7 +10,13 @@ export function formatRound(f: RoundFigures): string {
 
 const ms = (v: number) => `${Number.isFinite(v) ? (v < 10 ? v.toFixed(2) : v.toFixed(1)) : "-"} ms`.padStart(9);
 
-export async function runScenario(scenario: Scenario, ctx: BenchContext): Promise<ScenarioResult> {
+/** A scenario's figures, and the profiled round it can still run (after every other measurement). */
+export interface ScenarioRun {
+  readonly result: ScenarioResult;
+  readonly profile?: () => Promise<ScenarioProfile | undefined>;
+}
+
+export async function runScenario(scenario: Scenario, ctx: BenchContext): Promise<ScenarioRun> {
   const { settings } = ctx;
   const base = { name: scenario.name, title: scenario.title, ...(scenario.target ? { target: scenario.target } : {}) };
   let prepared: Prepared;
@@ -21,7 +27,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
   }
   if (prepared.kind === "unavailable") {
     ctx.log(`${scenario.name}: ${prepared.reason}`);
-    return { ...base, status: "unavailable", reason: prepared.reason };
+    return { result: { ...base, status: "unavailable", reason: prepared.reason } };
   }
 
   const runs: { label: "mesh" | "baseline"; go: (seconds: number) => Promise<RoundOutcome> }[] = [];
@@ -61,7 +67,6 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
       cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after }, meshRound.requests));
     }
   }
-  const profile = ctx.profiler && prepared.kind !== "custom" ? await profiledRound(scenario.name, runs[0]!.go, ctx) : undefined;
 
   const figures = (list: RoundFigures[]): TargetFigures | undefined => (list.length ? { rounds: list, median: medianOfRounds(list) } : undefined);
   const mesh = figures(rounds.mesh);
@@ -75,9 +80,12 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     ...(baseline ? { baseline, ratio: ratio(mesh?.median.throughput, baseline.median.throughput) } : {}),
     ...(prepared.kind === "paced" ? { rate: prepared.rate } : {}),
     ...(cpuRounds.length ? { cpu: medianCpu(cpuRounds) } : {}),
-    ...(profile ? { profile } : {}),
   };
-  return judge(scenario, result, ctx.results);
+  const meshRun = runs[0]!.go;
+  return {
+    result: judge(scenario, result, ctx.results),
+    ...(ctx.profiler && prepared.kind !== "custom" ? { profile: () => profiledRound(scenario.name, meshRun, ctx) } : {}),
+  };
 }
 
 /** Owners and functions kept per process in the results: the report shows the first few. */
@@ -85,8 +93,9 @@ const KEPT_SHARES = 12;
 
 /**
  * One more round of the mesh, not counted in the figures, with every process's CPU profiled: what
- * its CPU per request is spent on. The profiler itself costs a little, so it never runs in the
- * measured rounds.
+ * its CPU per request is spent on. The profiler costs CPU while it runs and leaves memory behind
+ * (V8 keeps the source positions it collected), so the bench runs these rounds last, after the
+ * idle figures.
  */
 async function profiledRound(label: string, go: (seconds: number) => Promise<RoundOutcome>, ctx: BenchContext): Promise<ScenarioProfile | undefined> {
   const profiler = ctx.profiler!;
