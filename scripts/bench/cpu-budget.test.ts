@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ceiling, cpuPerRequest, medianCpu } from "./cpu-budget";
+import { ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks } from "./cpu-budget";
 
 const processes = [
   { name: "gateway", pid: 1 },
@@ -34,5 +35,29 @@ describe("CPU per request", () => {
   it("turns the total into the most a machine of N cores can serve, skipping what could not be read", () => {
     expect(ceiling([{ name: "a", duringMs: 8, afterMs: 2 }, { name: "b", duringMs: 10 }, { name: "c", duringMs: Number.NaN }], 2)).toEqual({ totalMs: 20, maxPerSecond: 100 });
     expect(ceiling([], 2).maxPerSecond).toBeNaN();
+  });
+});
+
+describe("a group of processes read as one", () => {
+  it("finds PostgreSQL backends by the database named in their title, and sums their CPU", async () => {
+    // A process whose title looks like a backend's: node sets process.title from its argument.
+    const title = `postgres: 15/main: postgres bench_test_${process.pid} 127.0.0.1(5000) idle`;
+    const child = spawn(process.execPath, ["-e", `process.title = ${JSON.stringify(title)}; let x = 0; const end = Date.now() + 300; while (Date.now() < end) x++; setInterval(() => {}, 1000);`], { stdio: "ignore" });
+    try {
+      const group = databaseBackends([`bench_test_${process.pid}`, "another_database"]);
+      let pids: number[] = [];
+      for (let i = 0; i < 50 && pids.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        pids = group.pids!();
+      }
+      expect(pids).toEqual([child.pid]);
+      expect(databaseBackends([`bench_test_${process.pid}0`]).pids!()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 400));
+      // It spun for 300 ms: at least some ticks, read through the group as through a pid.
+      expect(readTicks([group])[0]).toBeGreaterThan(0);
+      expect(readTicks([group])[0]).toBe(readTicks([{ name: "child", pid: child.pid }])[0]);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });

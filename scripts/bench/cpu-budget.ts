@@ -4,14 +4,25 @@
  * around each of the mesh's rounds.
  */
 import type { WatchedProcess } from "./idle";
-import { sample, ticksPerSecond } from "./proc";
+import { pidsWhoseCommand, sample, ticksPerSecond } from "./proc";
 import { median } from "./stats";
 
 /** utime + stime of each process, in clock ticks (undefined for one that could not be read). */
 export type Ticks = readonly (number | undefined)[];
 
 export function readTicks(processes: readonly WatchedProcess[]): Ticks {
-  return processes.map((p) => (p.pid ? sample(p.pid)?.ticks : undefined));
+  return processes.map((p) => (p.pids ? p.pids().reduce((sum, pid) => sum + (sample(pid)?.ticks ?? 0), 0) : p.pid ? sample(p.pid)?.ticks : undefined));
+}
+
+/**
+ * The PostgreSQL backends serving the mesh's databases, as one process: their CPU is part of what
+ * a request costs. A backend's title names its database ("postgres: 15/main: <user> <database>
+ * <client> <state>"). Backends live as long as the services' pools, so the readings before and
+ * after a round see the same ones.
+ */
+export function databaseBackends(databases: readonly string[]): WatchedProcess {
+  const names = databases.map((name) => ` ${name} `);
+  return { name: "postgresql", pid: undefined, pids: () => pidsWhoseCommand((command) => command.startsWith("postgres: ") && names.some((name) => command.includes(name))) };
 }
 
 export interface ProcessCpu {

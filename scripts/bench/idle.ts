@@ -5,6 +5,8 @@ import { median } from "./stats";
 export interface WatchedProcess {
   readonly name: string;
   readonly pid: number | undefined;
+  /** A group of processes counted as one (the mesh's PostgreSQL backends), found anew at each reading. */
+  readonly pids?: () => number[];
 }
 
 export interface IdleFigure {

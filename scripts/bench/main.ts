@@ -11,6 +11,7 @@ import { DevStack } from "../dev";
 import { dropDatabase } from "../../packages/db/src/index";
 import { encodeCursor } from "./baseline/app";
 import { prepareBaselineDatabase, seedBaselineShipments } from "./baseline/database";
+import { databaseBackends } from "./cpu-budget";
 import { call } from "./driver";
 import { measureIdleMesh, watchedProcesses } from "./idle-phase";
 import { benchNotes } from "./notes";
@@ -128,6 +129,8 @@ try {
   log(`seeded; deep cursor after ${meshDeep.depth.toLocaleString("en")} rows (${meshDeep.how}${meshDeep.refused ? `: the signed one was refused, ${meshDeep.refused}` : ""})`);
 
   const results = new Map<string, ScenarioResult>();
+  // The services' own databases, not the baseline's (which shares the prefix).
+  const meshDatabases = databaseBackends(Object.values(stack.databases!).map((db) => new URL(db.url).pathname.slice(1)));
   const ctx = {
     settings,
     gateway,
@@ -142,7 +145,7 @@ try {
     meshDeepCursor: meshDeep,
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
-    meshProcesses: () => watchedProcesses(stack),
+    meshProcesses: () => [...watchedProcesses(stack), meshDatabases],
     profiler,
     log,
   };

@@ -1,6 +1,6 @@
 /** CPU time and resident memory of a process from Linux's /proc, for the idle figures. */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** utime + stime of /proc/<pid>/stat, in clock ticks. */
 export function parseStatTicks(stat: string): number {
@@ -53,4 +53,18 @@ export function sample(pid: number): ProcSample | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Live pids whose command line passes `test` (PostgreSQL backends name their database in theirs). */
+export function pidsWhoseCommand(test: (command: string) => boolean): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (test(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }

@@ -99,7 +99,8 @@ const KEPT_SHARES = 12;
  */
 async function profiledRound(label: string, go: (seconds: number) => Promise<RoundOutcome>, ctx: BenchContext): Promise<ScenarioProfile | undefined> {
   const profiler = ctx.profiler!;
-  const watched = ctx.meshProcesses().filter((p) => p.name !== "kafka broker");
+  // Node processes only: the broker and PostgreSQL have no profiler to signal.
+  const watched = ctx.meshProcesses().filter((p) => p.name !== "kafka broker" && p.pid !== undefined && !p.pids);
   try {
     await profiler.start(watched);
     const before = readTicks(watched);

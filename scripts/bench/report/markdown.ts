@@ -106,7 +106,7 @@ function cpuBudgetTable(results: BenchResults): string | undefined {
   return [
     `\n## What bounds each path: CPU ms per request (medians over the mesh's rounds)\n`,
     table(["Scenario", ...names, "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s"], rows),
-    `\nEach process's CPU (/proc utime+stime) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers, outbox relays and the sandbox fleet catching up. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
+    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers, outbox relays and the sandbox fleet catching up. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
   ].join("\n");
 }
 

@@ -30,7 +30,7 @@ export interface BenchContext {
   readonly baselineDeepCursor: string | undefined;
   /** Results of the scenarios that ran before this one. */
   readonly results: ReadonlyMap<string, ScenarioResult>;
-  /** The seven processes and the Kafka broker, as running now. */
+  /** The seven processes, the Kafka broker and the PostgreSQL backends of the mesh's databases, as running now. */
   meshProcesses(): WatchedProcess[];
   /** Takes CPU profiles of the mesh over one extra round of each scenario, unless skipped. */
   readonly profiler: MeshProfiler | undefined;
