@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks } from "./cpu-budget";
+import { ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks, ticksBetween } from "./cpu-budget";
 
 const processes = [
   { name: "gateway", pid: 1 },
@@ -11,14 +11,22 @@ const processes = [
 describe("CPU per request", () => {
   it("divides each process's ticks in and after the round by the requests answered", () => {
     // 100 ticks a second: 50 ticks = 500 ms over 100 requests = 5 ms each.
-    const cpu = cpuPerRequest(processes, { before: [0, 100, undefined], end: [50, 300, undefined], after: [60, 300, undefined] }, 100, 100);
+    const one = (pid: number, ticks: number) => new Map([[pid, ticks]]);
+    const cpu = cpuPerRequest(processes, { before: [one(1, 0), one(2, 100), undefined], end: [one(1, 50), one(2, 300), undefined], after: [one(1, 60), one(2, 300), undefined] }, 100, 100);
     expect(cpu).toEqual([
       { name: "gateway", duringMs: 5, afterMs: 1 },
       { name: "shipment", duringMs: 20, afterMs: 0 },
       { name: "gone", duringMs: Number.NaN, afterMs: Number.NaN },
     ]);
-    expect(cpuPerRequest(processes, { before: [0, 0, 0], end: [1, 1, 1] }, 0, 100)[0]!.duringMs).toBeNaN();
-    expect(cpuPerRequest(processes, { before: [0, 0, 0], end: [1, 1, 1] }, 10, 100)[0]).toEqual({ name: "gateway", duringMs: 1 });
+    const zero = [new Map([[1, 0]])];
+    const once = [new Map([[1, 1]])];
+    expect(cpuPerRequest(processes.slice(0, 1), { before: zero, end: once }, 0, 100)[0]!.duringMs).toBeNaN();
+    expect(cpuPerRequest(processes.slice(0, 1), { before: zero, end: once }, 10, 100)[0]).toEqual({ name: "gateway", duringMs: 1 });
+  });
+
+  it("counts a group's members one by one: a newcomer whole, one that left without going negative", () => {
+    // Backend 7 left (its 500 ticks go with it), 8 grew by 20, 9 is new with 5.
+    expect(ticksBetween(new Map([[7, 500], [8, 100]]), new Map([[8, 120], [9, 5]]))).toBe(25);
   });
 
   it("takes each process's median over the rounds, and leaves out an after it never measured", () => {
@@ -54,8 +62,9 @@ describe("a group of processes read as one", () => {
       expect(databaseBackends([`bench_test_${process.pid}0`]).pids!()).toEqual([]);
       await new Promise((r) => setTimeout(r, 400));
       // It spun for 300 ms: at least some ticks, read through the group as through a pid.
-      expect(readTicks([group])[0]).toBeGreaterThan(0);
-      expect(readTicks([group])[0]).toBe(readTicks([{ name: "child", pid: child.pid }])[0]);
+      const [ticks] = readTicks([group, { name: "child", pid: child.pid }]);
+      expect(ticksBetween(new Map(), ticks!)).toBeGreaterThan(0);
+      expect([...ticks!.keys()]).toEqual([child.pid]);
     } finally {
       child.kill("SIGKILL");
     }

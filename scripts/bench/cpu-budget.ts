@@ -7,11 +7,33 @@ import type { WatchedProcess } from "./idle";
 import { pidsWhoseCommand, sample, ticksPerSecond } from "./proc";
 import { median } from "./stats";
 
-/** utime + stime of each process, in clock ticks (undefined for one that could not be read). */
-export type Ticks = readonly (number | undefined)[];
+/**
+ * utime + stime of each watched process, in clock ticks, by pid (a group has several; undefined
+ * for a process that could not be read).
+ */
+export type Ticks = readonly (ReadonlyMap<number, number> | undefined)[];
 
 export function readTicks(processes: readonly WatchedProcess[]): Ticks {
-  return processes.map((p) => (p.pids ? p.pids().reduce((sum, pid) => sum + (sample(pid)?.ticks ?? 0), 0) : p.pid ? sample(p.pid)?.ticks : undefined));
+  return processes.map((p) => {
+    const pids = p.pids ? p.pids() : p.pid ? [p.pid] : [];
+    const ticks = new Map<number, number>();
+    for (const pid of pids) {
+      const read = sample(pid)?.ticks;
+      if (read !== undefined) ticks.set(pid, read);
+    }
+    return p.pids || ticks.size ? ticks : undefined;
+  });
+}
+
+/**
+ * Ticks spent between two readings: each pid's growth, a pid new since the first reading counted
+ * whole. A pid gone by the second reading takes its last ticks with it (a group then reads a
+ * little low, never negative).
+ */
+export function ticksBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let spent = 0;
+  for (const [pid, ticks] of after) spent += ticks - (before.get(pid) ?? 0);
+  return spent;
 }
 
 /**
@@ -36,8 +58,8 @@ export interface ProcessCpu {
   readonly afterMs?: number;
 }
 
-const ms = (before: number | undefined, after: number | undefined, requests: number, hz: number) =>
-  before === undefined || after === undefined || requests <= 0 ? Number.NaN : ((after - before) / hz) * 1000 / requests;
+const ms = (before: ReadonlyMap<number, number> | undefined, after: ReadonlyMap<number, number> | undefined, requests: number, hz: number) =>
+  before === undefined || after === undefined || requests <= 0 ? Number.NaN : ((ticksBetween(before, after) / hz) * 1000) / requests;
 
 /** One round's CPU per request of each process, from readings before, at the end of and after the round. */
 export function cpuPerRequest(processes: readonly WatchedProcess[], readings: { before: Ticks; end: Ticks; after?: Ticks }, requests: number, hz = ticksPerSecond()): ProcessCpu[] {
