@@ -24,7 +24,7 @@ import { runScenario, type ScenarioRun } from "./rounds";
 import { SCENARIOS } from "./scenarios/index";
 import type { ScenarioResult } from "./scenarios/scenario";
 import { deepCursor } from "./seed/deep-cursor";
-import { query, RIYADH, seedShipments } from "./seed/seed";
+import { query, RIYADH, seedShipments, settleSeededTables } from "./seed/seed";
 import { parseSettings, type BenchSettings } from "./settings";
 import { benchStackOptions, benchToken, ROOT, sampleOf, startChild, type Child } from "./setup";
 import { measureWarmStart } from "./warm-start";
@@ -121,6 +121,7 @@ try {
   const shipmentDb = stack.databases!.shipment.url;
   const meshIds = (await seedShipments(shipmentDb, { merchantId: auth.merchantId, count, state: "DELIVERED", version: 7, cityCode: "RUH", at: RIYADH, newest, spacingSeconds: 1, firstNumber: 0, referencePrefix: "BENCH-SEED-" })).map((r) => r.id);
   const baselineIds = await seedBaselineShipments(baselineUrl, auth.merchantId, count, newest);
+  await Promise.all([settleSeededTables(shipmentDb, ["shipment", "shipment_item"]), settleSeededTables(baselineUrl, ["shipment", "shipment_item"])]);
   const depth = Math.floor(count * 0.9);
   const meshDeep = await deepCursor({ shipmentDbUrl: shipmentDb, merchantId: auth.merchantId, cursorSecretBase64: cursorSecret, depth, gateway, token: auth.token, walkSeconds: 60 });
   const [deepRow] = await query<{ created_at: Date; id: string }>(baselineUrl, "SELECT created_at, id FROM shipment WHERE merchant_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1", [auth.merchantId, depth - 1]);

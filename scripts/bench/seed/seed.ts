@@ -60,6 +60,19 @@ export function seedShipments(shipmentDbUrl: string, seed: ShipmentSeed): Promis
   ]);
 }
 
+/**
+ * VACUUM (ANALYZE) of freshly seeded tables, mesh and baseline alike: the state of a database that
+ * has lived with its rows (visibility map set, so index-only scans skip the heap; statistics that
+ * know the merchant has 100k shipments; hint bits written), and no autovacuum of 100k new rows
+ * starting in the middle of a round on the two cores everything shares.
+ */
+export async function settleSeededTables(url: string, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+    await query(url, `VACUUM (ANALYZE) ${table}`, []);
+  }
+}
+
 /** Riyadh's demo pickup (scripts/seed-dev.ts), where the list's shipments go from. */
 export const RIYADH = { latitudeMicro: 24_713_600, longitudeMicro: 46_675_300 };
 /** Taif: a real city that no carrier service covers, so no simulated driver serves it. */
