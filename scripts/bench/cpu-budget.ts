@@ -80,8 +80,17 @@ export function medianCpu(rounds: readonly (readonly ProcessCpu[])[]): ProcessCp
   });
 }
 
+/** A figure that could not be read (NaN) or was not measured counts as nothing in a sum. */
+const known = (ms: number | undefined) => (ms !== undefined && Number.isFinite(ms) ? ms : 0);
+
+/** A process's CPU ms per request in and after the round. */
+export const processMs = (p: ProcessCpu): number => known(p.duringMs) + known(p.afterMs);
+
+/** What every process spent after the round, per request. */
+export const afterMs = (cpu: readonly ProcessCpu[]): number => cpu.reduce((sum, p) => sum + known(p.afterMs), 0);
+
 /** Total CPU ms per request, and the throughput that much CPU allows on `cores` cores. */
 export function ceiling(cpu: readonly ProcessCpu[], cores: number): { totalMs: number; maxPerSecond: number } {
-  const totalMs = cpu.reduce((sum, p) => sum + (Number.isFinite(p.duringMs) ? p.duringMs : 0) + (p.afterMs !== undefined && Number.isFinite(p.afterMs) ? p.afterMs : 0), 0);
+  const totalMs = cpu.reduce((sum, p) => sum + processMs(p), 0);
   return { totalMs, maxPerSecond: totalMs > 0 ? (cores * 1000) / totalMs : Number.NaN };
 }

@@ -1,5 +1,5 @@
 /** Runs one scenario: warm-up, then interleaved rounds (mesh, baseline, mesh, ...), reporting each. */
-import { cpuPerRequest, medianCpu, readTicks, type ProcessCpu } from "./cpu-budget";
+import { cpuPerRequest, medianCpu, readTicks, type ProcessCpu, type Ticks } from "./cpu-budget";
 import { closedLoop, paced, type RoundOutcome } from "./driver";
 import type { BenchContext, Prepared, Scenario, ScenarioProfile, ScenarioResult, TargetFigures } from "./scenarios/scenario";
 import { medianOfRounds, meets, ratio, type RoundFigures } from "./stats";
@@ -53,7 +53,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
   const cpuRounds: ProcessCpu[][] = [];
   const watched = ctx.meshProcesses();
   for (let r = 1; r <= settings.rounds; r++) {
-    let meshRound: { before: ReturnType<typeof readTicks>; end: ReturnType<typeof readTicks>; requests: number } | undefined;
+    let meshRound: { before: Ticks; end: Ticks; requests: number } | undefined;
     for (const run of runs) {
       const before = readTicks(watched);
       const outcome = await run.go(settings.roundSeconds);

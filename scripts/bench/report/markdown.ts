@@ -1,5 +1,5 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
-import { ceiling } from "../cpu-budget";
+import { afterMs, ceiling } from "../cpu-budget";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { describeTarget } from "../stats";
 import type { BenchResults } from "./results";
@@ -92,12 +92,11 @@ function cpuBudgetTable(results: BenchResults): string | undefined {
   const cores = results.machine.cores;
   const rows = measured.map((s) => {
     const cpu = s.cpu!;
-    const after = cpu.reduce((sum, p) => sum + (p.afterMs !== undefined && Number.isFinite(p.afterMs) ? p.afterMs : 0), 0);
     const { totalMs, maxPerSecond } = ceiling(cpu, cores);
     return [
       s.title,
       ...names.map((name) => n(cpu.find((p) => p.name === name)?.duringMs, 2)),
-      cpu.some((p) => p.afterMs !== undefined) ? n(after, 2) : "–",
+      cpu.some((p) => p.afterMs !== undefined) ? n(afterMs(cpu), 2) : "–",
       `**${n(totalMs, 2)}**`,
       n(maxPerSecond, 0),
       n(s.mesh?.median.throughput),

@@ -1,5 +1,5 @@
 /** The issue's targets next to this run's figures. */
-import { ceiling } from "../cpu-budget";
+import { ceiling, processMs } from "../cpu-budget";
 import type { ScenarioResult } from "../scenarios/scenario";
 import { meets, ratio, type Target } from "../stats";
 import type { BenchResults } from "./results";
@@ -47,9 +47,7 @@ export function targetRows(results: BenchResults): TargetRow[] {
 function cpuBound(s: ScenarioResult, cores: number): string | undefined {
   if (!s.cpu?.length) return undefined;
   const { totalMs, maxPerSecond } = ceiling(s.cpu, cores);
-  const perProcess = s.cpu
-    .map((p) => ({ name: p.name, ms: (Number.isFinite(p.duringMs) ? p.duringMs : 0) + (p.afterMs !== undefined && Number.isFinite(p.afterMs) ? p.afterMs : 0) }))
-    .sort((a, b) => b.ms - a.ms);
+  const perProcess = s.cpu.map((p) => ({ name: p.name, ms: processMs(p) })).sort((a, b) => b.ms - a.ms);
   const top = perProcess.slice(0, 3).map((p) => `${p.name} ${p.ms.toFixed(2)}`).join(", ");
   const best = ratio(maxPerSecond, s.baseline?.median.throughput);
   return `${totalMs.toFixed(2)} ms CPU per request (${top}${perProcess.length > 3 ? ", ..." : ""}): at most ${maxPerSecond.toFixed(0)}/s on ${cores} cores${Number.isFinite(best) ? ` = ${best.toFixed(3)}x` : ""}`;
