@@ -175,7 +175,12 @@ export function createBaseline(opts: BaselineOptions): http.Server {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       route(req, Buffer.concat(chunks).toString("utf8"))
-        .catch((err: unknown): [number, unknown] => (err instanceof HttpError ? [err.status, { code: err.code }] : [500, { code: "INTERNAL_ERROR" }]))
+        .catch((err: unknown): [number, unknown] => {
+          if (err instanceof HttpError) return [err.status, { code: err.code }];
+          // Into the baseline's log (.dev/bench/logs/baseline.log): a 500 here counts as an error of the round.
+          console.error(`baseline ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          return [500, { code: "INTERNAL_ERROR" }];
+        })
         .then(([status, payload]) => {
           const text = JSON.stringify(payload);
           res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
