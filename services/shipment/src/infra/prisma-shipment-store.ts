@@ -1,4 +1,4 @@
-import { withTransaction, type TransactionClient } from "@tawsil/db";
+import { sqlStateOf, violatedConstraintOf, withTransaction, type TransactionClient } from "@tawsil/db";
 import { VersionConflictError } from "@tawsil/errors";
 import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
@@ -7,7 +7,6 @@ import { DuplicateReferenceError } from "../domain/errors";
 import type { ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
 import { createStatement, type CreateStatementRow } from "./create-statement";
-import { sqlStateOf } from "./prisma-errors";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
 import { shipmentFromRow } from "./shipment-rows";
@@ -149,10 +148,10 @@ async function lockScope(tx: Tx, scope: IdempotencyScope, waitMs: number): Promi
 
 /** The unique keys a create can still hit: another number, or a racing create of the same reference. */
 function createFailure(error: unknown): unknown {
-  const text = `${JSON.stringify(error)} ${error instanceof Error ? error.message : ""}`;
   if (sqlStateOf(error) === "55P03") return new VersionConflictError("IDEMPOTENCY_KEY_IN_USE", "a request with this idempotency key is still being processed");
-  if (text.includes("shipment_shipment_number_key")) return new ShipmentNumberTakenError("shipment number taken", { cause: error });
-  if (text.includes("shipment_merchant_id_external_reference_key")) return new DuplicateReferenceError();
+  const constraint = violatedConstraintOf(error);
+  if (constraint === "shipment_shipment_number_key") return new ShipmentNumberTakenError("shipment number taken", { cause: error });
+  if (constraint === "shipment_merchant_id_external_reference_key") return new DuplicateReferenceError();
   return error;
 }
 
