@@ -37,7 +37,7 @@ async function eventsOf(shipmentId: string) {
 }
 
 describe("CreateShipment", () => {
-  it("creates from a saved location, priced, approved for an ACTIVE merchant: one version, one event", async () => {
+  it("creates from a saved location, priced, approved for an ACTIVE merchant: one version, one event carrying the tracking URL", async () => {
     const { shipment, replayed } = await create("ORDER-SAVED", "key-saved-location-01", {
       pickup: { case: "savedLocationCode", value: "WAREHOUSE-1" },
       branchCode: "BRANCH-1",
@@ -64,6 +64,8 @@ describe("CreateShipment", () => {
       [ShipmentState.UNSPECIFIED, ShipmentState.READY_FOR_DISPATCH, 1n, true],
     ]);
     expect(events[0]?.shipment?.approveTime).toEqual(shipment?.approveTime);
+    // Section 11: the webhook's data.trackingUrl is the create response's link, carried by the event.
+    expect(events[0]?.shipment?.trackingUrl).toBe(shipment?.trackingUrl);
     const [row] = await query<{ price: string; rate_card_version: number }>(stack.databaseUrl, "SELECT price::text, rate_card_version FROM shipment WHERE id = $1::uuid", shipment?.shipmentId);
     // Net 15 + (6.854 - 3) x 1.75 + COD fee max(1.5% of 120.50, 5) = 26.74; VAT 4.01.
     expect(row).toEqual({ price: "30.75", rate_card_version: 1 });
@@ -132,7 +134,10 @@ describe("reads and cancels across merchants", () => {
     const cancelled = await cancel(merchantId, shipmentId);
     expect([cancelled.shipment?.state, cancelled.shipment?.version, cancelled.shipment?.reasonCode, cancelled.replayed]).toEqual([ShipmentState.CANCELLED, 2n, "CUSTOMER_REQUEST", false]);
     const events = await eventsOf(shipmentId);
-    expect(events.map((e) => e.shipment?.version)).toEqual([1n, 2n]);
+    expect(events.map((e) => [e.shipment?.version, e.shipment?.trackingUrl])).toEqual([
+      [1n, shipment?.trackingUrl],
+      [2n, shipment?.trackingUrl],
+    ]);
     const again = await cancel(merchantId, shipmentId);
     expect([again.replayed, toBinary(ShipmentSchema, again.shipment ?? cancelled.shipment!)]).toEqual([true, toBinary(ShipmentSchema, cancelled.shipment!)]);
   });

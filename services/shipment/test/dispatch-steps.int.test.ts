@@ -84,6 +84,9 @@ describe("ApplyDispatchStep", () => {
       [ShipmentState.PICKED_UP, ShipmentState.OUT_FOR_DELIVERY, true],
       [ShipmentState.OUT_FOR_DELIVERY, ShipmentState.DELIVERED, true],
     ]);
+    // Every event carries the customer link the responses carry (decisions.md section 11).
+    const { shipment: read } = await stack.client.getShipment({ merchantId, shipmentId: id });
+    expect(new Set(events.map((e) => e.shipment?.trackingUrl))).toEqual(new Set([read?.trackingUrl]));
 
     // DELIVERED is terminal.
     for (const which of [DispatchStep.REOFFER, DispatchStep.DELIVER, DispatchStep.FAIL]) {
