@@ -6,6 +6,7 @@ import type { Position } from "../domain/cursor";
 import { DuplicateReferenceError } from "../domain/errors";
 import type { ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
+import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
@@ -24,8 +25,8 @@ export interface StoreOptions {
   readonly maxWaitMs: number;
   /** How long one transaction may run, waiting on the idempotency lock included. */
   readonly timeoutMs: number;
-  /** The SHA-256 of a shipment's tracking code, stored with the row and sent in every event. */
-  readonly trackingCodeSha256: (shipmentId: string) => Uint8Array;
+  /** A shipment's tracking link: its code's SHA-256 is stored with the row; both go in every event. */
+  readonly trackingLink: (shipmentId: string) => TrackingLink;
 }
 
 /** Shipments, their items, idempotency records and the outbox, in the service's own database. */
@@ -36,7 +37,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingCodeSha256)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -50,7 +51,7 @@ export class PrismaShipmentStore implements ShipmentStore {
         this.db,
         async (tx) => {
           await lockScope(tx, input.scope, input.waitMs);
-          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input, this.options.trackingCodeSha256(input.shipment.id)));
+          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input, this.options.trackingLink(input.shipment.id)));
           if (!row) throw new Error("the create statement returned no row");
           if (row.fingerprint !== null) return { kind: "replay", record: storedRecordOf({ id: input.scope.key, ...row, fingerprint: row.fingerprint }) };
           if (row.referenceTaken) return { kind: "reference-taken" };
@@ -76,7 +77,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 
   trackingCodeSha256(shipmentId: string): Uint8Array {
-    return this.options.trackingCodeSha256(shipmentId);
+    return this.options.trackingLink(shipmentId).codeSha256;
   }
 
   /**
@@ -158,7 +159,7 @@ function createFailure(error: unknown): unknown {
 class PrismaShipmentTx implements ShipmentTx {
   constructor(
     private readonly tx: Tx,
-    private readonly codeHash: (shipmentId: string) => Uint8Array,
+    private readonly trackingLink: (shipmentId: string) => TrackingLink,
   ) {}
 
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
@@ -200,6 +201,6 @@ class PrismaShipmentTx implements ShipmentTx {
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
     const at = change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
-    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.codeHash(shipment.id)) });
+    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
   }
 }
