@@ -68,4 +68,32 @@ describe("the sandbox fleet", () => {
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(new Set(versions).size).toBe(versions.length);
   }, 240_000);
+
+  // decisions.md section 4: offered no earlier than 45 minutes (PICKUP_OFFER_LEAD_MS) before the
+  // pickup window, so with the fleet on, which takes any offered shipment at once, it stays cancellable.
+  it("leaves a shipment whose pickup window starts in two hours unoffered, and cancels it (200)", async () => {
+    const { credentials, gatewayUrl } = testMesh;
+    const merchant = testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+    const start = new Date(Date.now() + 2 * 3_600_000);
+    const created = await merchant.shipments.create({
+      reference: `LATER-${randomUUID().slice(0, 8)}`,
+      pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION! },
+      destination: { latitude: 24.774265, longitude: 46.738586 },
+      recipient: { name: "Huda", mobile: "0512345600" },
+      pickupWindow: { start: start.toISOString(), end: new Date(start.getTime() + 3_600_000).toISOString() },
+    });
+    const { id } = created.shipment;
+    // The fleet took the other shipment within a second of its create; this one it is never offered.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const read = await merchant.shipments.get(id);
+    expect(read.notModified ? undefined : read.shipment.state).toBe("READY_FOR_DISPATCH");
+    const token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+    const cancel = await fetch(`${gatewayUrl}/v2/external/shipments/${id}/cancel`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ reason: "CUSTOMER_REQUEST" }),
+    });
+    expect(cancel.status).toBe(200);
+    expect(await cancel.json()).toMatchObject({ id, status: "CANCELLED" });
+  }, 60_000);
 });

@@ -31,6 +31,8 @@ describe("dispatch configuration", () => {
       DISPATCHER_SAFETY_NET_MS: 60_000,
       LEADER_RETRY_MS: 5_000,
       UNRESOLVED_RETRY_BACKOFF_MS: 30_000,
+      // decisions.md section 4: 45 minutes before the pickup window.
+      PICKUP_OFFER_LEAD_MS: 2_700_000,
       SANDBOX_FLEET_ENABLED: true,
       SANDBOX_SPEED_KMH: 600,
       SANDBOX_FAILURE_RATE: 0.05,

@@ -35,6 +35,12 @@ export const schema = commonEnv
      * time, then only after this wait, doubling with each further unresolved outcome (up to 64x).
      */
     UNRESOLVED_RETRY_BACKOFF_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    /**
+     * A shipment whose pickup window starts later is first offered to drivers this long before the
+     * window starts (decisions.md section 4); until then it stays READY_FOR_DISPATCH and can be
+     * cancelled. 45 minutes, as the contract gives it.
+     */
+    PICKUP_OFFER_LEAD_MS: z.coerce.number().int().min(0).max(86_400_000).default(2_700_000),
     /** The simulated driver fleet; only ever runs when TAWSIL_ENVIRONMENT is sandbox. */
     SANDBOX_FLEET_ENABLED: z
       .enum(["true", "false"])

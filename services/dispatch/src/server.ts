@@ -91,6 +91,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     logger,
     offerTimeoutMs: config.OFFER_TIMEOUT_MS,
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
+    offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
   const driverApi = new DriverApi(context, activeDrivers);
   return {

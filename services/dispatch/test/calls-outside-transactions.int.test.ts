@@ -79,7 +79,7 @@ describe("a job step", () => {
       read: () => Promise.reject(new Error("no refresh expected")),
     };
     let now = new Date();
-    const step = new JobStep({ store, shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, now: () => now }, 30_000);
+    const step = new JobStep({ store, shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now: () => now }, 30_000);
     try {
       const offered = await step.run(shipmentId);
       expect(offered.offerExpiresAt).toEqual(new Date(now.getTime() + 30_000));

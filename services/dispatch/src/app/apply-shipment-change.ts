@@ -1,7 +1,7 @@
 import { isRequirement, type Coordinate, type Requirement } from "@tawsil/domain";
-import { isClosed, newJob, type ShipmentSnapshot } from "../domain/dispatch-job";
+import { isClosed, newJob, offerableFrom, type ShipmentSnapshot } from "../domain/dispatch-job";
 import { evaluateEligibility } from "../domain/eligibility";
-import type { DispatchContext } from "./context";
+import { nowOf, type DispatchContext } from "./context";
 import { followShipment } from "./job-refresh";
 import type { JobWork } from "./ports";
 
@@ -16,14 +16,17 @@ export interface ShipmentChange extends ShipmentSnapshot {
   readonly longestSideMm: number;
   readonly requirements: readonly string[];
   readonly cashOnDelivery: boolean;
+  /** When the pickup window starts; a later one holds the first offer back (offerLeadMs). */
+  readonly pickupWindowStart: Date | undefined;
 }
 
 /**
  * Applies one shipment change (in the consumer's transaction): a shipment ready for dispatch (or
  * unresolved) becomes a job; a terminal one closes its job; any other change only advances the
  * version dispatch last saw. Versions already applied are ignored, so redeliveries and the echo
- * of dispatch's own steps change nothing. A job that may be offered now wakes the dispatcher's
- * leader on commit (this consumer may run on any replica).
+ * of dispatch's own steps change nothing. A new or changed job wakes the dispatcher's leader on
+ * commit (this consumer may run on any replica): it offers the job, or, for one held for its
+ * pickup window, arms its timer for the instant the job may be offered.
  */
 export async function applyShipmentChange(ctx: DispatchContext, work: JobWork, change: ShipmentChange): Promise<void> {
   const job = await work.lockJob(change.shipmentId);
@@ -64,6 +67,7 @@ async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentCh
         shipmentVersion: change.version,
       },
       state,
+      offerableFrom(change.pickupWindowStart, ctx.offerLeadMs, nowOf(ctx)),
     ),
   );
   return true;

@@ -13,6 +13,8 @@ export interface DispatchContext {
   readonly logger: Logger;
   readonly offerTimeoutMs: number;
   readonly dispatchTimeoutMs: number;
+  /** How long before its pickup window starts a shipment is first offered (decisions.md section 4). */
+  readonly offerLeadMs: number;
   readonly now?: () => Date;
 }
 

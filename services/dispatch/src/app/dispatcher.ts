@@ -1,4 +1,5 @@
 import { nowOf, type DispatchContext } from "./context";
+import { EarliestTimer } from "./earliest-timer";
 import { JobStep } from "./job-step";
 import type { Elect, LeaderRole, Leadership } from "./ports";
 import { parseWakeUp, type WakeUp } from "./wake-up";
@@ -9,7 +10,7 @@ const RETRY_BASE_MS = 1_000;
 /** Jobs a freed driver looks at before giving way to other work (it is queued again). */
 const JOBS_PER_DRIVER_WAKE_UP = 20;
 
-type Work = WakeUp | { readonly kind: "due" } | { readonly kind: "sweep" };
+type Work = WakeUp | { readonly kind: "due" } | { readonly kind: "release" } | { readonly kind: "sweep" };
 
 export interface DispatcherOptions {
   /** Runs for the lead among replicas (a session advisory lock in infra/leadership.ts). */
@@ -24,7 +25,9 @@ export interface DispatcherOptions {
  * (a session advisory lock) and LISTENs for wake-ups that any replica sends on commit: a new or
  * refreshed job is tried at once; a driver who becomes free is given the oldest job they can take
  * (one indexed query, not one per job); lapsed offers are found by one timer armed at the earliest
- * expiry. Unresolved jobs wait for a freed driver and their back-off. The dispatch deadline needs
+ * expiry. A job held for its pickup window is released by a second timer, armed at the earliest
+ * instant a held job may be offered (no query runs while they wait). Unresolved jobs wait for a
+ * freed driver and their back-off. The dispatch deadline needs
  * no timer of its own: it is checked when an offer ends, and an offer always ends by its expiry.
  * Work runs one item at a time, so the leader never races itself; jobs are also row-locked,
  * against the driver API and the consumer on any replica.
@@ -37,8 +40,8 @@ export class Dispatcher implements LeaderRole {
   readonly #failures = new Map<string, number>();
   readonly #retryTimers = new Set<NodeJS.Timeout>();
   #worker: Promise<void> | undefined;
-  #dueTimer: NodeJS.Timeout | undefined;
-  #dueAt: number | undefined;
+  readonly #dueTimer: EarliestTimer;
+  readonly #releaseTimer: EarliestTimer;
   #safetyNet: NodeJS.Timeout | undefined;
 
   constructor(
@@ -47,6 +50,8 @@ export class Dispatcher implements LeaderRole {
   ) {
     this.#step = new JobStep(ctx, opts.unresolvedBackoffMs);
     this.#session = opts.elect(this, "dispatcher");
+    this.#dueTimer = new EarliestTimer(() => this.#enqueue({ kind: "due" }), () => nowOf(ctx));
+    this.#releaseTimer = new EarliestTimer(() => this.#enqueue({ kind: "release" }), () => nowOf(ctx));
   }
 
   get leading(): boolean {
@@ -79,8 +84,8 @@ export class Dispatcher implements LeaderRole {
 
   async stepDown(): Promise<void> {
     clearInterval(this.#safetyNet);
-    clearTimeout(this.#dueTimer);
-    this.#dueAt = undefined;
+    this.#dueTimer.clear();
+    this.#releaseTimer.clear();
     for (const timer of this.#retryTimers) clearTimeout(timer);
     this.#retryTimers.clear();
     this.#pending.clear();
@@ -134,6 +139,9 @@ export class Dispatcher implements LeaderRole {
       case "due":
         await this.#expireDue();
         return false;
+      case "release":
+        await this.#releaseHeld();
+        return false;
       case "sweep":
         await this.#sweep();
         return false;
@@ -143,6 +151,7 @@ export class Dispatcher implements LeaderRole {
   async #runJob(shipmentId: string): Promise<boolean> {
     const outcome = await this.#step.run(shipmentId);
     if (outcome.offerExpiresAt) this.#armDueTimer(outcome.offerExpiresAt);
+    if (outcome.heldUntil && this.leading) this.#releaseTimer.arm(outcome.heldUntil);
     return outcome.refreshed === true;
   }
 
@@ -182,20 +191,22 @@ export class Dispatcher implements LeaderRole {
 
   /** The timer fires at the earliest known expiry; an offer accepted meanwhile makes it fire for nothing, once. */
   #armDueTimer(at: Date): void {
-    if (!this.leading) return;
-    const atMs = at.getTime();
-    if (this.#dueAt !== undefined && this.#dueAt <= atMs) return;
-    clearTimeout(this.#dueTimer);
-    this.#dueAt = atMs;
-    this.#dueTimer = setTimeout(() => {
-      this.#dueAt = undefined;
-      this.#enqueue({ kind: "due" });
-    }, Math.max(0, atMs - nowOf(this.ctx).getTime()));
+    if (this.leading) this.#dueTimer.arm(at);
+  }
+
+  /** Held jobs whose time came are released (no longer held) and tried; the timer then waits for the next one. */
+  async #releaseHeld(): Promise<void> {
+    const released = await this.ctx.store.releaseHeldJobs(nowOf(this.ctx), DUE_BATCH);
+    for (const shipmentId of released) await this.#runJob(shipmentId);
+    if (released.length === DUE_BATCH) this.#enqueue({ kind: "release" });
+    const next = await this.ctx.store.nextHeldRelease();
+    if (next && this.leading) this.#releaseTimer.arm(next);
   }
 
   /** What a lost wake-up could leave behind; each query is bounded by drivers, not by jobs. */
   async #sweep(): Promise<void> {
     this.#enqueue({ kind: "due" });
+    this.#enqueue({ kind: "release" });
     for (const shipmentId of await this.ctx.store.offeredJobsWithoutOffer()) this.#enqueue({ kind: "job", id: shipmentId });
     for (const driverId of await this.ctx.store.freeDriverIds()) this.#enqueue({ kind: "driver", id: driverId });
   }

@@ -1,4 +1,4 @@
-import { gaveUp, hasTimedOut, jobStateFor, mayBeOfferedTo, mayOfferFirst, offeredTo, type DispatchJob } from "../domain/dispatch-job";
+import { gaveUp, hasTimedOut, isHeld, jobStateFor, mayBeOfferedTo, mayOfferFirst, offeredTo, type DispatchJob } from "../domain/dispatch-job";
 import { chooseDriver } from "../domain/driver-choice";
 import { hasLapsed } from "../domain/offer";
 import { eligibleServiceIds, nowOf, type DispatchContext } from "./context";
@@ -13,12 +13,15 @@ export interface JobStepOutcome {
   readonly offerExpiresAt?: Date;
   /** The shipment service refused a step and the job was refreshed: try again later, not at once. */
   readonly refreshed?: boolean;
+  /** The job is held for its pickup window: the dispatcher must try it again at this instant. */
+  readonly heldUntil?: Date;
 }
 
 /** What the locked read decided to ask of the shipment service, and for which driver. */
 type Plan =
   | { readonly kind: "reserve" | "reoffer"; readonly job: DispatchJob; readonly driverId: string }
-  | { readonly kind: "give-up"; readonly job: DispatchJob; readonly timedOut: boolean };
+  | { readonly kind: "give-up"; readonly job: DispatchJob; readonly timedOut: boolean }
+  | { readonly kind: "held"; readonly until: Date };
 
 /**
  * Moves one job on: expires its lapsed offer, offers a waiting job to the nearest eligible free
@@ -41,6 +44,7 @@ export class JobStep {
   async run(shipmentId: string): Promise<JobStepOutcome> {
     const plan = await this.ctx.store.transaction((work) => this.#plan(work, shipmentId));
     if (!plan) return {};
+    if (plan.kind === "held") return { heldUntil: plan.until };
     const outcome = await this.#ask(plan);
     if (!outcome.ok) {
       if (plan.kind === "reserve") this.ctx.logger.info({ shipmentId, reason: outcome.reason }, "reservation refused; refreshing the job");
@@ -67,19 +71,20 @@ export class JobStep {
       const driverId = await this.#candidate(work, job);
       return driverId ? { kind: "reoffer", job, driverId } : { kind: "give-up", job, timedOut: false };
     }
+    if (isHeld(job, now) && job.offerableAt) return { kind: "held", until: job.offerableAt };
     if (!mayOfferFirst(job, now)) return undefined;
     const driverId = await this.#candidate(work, job);
     return driverId ? { kind: "reserve", job, driverId } : undefined;
   }
 
   /** The only call to another service, made with no transaction open. */
-  #ask(plan: Plan): Promise<StepOutcome> {
+  #ask(plan: Exclude<Plan, { kind: "held" }>): Promise<StepOutcome> {
     const { shipmentId, shipmentVersion } = plan.job;
     if (plan.kind === "reserve") return this.ctx.shipments.reserveForOffer(shipmentId, shipmentVersion);
     return this.ctx.shipments.applyStep(shipmentId, plan.kind === "reoffer" ? "REOFFER" : "UNRESOLVED", shipmentVersion);
   }
 
-  async #record(work: JobWork, plan: Plan, outcome: StepOutcome & { ok: true }): Promise<JobStepOutcome> {
+  async #record(work: JobWork, plan: Exclude<Plan, { kind: "held" }>, outcome: StepOutcome & { ok: true }): Promise<JobStepOutcome> {
     const { shipmentId } = plan.job;
     const job = await work.lockJob(shipmentId);
     const asPlanned = job !== undefined && job.state === plan.job.state && job.shipmentVersion === plan.job.shipmentVersion;

@@ -96,6 +96,10 @@ export interface DispatchStore {
   offeredJobsWithoutOffer(): Promise<string[]>;
   dueOffers(now: Date, limit: number): Promise<string[]>;
   nextOfferExpiry(): Promise<Date | undefined>;
+  /** Held jobs whose offerable instant has come, earliest first: marked no longer held, and returned. */
+  releaseHeldJobs(now: Date, limit: number): Promise<string[]>;
+  /** The earliest instant a held job may be offered, if any job is held. */
+  nextHeldRelease(): Promise<Date | undefined>;
   /** The oldest job of the driver's city their service can carry and that may be offered to them. */
   oldestJobFor(driver: Driver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined>;
   driverExists(driverId: string): Promise<boolean>;

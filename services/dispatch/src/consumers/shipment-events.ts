@@ -1,4 +1,5 @@
 import { fromBinary } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { TransactionClient } from "@tawsil/db";
 import type { EventHandler } from "@tawsil/events";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
@@ -37,5 +38,6 @@ function changeOf(shipment: Shipment): ShipmentChange {
     longestSideMm: longestSideMmOf(shipment.items),
     requirements: shipment.requirements,
     cashOnDelivery: shipment.paymentMethod === PaymentMethod.COD || Number(shipment.codAmount) > 0,
+    pickupWindowStart: shipment.pickupWindowStart ? timestampDate(shipment.pickupWindowStart) : undefined,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { following, gaveUp, mayBeOfferedTo, mayOfferFirst, newJob, offeredTo, type DispatchJob } from "./dispatch-job";
+import { following, gaveUp, isHeld, mayBeOfferedTo, mayOfferFirst, newJob, offerableFrom, offeredTo, type DispatchJob } from "./dispatch-job";
 import type { Driver } from "./driver";
 
 const at = (ms: number) => new Date(ms);
@@ -55,5 +55,17 @@ describe("a dispatch job", () => {
     expect(following(job, { state: "CANCELLED", version: 5n }, at(0))).toMatchObject({ state: "CANCELLED", shipmentVersion: 7n });
     expect(following(job, { state: "DISPATCH_UNRESOLVED", version: 8n }, at(9))).toMatchObject({ state: "UNRESOLVED", shipmentVersion: 8n, deadline: at(9) });
     expect(following(job, { state: "PICKED_UP", version: 9n }, at(0)).state).toBe("ASSIGNED");
+  });
+
+  it("holds a shipment whose pickup window starts later until the lead time before it", () => {
+    const lead = 45 * 60_000;
+    expect(offerableFrom(undefined, lead, at(0))).toBeNull();
+    expect(offerableFrom(at(lead + 1), lead, at(0))).toEqual(at(1));
+    expect(offerableFrom(at(lead), lead, at(0))).toBeNull();
+    const held = newJob(facts, "READY_FOR_DISPATCH", at(1_000));
+    expect(isHeld(held, at(999))).toBe(true);
+    expect(mayOfferFirst(held, at(999))).toBe(false);
+    expect(mayOfferFirst(held, at(1_000))).toBe(true);
+    expect(newJob(facts, "DISPATCH_UNRESOLVED", at(1_000)).offerableAt).toBeNull();
   });
 });

@@ -42,16 +42,46 @@ export interface DispatchJob {
   /** How many times dispatch gave up; each further time doubles the wait before a retry (retryAt). */
   readonly unresolvedCount: number;
   readonly retryAt: Date | null;
+  /**
+   * A waiting job whose pickup window starts later is held: no driver is offered it before this
+   * instant (decisions.md section 4), so the merchant can still cancel it. Null once it may be offered.
+   */
+  readonly offerableAt: Date | null;
 }
 
-export type NewJobFacts = Omit<DispatchJob, "state" | "attempts" | "triedDriverIds" | "deadline" | "unresolvedCount" | "retryAt">;
+export type NewJobFacts = Omit<DispatchJob, "state" | "attempts" | "triedDriverIds" | "deadline" | "unresolvedCount" | "retryAt" | "offerableAt">;
 
-/** A shipment ready for dispatch waits for its first offer; an unresolved one retries with any driver. */
-export function newJob(facts: NewJobFacts, shipmentState: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): DispatchJob {
+/**
+ * A shipment ready for dispatch waits for its first offer (held until `offerableAt` when given);
+ * an unresolved one retries with any driver.
+ */
+export function newJob(facts: NewJobFacts, shipmentState: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED", offerableAt: Date | null = null): DispatchJob {
   const ready = shipmentState === "READY_FOR_DISPATCH";
   // An unresolved job retries with any available driver: "since" the beginning of time.
-  return { ...facts, state: ready ? "WAITING" : "UNRESOLVED", attempts: 0, triedDriverIds: [], deadline: ready ? null : new Date(0), unresolvedCount: 0, retryAt: null };
+  return {
+    ...facts,
+    state: ready ? "WAITING" : "UNRESOLVED",
+    attempts: 0,
+    triedDriverIds: [],
+    deadline: ready ? null : new Date(0),
+    unresolvedCount: 0,
+    retryAt: null,
+    offerableAt: ready ? offerableAt : null,
+  };
 }
+
+/**
+ * When a shipment may first be offered: `leadMs` before its pickup window starts, or null (at
+ * once) when it has no window or that instant has passed.
+ */
+export function offerableFrom(pickupWindowStart: Date | undefined, leadMs: number, now: Date): Date | null {
+  if (!pickupWindowStart) return null;
+  const at = new Date(pickupWindowStart.getTime() - leadMs);
+  return at > now ? at : null;
+}
+
+/** A waiting job still held for its pickup window. */
+export const isHeld = (job: DispatchJob, now: Date): boolean => job.state === "WAITING" && job.offerableAt !== null && job.offerableAt > now;
 
 export function jobStateFor(state: ShipmentStateName): JobState {
   switch (state) {
@@ -93,9 +123,9 @@ export function unresolvedBackoffMs(count: number, baseMs: number): number {
   return count <= 1 ? 0 : Math.min(baseMs * 2 ** (count - 2), baseMs * 64);
 }
 
-/** A waiting job, or an unresolved one past its back-off, may be offered now. */
+/** A waiting job no longer held, or an unresolved one past its back-off, may be offered now. */
 export function mayOfferFirst(job: DispatchJob, now: Date): boolean {
-  if (job.state === "WAITING") return true;
+  if (job.state === "WAITING") return !isHeld(job, now);
   return job.state === "UNRESOLVED" && (job.retryAt === null || job.retryAt <= now);
 }
 

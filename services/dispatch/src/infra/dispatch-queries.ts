@@ -40,10 +40,31 @@ export async function nextOfferExpiry(db: PrismaClient): Promise<Date | undefine
 }
 
 /**
+ * Held jobs whose offerable instant has come, earliest first, released in the same statement
+ * (offerable_at cleared) so the next release never returns them again however long they wait for
+ * a driver. A held job cancelled meanwhile is released too (its step then does nothing).
+ */
+export async function releaseHeldJobs(db: PrismaClient, now: Date, limit: number): Promise<string[]> {
+  const rows = await db.$queryRaw<{ shipment_id: string }[]>`
+    UPDATE dispatch_job SET offerable_at = NULL, updated_at = clock_timestamp()
+     WHERE shipment_id IN (SELECT shipment_id FROM dispatch_job WHERE offerable_at <= ${now}::timestamptz
+                            ORDER BY offerable_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED)
+    RETURNING shipment_id::text AS shipment_id`;
+  return rows.map((row) => row.shipment_id);
+}
+
+/** The earliest instant a held job may be offered (the first entry of the offerable_at index). */
+export async function nextHeldRelease(db: PrismaClient): Promise<Date | undefined> {
+  const row = await db.dispatchJob.findFirst({ where: { offerableAt: { not: null } }, orderBy: { offerableAt: "asc" }, select: { offerableAt: true } });
+  return row?.offerableAt ?? undefined;
+}
+
+/**
  * The oldest job of the driver's city that the driver's service can carry (the same rules as
  * eligibility's canCarry) and that may be offered to this driver: a waiting job the driver has not
  * been tried for, or an unresolved one past its back-off that the driver has not been tried for
- * or that gave up before the driver became free again. `skip` excludes jobs already looked at.
+ * or that gave up before the driver became free again. A job held for its pickup window is not
+ * offered before its time. `skip` excludes jobs already looked at.
  */
 export async function oldestJobFor(db: PrismaClient, driver: FreeDriver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined> {
   const honoured = [...service.requirements].filter((requirement) => levelCanHonour(service.level, requirement));
@@ -53,6 +74,7 @@ export async function oldestJobFor(db: PrismaClient, driver: FreeDriver, service
         AND weight_grams <= $2 AND longest_side_mm <= $3 AND ($4 OR NOT cash_on_delivery)
         AND requirements <@ $5::text[]
         AND shipment_id <> ALL($6::uuid[])
+        AND (offerable_at IS NULL OR offerable_at <= $8)
         AND CASE WHEN state = 'WAITING' THEN NOT ($7::uuid = ANY(coalesce(tried_driver_ids, '{}')))
             ELSE (retry_at IS NULL OR retry_at <= $8)
               AND (NOT ($7::uuid = ANY(coalesce(tried_driver_ids, '{}'))) OR deadline < $9::timestamptz) END

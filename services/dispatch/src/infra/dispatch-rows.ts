@@ -26,6 +26,7 @@ export function jobFromRow(row: JobRow): DispatchJob {
     deadline: row.deadline,
     unresolvedCount: row.unresolvedCount,
     retryAt: row.retryAt,
+    offerableAt: row.offerableAt,
   };
 }
 

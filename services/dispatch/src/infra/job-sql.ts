@@ -32,12 +32,13 @@ export interface JobRecord {
   deadline: Date | string | null;
   unresolved_count: number;
   retry_at: Date | string | null;
+  offerable_at: Date | string | null;
 }
 
 export const JOB_COLUMNS = `shipment_id::text AS shipment_id, merchant_id::text AS merchant_id, city_code, service_level::text AS service_level,
   pickup_latitude_micro, pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm,
   requirements, cash_on_delivery, state::text AS state, shipment_version, attempts, tried_driver_ids::text[] AS tried_driver_ids, deadline,
-  unresolved_count, retry_at`;
+  unresolved_count, retry_at, offerable_at`;
 
 export interface DriverRecord {
   id: string;
@@ -78,6 +79,7 @@ export function jobFromRecord(row: JobRecord): DispatchJob {
     deadline: dateOrNull(row.deadline),
     unresolvedCount: row.unresolved_count,
     retryAt: dateOrNull(row.retry_at),
+    offerableAt: dateOrNull(row.offerable_at),
   };
 }
 

@@ -3,7 +3,7 @@ import type { DispatchStore, JobWork, OpenOffer } from "../app/ports";
 import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
-import { dueOffers, freeDriver, freeDriverIds, nextOfferExpiry, offeredJobsWithoutOffer, oldestJobFor } from "./dispatch-queries";
+import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, offeredJobsWithoutOffer, oldestJobFor, releaseHeldJobs } from "./dispatch-queries";
 import { driverFromRow, jobFromRow } from "./dispatch-rows";
 import { PrismaJobWork } from "./prisma-job-work";
 import type { PrismaClient } from "./prisma/generated/client";
@@ -23,6 +23,8 @@ export class PrismaDispatchStore implements DispatchStore {
   offeredJobsWithoutOffer = () => offeredJobsWithoutOffer(this.db);
   dueOffers = (now: Date, limit: number) => dueOffers(this.db, now, limit);
   nextOfferExpiry = () => nextOfferExpiry(this.db);
+  releaseHeldJobs = (now: Date, limit: number) => releaseHeldJobs(this.db, now, limit);
+  nextHeldRelease = () => nextHeldRelease(this.db);
   oldestJobFor = (driver: Driver, service: CarrierService, now: Date, skip: readonly string[]) => oldestJobFor(this.db, driver, service, now, skip);
 
   async driverExists(driverId: string): Promise<boolean> {

@@ -38,16 +38,17 @@ export class PrismaJobWork implements JobWork {
     await this.tx.$executeRaw`
       INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
-        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, created_at, updated_at)
+        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at, created_at, updated_at)
       VALUES (${job.shipmentId}::uuid, ${job.merchantId}::uuid, ${job.cityCode}, ${job.serviceLevel}::service_level,
         ${job.pickup.latitudeMicro}::int, ${job.pickup.longitudeMicro}::int, ${job.destination.latitudeMicro}::int, ${job.destination.longitudeMicro}::int,
         ${job.weightGrams}::int, ${job.longestSideMm}::int, ${[...job.requirements]}::text[], ${job.cashOnDelivery}::boolean, ${job.state}::dispatch_job_state,
         ${job.shipmentVersion}::bigint, ${job.attempts}::int, ${[...job.triedDriverIds]}::uuid[], ${job.deadline}::timestamptz, ${job.unresolvedCount}::int,
-        ${job.retryAt}::timestamptz, clock_timestamp(), clock_timestamp())`;
+        ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz, clock_timestamp(), clock_timestamp())`;
   }
 
   async saveJob(job: DispatchJob): Promise<void> {
-    // What a transition may change; the parcel facts are written once, at creation.
+    // What a transition may change; the parcel facts are written once, at creation, and
+    // offerable_at is cleared only by the dispatcher's release (releaseHeldJobs).
     await this.tx.$executeRaw`
       UPDATE dispatch_job SET state = ${job.state}::dispatch_job_state, shipment_version = ${job.shipmentVersion}::bigint, attempts = ${job.attempts}::int,
         tried_driver_ids = ${[...job.triedDriverIds]}::uuid[], deadline = ${job.deadline}::timestamptz, unresolved_count = ${job.unresolvedCount}::int,
