@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test-images test test-faults image known-service dev dev-reset down bench clean
+.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test-images test test-faults image known-service dev dev-reset down tawsil bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -181,6 +181,9 @@ dev-reset: install ## start this checkout's local state afresh: drop its databas
 
 down: ## stop what `make dev` started
 	@$(BIN)/tsx scripts/down.ts
+
+tawsil: install ## the operators' CLI, as ./tawsil: make tawsil ARGS="merchants list"
+	@$(BIN)/tsx scripts/tawsil.ts $(ARGS)
 
 bench: install build ## measure the mesh against baselines in the same run; writes .bench/report.md, results.json, plot.svg
 	@$(BIN)/tsx scripts/bench/main.ts $(BENCH_ARGS)

@@ -133,6 +133,7 @@ export class DevStack {
       identity: identityFrom(this.mesh.identityKeys, "gateway"),
       merchantUrl: merchant.url,
       merchantAdminUrl: merchant.adminUrl!,
+      shipmentAdminUrl: this.mesh.processes.find((p) => p.name === "shipment")!.adminUrl!,
       gatewayBaseUrl: this.gatewayBaseUrl,
       credentialsFile: this.credentialsFile,
       log: say,

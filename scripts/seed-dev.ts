@@ -24,6 +24,11 @@ export interface SeedOptions {
   readonly merchantUrl: string;
   /** Its admin listener: merchants, clients, places and rate cards are created there. */
   readonly merchantAdminUrl: string;
+  /**
+   * The admin listeners, written as TAWSIL_MERCHANT_ADMIN_URL and TAWSIL_SHIPMENT_ADMIN_URL: the
+   * operators' CLI of this checkout reads them there (scripts/operator-env.ts).
+   */
+  readonly shipmentAdminUrl: string;
   /** Written as TAWSIL_BASE_URL and used in the printed curl. */
   readonly gatewayBaseUrl: string;
   /**
@@ -103,6 +108,8 @@ export async function seedDevMerchants(opts: SeedOptions): Promise<void> {
     }
   }
   credentials.TAWSIL_SAVED_LOCATION = PICKUP.code;
+  credentials.TAWSIL_MERCHANT_ADMIN_URL = opts.merchantAdminUrl;
+  credentials.TAWSIL_SHIPMENT_ADMIN_URL = opts.shipmentAdminUrl;
   writeDotenv(opts.credentialsFile, credentials);
 
   const [id, secret] = [credentials.TAWSIL_CLIENT_ID, credentials.TAWSIL_CLIENT_SECRET];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runTawsil } from "../../../scripts/operator-cli";
 import { runCli } from "../src/cli/run-cli";
 import { createMerchantDatabase, startTestService, type TestService } from "./support";
 
@@ -24,7 +25,7 @@ async function tawsil(line: string[], url = service.adminUrl!): Promise<{ code: 
 
 const value = (lines: string[], label: string) => lines.find((line) => line.startsWith(`${label} `))?.slice(label.length).trim();
 
-describe("pnpm tawsil", () => {
+describe("./tawsil", () => {
   it("onboards a merchant end to end", async () => {
     const created = await tawsil(["merchant", "create", "--code", "CLI-CO", "--display-name", "CLI Store", "--legal-name", "CLI Trading"]);
     expect(created).toMatchObject({ code: 0, err: [] });
@@ -76,13 +77,13 @@ describe("pnpm tawsil", () => {
     [["merchant", "create", "--code", "NEW-CO", "--display-name", "X"], "tawsil: --legal-name is required"],
     [["merchant", "status", "CLI-CO", "LIVE"], "tawsil: status must be one of DRAFT, ACTIVE, SUSPENDED, TERMINATED"],
     [["merchant", "status", "CLI-CO", "DRAFT"], "tawsil: a merchant cannot move from ACTIVE to DRAFT"],
-    [["merchant", "show"], "tawsil: usage: pnpm tawsil merchant show <merchantCode>"],
+    [["merchant", "show"], "tawsil: usage: ./tawsil merchant show <merchantCode>"],
     [["merchant", "show", "NOBODY"], "tawsil: merchant not found"],
     [["client", "create", "CLI-CO", "--name", "x", "--scopes", "root"], 'tawsil: scopes: unknown scope "root"; known: shipments:read, shipments:write, webhooks:manage'],
     [["location", "add", "CLI-CO", "--code", "X1", "--lat", "north", "--lng", "46", "--address", "a", "--city", "RUH"], "tawsil: --lat must be decimal degrees with at most 6 decimals, e.g. 24.7136 (negative: --lat=-46.5)"],
     [["branch", "add", "CLI-CO", "--code", "MAIN", "--name", "Again"], "tawsil: branch MAIN already exists"],
     [["merchant", "create", "--bogus"], "tawsil: Unknown option '--bogus'"],
-    [["launch", "rockets"], 'tawsil: unknown command "launch rockets"; see `pnpm tawsil help`'],
+    [["launch", "rockets"], 'tawsil: unknown command "launch rockets"; see `./tawsil help`'],
   ])("fails %j with one line and exit code 1", async (line, message) => {
     const result = await tawsil(line);
     expect(result.code).toBe(1);
@@ -104,10 +105,40 @@ describe("pnpm tawsil", () => {
     expect(result.err[0]).toMatch(/^tawsil: .*\(merchant admin listener at http:\/\/127\.0\.0\.1:1\)$/);
   });
 
+  it("lists the merchants by code, and says which has no rate card and what that means", async () => {
+    expect((await tawsil(["merchant", "create", "--code", "CLI-BARE", "--display-name", "Bare", "--legal-name", "Bare Co"])).code).toBe(0);
+    const list = await tawsil(["merchants", "list"]);
+    expect(list).toMatchObject({ code: 0, err: [] });
+    const line = (code: string) => list.out.find((l) => l.startsWith(`${code} `));
+    expect(line("CLI-BARE")).toMatch(/^CLI-BARE\s+DRAFT\s+[0-9a-f-]{36}\s+Bare\s+no rate card \(estimates and creates answer 422: add one with `rate-card add`\)$/);
+    expect(line("CLI-CO")).toMatch(/^CLI-CO\s+ACTIVE\s+[0-9a-f-]{36}\s+CLI Store\s+rate card v1$/);
+    expect(list.out.indexOf(line("CLI-BARE")!)).toBeLessThan(list.out.indexOf(line("CLI-CO")!));
+    expect((await tawsil(["merchants", "list", "--limit", "1"])).out).toEqual([expect.stringMatching(/^CLI-BARE /)]);
+    expect((await tawsil(["merchants", "list", "--limit", "0"])).err).toEqual(["tawsil: --limit must be a whole number from 1 to 1000"]);
+  });
+
+  it("runs as ./tawsil from a shell without pnpm, against the admin listener its checkout's credentials file names", async () => {
+    const listed = await runTawsil(["merchants", "list"], { TAWSIL_MERCHANT_ADMIN_URL: service.adminUrl! });
+    expect(listed.err).toEqual([]);
+    expect(listed.code).toBe(0);
+    expect(listed.out.some((line) => line.startsWith("CLI-CO "))).toBe(true);
+  }, 90_000);
+
+  it("refuses, saying how to get one, when neither the environment nor the checkout's credentials name an admin listener", async () => {
+    // Never the fixed port 7011: that is whichever checkout's `make dev` holds it.
+    const refused = await runTawsil(["merchants", "list"], undefined);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toEqual([]);
+    expect(refused.err).toEqual([
+      "tawsil: no MERCHANT_ADMIN_URL: credentials.env names no TAWSIL_MERCHANT_ADMIN_URL (start `make dev` in this checkout), and MERCHANT_ADMIN_URL is not set (a cluster: kubectl port-forward deploy/merchant 7011, then MERCHANT_ADMIN_URL=http://127.0.0.1:7011 ./tawsil ...)",
+    ]);
+    expect(await tawsil(["merchants", "list"], "")).toMatchObject({ code: 1, err: ["tawsil: MERCHANT_ADMIN_URL is not set; see `./tawsil help`"] });
+  }, 90_000);
+
   it("lists every command in help", async () => {
     const help = await tawsil(["help"]);
     expect(help.code).toBe(0);
-    for (const command of ["merchant create", "merchant status", "merchant show", "client create", "client disable", "client enable", "location add", "branch add", "rate-card add", "signing-key rotate", "help"]) {
+    for (const command of ["merchants list", "merchant create", "merchant status", "merchant show", "client create", "client disable", "client enable", "location add", "branch add", "rate-card add", "signing-key rotate", "help"]) {
       expect(help.out.some((line) => line.trimStart().startsWith(command))).toBe(true);
     }
     expect((await tawsil([])).code).toBe(1);

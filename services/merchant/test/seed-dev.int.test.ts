@@ -8,6 +8,7 @@ import { seedDevMerchants } from "../../../scripts/seed-dev";
 import { createMerchantDatabase, query, startTestService, type TestService } from "./support";
 
 const GATEWAY = "http://localhost:8080";
+const SHIPMENT_ADMIN = "http://127.0.0.1:7112";
 let db: { url: string; drop(): Promise<void> };
 let service: TestService;
 let dir: string;
@@ -28,7 +29,7 @@ afterAll(async () => {
 
 async function seed(): Promise<string[]> {
   const lines: string[] = [];
-  await seedDevMerchants({ merchantUrl: service.url, merchantAdminUrl: service.adminUrl!, gatewayBaseUrl: GATEWAY, credentialsFile: file, log: (line) => lines.push(line) });
+  await seedDevMerchants({ merchantUrl: service.url, merchantAdminUrl: service.adminUrl!, shipmentAdminUrl: SHIPMENT_ADMIN, gatewayBaseUrl: GATEWAY, credentialsFile: file, log: (line) => lines.push(line) });
   return lines;
 }
 
@@ -61,11 +62,16 @@ describe("seedDevMerchants", () => {
       "TAWSIL_CLIENT2_SECRET",
       "TAWSIL_CLIENT_ID",
       "TAWSIL_CLIENT_SECRET",
+      "TAWSIL_MERCHANT_ADMIN_URL",
       "TAWSIL_READONLY_CLIENT_ID",
       "TAWSIL_READONLY_CLIENT_SECRET",
       "TAWSIL_SAVED_LOCATION",
+      "TAWSIL_SHIPMENT_ADMIN_URL",
     ]);
     expect(first.TAWSIL_BASE_URL).toBe(GATEWAY);
+    // The operators' CLI of this checkout reads its admin listeners here (scripts/operator-env.ts).
+    expect(first.TAWSIL_MERCHANT_ADMIN_URL).toBe(service.adminUrl);
+    expect(first.TAWSIL_SHIPMENT_ADMIN_URL).toBe(SHIPMENT_ADMIN);
     expect(first.TAWSIL_SAVED_LOCATION).toBe("RUH-WH-1");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(await counts()).toEqual({ merchant: 2, oauth_client: 3, saved_location: 2, branch: 2, rate_card: 2 });

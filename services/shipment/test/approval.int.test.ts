@@ -5,6 +5,7 @@ import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_
 import { PublicStatus, ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runTawsil } from "../../../scripts/operator-cli";
 import { runShipmentCli } from "../src/cli/run-cli";
 import { Code, draft, failure, idempotency, query, startStack, type Stack } from "./support";
 
@@ -105,7 +106,7 @@ describe("ShipmentAdminService", () => {
   });
 });
 
-describe("pnpm tawsil shipments ...", () => {
+describe("./tawsil shipments ...", () => {
   async function cli(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
     const out: string[] = [];
     const err: string[] = [];
@@ -127,7 +128,19 @@ describe("pnpm tawsil shipments ...", () => {
     expect(reject.out[0]).toMatch(new RegExp(`^${rejected} TWS-\\d{10} CANCELLED REJECTED_BY_OPERATOR v2 `));
 
     expect(await cli("approve", approved)).toEqual({ code: 1, out: [], err: ["tawsil: the shipment is READY_FOR_DISPATCH, not PENDING_APPROVAL"] });
-    expect(await cli("reject")).toEqual({ code: 1, out: [], err: ["tawsil: usage: pnpm tawsil shipments reject <shipment id>"] });
+    expect(await cli("reject")).toEqual({ code: 1, out: [], err: ["tawsil: usage: ./tawsil shipments reject <shipment id>"] });
     expect((await cli("pending", "--merchant", otherDraftMerchantId)).out.some((line) => line.startsWith(approved) || line.startsWith(rejected))).toBe(false);
   });
+
+  it("names a merchant by code as well as by id (./tawsil looks the code up on the merchant service's admin listener)", async () => {
+    const waiting = await create("CLI-BY-CODE", otherDraftMerchantId);
+    const credentials = { TAWSIL_MERCHANT_ADMIN_URL: stack.merchant.adminUrl!, TAWSIL_SHIPMENT_ADMIN_URL: stack.shipment.adminUrl! };
+    const byCode = await runTawsil(["shipments", "pending", "--merchant", "DRAFTZ"], credentials);
+    expect(byCode).toMatchObject({ code: 0, err: [] });
+    expect(byCode.out.some((line) => line.startsWith(waiting))).toBe(true);
+    expect(byCode.out.every((line) => line.includes(`merchant ${otherDraftMerchantId} `))).toBe(true);
+    const unknown = await runTawsil(["shipments", "pending", "--merchant", "NOBODY"], credentials);
+    expect(unknown).toMatchObject({ code: 1, out: [] });
+    expect(unknown.err).toEqual([`tawsil: merchant NOBODY: merchant not found (merchant admin listener at ${stack.merchant.adminUrl})`]);
+  }, 120_000);
 });

@@ -80,7 +80,8 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   validateResponsesFrom(mesh.gatewayUrl, readOpenApiDocument());
   recordErrorAnswersFrom(mesh.gatewayUrl);
   const merchant = mesh.processes.find((p) => p.name === "merchant")!;
-  await seedDevMerchants({ merchantUrl: merchant.url, merchantAdminUrl: merchant.adminUrl!, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
+  const shipmentAdminUrl = mesh.processes.find((p) => p.name === "shipment")!.adminUrl!;
+  await seedDevMerchants({ merchantUrl: merchant.url, merchantAdminUrl: merchant.adminUrl!, shipmentAdminUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
   const credentials = Object.fromEntries(
     readFileSync(credentialsFile, "utf8")
       .split("\n")

@@ -23,6 +23,12 @@ export class Merchants {
     return merchant;
   }
 
+  /** Operators' list, by code; `limit` 0 means 200, at most 1000. */
+  list(limit: number): Promise<(MerchantRow & { readonly rateCardVersion: number | null })[]> {
+    if (!Number.isInteger(limit) || limit < 0 || limit > 1000) throw new ValidationError("limit", "must be from 1 to 1000 (0: 200)");
+    return this.merchants.list(limit === 0 ? 200 : limit);
+  }
+
   /** Unknown and malformed ids alike are not found: an id is opaque to callers. */
   async byId(id: string): Promise<MerchantRow> {
     const merchant = await this.merchants.findById(id);

@@ -71,6 +71,8 @@ export interface MerchantStore {
   /** Throws AlreadyExistsError when the code is taken. */
   create(input: { code: string; displayName: string; legalName: string }): Promise<MerchantRow>;
   findByCode(code: string): Promise<MerchantRow | null>;
+  /** Up to `limit` merchants by code, each with the version of its rate card in force (null: none). */
+  list(limit: number): Promise<(MerchantRow & { readonly rateCardVersion: number | null })[]>;
   /** A malformed id finds nothing. */
   findById(id: string): Promise<MerchantRow | null>;
   /** Compare-and-set on the status: null when it is no longer `from`. */

@@ -4,9 +4,6 @@ import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { createPeerClient, type ServiceIdentity } from "@tawsil/rpc";
 
-/** The merchant service's admin listener under `make dev` (its ADMIN_PORT: 7001 + 10); in a cluster, `kubectl port-forward deploy/merchant 7011`. */
-export const DEFAULT_MERCHANT_ADMIN_URL = "http://127.0.0.1:7011";
-
 export type AdminClient = Client<typeof MerchantAdminService>;
 export type TokenClient = Client<typeof MerchantService>;
 

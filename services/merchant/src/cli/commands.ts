@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from "node:util";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { AdminClient } from "./admin-client";
-import { branchLines, clientLines, locationLines, merchantLines, rateCardLines } from "./format";
+import { branchLines, clientLines, locationLines, merchantLines, merchantListLines, rateCardLines } from "./format";
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -86,6 +86,20 @@ export const COMMANDS: readonly Command[] = [
         legalName: required(values, "legal-name"),
       });
       merchantLines(res.merchant).forEach(out);
+    },
+  },
+  {
+    name: "merchants list",
+    positionals: [],
+    usage: "[--limit N]",
+    summary: "list the merchants by code: status, rate card version (or none), id",
+    options: { limit: text },
+    async run({ values, admin, out }) {
+      const limit = optional(values, "limit") ?? "200";
+      if (!/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000) throw new UsageError("--limit must be a whole number from 1 to 1000");
+      const { merchants } = await admin.listMerchants({ limit: Number(limit) });
+      if (merchants.length === 0) out("no merchant yet; add one with `merchant create`");
+      merchantListLines(merchants).forEach(out);
     },
   },
   {

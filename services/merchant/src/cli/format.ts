@@ -28,6 +28,21 @@ export function merchantLines(merchant: Merchant | undefined): string[] {
   ]);
 }
 
+/**
+ * One line per merchant, in columns. A merchant without a rate card says what that means: nothing
+ * can be priced for it, so its estimates and creates answer 422 until an operator adds one.
+ */
+export function merchantListLines(summaries: readonly { merchant?: Merchant; rateCardVersion: number }[]): string[] {
+  const rows = summaries.flatMap(({ merchant, rateCardVersion }) =>
+    merchant
+      ? [[merchant.code, MerchantStatus[merchant.status] ?? String(merchant.status), rateCardVersion > 0 ? `rate card v${rateCardVersion}` : "no rate card (estimates and creates answer 422: add one with `rate-card add`)", merchant.merchantId, merchant.displayName]]
+      : [],
+  );
+  if (rows.length === 0) return [];
+  const widths = [0, 1, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map(([code, status, card, id, name]) => `${code!.padEnd(widths[0]!)}  ${status!.padEnd(widths[1]!)}  ${id!.padEnd(widths[2]!)}  ${name}  ${card}`);
+}
+
 export function clientLines(client: OAuthClient | undefined, extra: readonly (readonly [string, string])[] = []): string[] {
   if (!client) return [];
   return table([

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { Code, createAdminClient, DEFAULT_MERCHANT_ADMIN_URL, failureOf } from "./admin-client";
+import { Code, createAdminClient, failureOf } from "./admin-client";
 import { COMMANDS, UsageError, type Command } from "./commands";
 
 export interface CliIo {
@@ -11,9 +11,11 @@ export interface CliIo {
 export function helpText(): string[] {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return [
-    "usage: pnpm tawsil <command> [arguments]",
+    "usage: ./tawsil <command> [arguments]",
     "",
-    "Operates the merchant service through its admin listener (MERCHANT_ADMIN_URL, default " + DEFAULT_MERCHANT_ADMIN_URL + ").",
+    "Operates the merchant service through its admin listener: MERCHANT_ADMIN_URL, else the one this",
+    "checkout's `make dev` recorded in .dev/credentials.env (TAWSIL_MERCHANT_ADMIN_URL); in a cluster,",
+    "`kubectl port-forward deploy/merchant 7011` and MERCHANT_ADMIN_URL=http://127.0.0.1:7011.",
     "",
     ...COMMANDS.flatMap((command) => [`  ${command.name.padEnd(width)}  ${command.summary}`, `  ${" ".repeat(width)}    ${command.name} ${command.usage}`.trimEnd()]),
     `  ${"help".padEnd(width)}  this text`,
@@ -37,14 +39,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const found = find(argv);
   if (!found) {
-    io.err(`tawsil: unknown command "${argv.slice(0, 2).join(" ")}"; see \`pnpm tawsil help\``);
+    io.err(`tawsil: unknown command "${argv.slice(0, 2).join(" ")}"; see \`./tawsil help\``);
     return 1;
   }
   const { command, rest } = found;
-  const url = io.env.MERCHANT_ADMIN_URL || DEFAULT_MERCHANT_ADMIN_URL;
+  const url = io.env.MERCHANT_ADMIN_URL ?? "";
   try {
+    // Never a fixed default port: it would be whichever checkout's `make dev` holds it.
+    if (!url) throw new UsageError("MERCHANT_ADMIN_URL is not set; see `./tawsil help`");
     const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    if (positionals.length !== command.positionals.length) throw new UsageError(`usage: pnpm tawsil ${command.name} ${command.usage}`.trimEnd());
+    if (positionals.length !== command.positionals.length) throw new UsageError(`usage: ./tawsil ${command.name} ${command.usage}`.trimEnd());
     const args = Object.fromEntries(command.positionals.map((name, i) => [name, positionals[i] ?? ""]));
     await command.run({ args, values, admin: createAdminClient(url), out: io.out, err: io.err });
     return 0;

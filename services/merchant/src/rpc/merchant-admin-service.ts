@@ -25,6 +25,10 @@ export function merchantAdminService(deps: MerchantAdminServiceDeps): ServiceImp
     async getMerchantByCode(req) {
       return { merchant: merchantToProto(await deps.merchants.byCode(req.code)) };
     },
+    async listMerchants(req) {
+      const merchants = await deps.merchants.list(req.limit);
+      return { merchants: merchants.map((row) => ({ merchant: merchantToProto(row), rateCardVersion: row.rateCardVersion ?? 0 })) };
+    },
     async setMerchantStatus(req) {
       return { merchant: merchantToProto(await deps.merchants.setStatus(req.merchantCode, statusFromProto(req.status))) };
     },

@@ -23,6 +23,16 @@ export class MerchantRepository implements MerchantStore {
     return this.db.merchant.findUnique({ where: { code } });
   }
 
+  async list(limit: number): Promise<(MerchantRow & { rateCardVersion: number | null })[]> {
+    // The rate card in force is the highest version, as RateCardRepository.current reads it.
+    const rows = await this.db.merchant.findMany({
+      orderBy: { code: "asc" },
+      take: limit,
+      include: { rateCards: { orderBy: { version: "desc" }, take: 1, select: { version: true } } },
+    });
+    return rows.map(({ rateCards, ...merchant }) => ({ ...merchant, rateCardVersion: rateCards[0]?.version ?? null }));
+  }
+
   /** A malformed id finds nothing (the uuid column would reject it with an error instead). */
   async findById(id: string): Promise<MerchantRow | null> {
     if (!isUuid(id)) return null;

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/merchant/v1/merchant_admin_service.proto.
  */
 export const file_tawsil_merchant_v1_merchant_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci90YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfYWRtaW5fc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIk8KFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIMCgRjb2RlGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRISCgpsZWdhbF9uYW1lGAMgASgJIkgKFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiKAoYR2V0TWVyY2hhbnRCeUNvZGVSZXF1ZXN0EgwKBGNvZGUYASABKAkiSwoZR2V0TWVyY2hhbnRCeUNvZGVSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudCJlChhTZXRNZXJjaGFudFN0YXR1c1JlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIyCgZzdGF0dXMYAiABKA4yIi50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnRTdGF0dXMiSwoZU2V0TWVyY2hhbnRTdGF0dXNSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudCJKChNDcmVhdGVDbGllbnRSZXF1ZXN0EhUKDW1lcmNoYW50X2NvZGUYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzY29wZXMYAyADKAkiXgoUQ3JlYXRlQ2xpZW50UmVzcG9uc2USLwoGY2xpZW50GAEgASgLMh8udGF3c2lsLm1lcmNoYW50LnYxLk9BdXRoQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAkiJQoQR2V0Q2xpZW50UmVxdWVzdBIRCgljbGllbnRfaWQYASABKAkiRAoRR2V0Q2xpZW50UmVzcG9uc2USLwoGY2xpZW50GAEgASgLMh8udGF3c2lsLm1lcmNoYW50LnYxLk9BdXRoQ2xpZW50Ij0KF1NldENsaWVudEVuYWJsZWRSZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCRIPCgdlbmFibGVkGAIgASgIIksKGFNldENsaWVudEVuYWJsZWRSZXNwb25zZRIvCgZjbGllbnQYASABKAsyHy50YXdzaWwubWVyY2hhbnQudjEuT0F1dGhDbGllbnQimQEKF0FkZFNhdmVkTG9jYXRpb25SZXF1ZXN0EhUKDW1lcmNoYW50X2NvZGUYASABKAkSDAoEY29kZRgCIAEoCRIwCgpjb29yZGluYXRlGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhQKDGFkZHJlc3NfbGluZRgEIAEoCRIRCgljaXR5X2NvZGUYBSABKAkiTwoYQWRkU2F2ZWRMb2NhdGlvblJlc3BvbnNlEjMKCGxvY2F0aW9uGAEgASgLMiEudGF3c2lsLm1lcmNoYW50LnYxLlNhdmVkTG9jYXRpb24iRQoQQWRkQnJhbmNoUmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEgwKBGNvZGUYAiABKAkSDAoEbmFtZRgDIAEoCSI/ChFBZGRCcmFuY2hSZXNwb25zZRIqCgZicmFuY2gYASABKAsyGi50YXdzaWwubWVyY2hhbnQudjEuQnJhbmNoInIKEkFkZFJhdGVDYXJkUmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEisKBXRlcm1zGAIgASgLMhwudGF3c2lsLm1lcmNoYW50LnYxLlJhdGVDYXJkEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAUiRgoTQWRkUmF0ZUNhcmRSZXNwb25zZRIvCglyYXRlX2NhcmQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQiGQoXUm90YXRlU2lnbmluZ0tleVJlcXVlc3QiJwoYUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlEgsKA2tpZBgBIAEoCTKnCAoUTWVyY2hhbnRBZG1pblNlcnZpY2USZwoOQ3JlYXRlTWVyY2hhbnQSKS50YXdzaWwubWVyY2hhbnQudjEuQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0GioudGF3c2lsLm1lcmNoYW50LnYxLkNyZWF0ZU1lcmNoYW50UmVzcG9uc2UScAoRR2V0TWVyY2hhbnRCeUNvZGUSLC50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRCeUNvZGVSZXF1ZXN0Gi0udGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50QnlDb2RlUmVzcG9uc2UScAoRU2V0TWVyY2hhbnRTdGF0dXMSLC50YXdzaWwubWVyY2hhbnQudjEuU2V0TWVyY2hhbnRTdGF0dXNSZXF1ZXN0Gi0udGF3c2lsLm1lcmNoYW50LnYxLlNldE1lcmNoYW50U3RhdHVzUmVzcG9uc2USYQoMQ3JlYXRlQ2xpZW50EicudGF3c2lsLm1lcmNoYW50LnYxLkNyZWF0ZUNsaWVudFJlcXVlc3QaKC50YXdzaWwubWVyY2hhbnQudjEuQ3JlYXRlQ2xpZW50UmVzcG9uc2USWAoJR2V0Q2xpZW50EiQudGF3c2lsLm1lcmNoYW50LnYxLkdldENsaWVudFJlcXVlc3QaJS50YXdzaWwubWVyY2hhbnQudjEuR2V0Q2xpZW50UmVzcG9uc2USbQoQU2V0Q2xpZW50RW5hYmxlZBIrLnRhd3NpbC5tZXJjaGFudC52MS5TZXRDbGllbnRFbmFibGVkUmVxdWVzdBosLnRhd3NpbC5tZXJjaGFudC52MS5TZXRDbGllbnRFbmFibGVkUmVzcG9uc2USbQoQQWRkU2F2ZWRMb2NhdGlvbhIrLnRhd3NpbC5tZXJjaGFudC52MS5BZGRTYXZlZExvY2F0aW9uUmVxdWVzdBosLnRhd3NpbC5tZXJjaGFudC52MS5BZGRTYXZlZExvY2F0aW9uUmVzcG9uc2USWAoJQWRkQnJhbmNoEiQudGF3c2lsLm1lcmNoYW50LnYxLkFkZEJyYW5jaFJlcXVlc3QaJS50YXdzaWwubWVyY2hhbnQudjEuQWRkQnJhbmNoUmVzcG9uc2USXgoLQWRkUmF0ZUNhcmQSJi50YXdzaWwubWVyY2hhbnQudjEuQWRkUmF0ZUNhcmRSZXF1ZXN0GicudGF3c2lsLm1lcmNoYW50LnYxLkFkZFJhdGVDYXJkUmVzcG9uc2USbQoQUm90YXRlU2lnbmluZ0tleRIrLnRhd3NpbC5tZXJjaGFudC52MS5Sb3RhdGVTaWduaW5nS2V5UmVxdWVzdBosLnRhd3NpbC5tZXJjaGFudC52MS5Sb3RhdGVTaWduaW5nS2V5UmVzcG9uc2ViBnByb3RvMw", [file_tawsil_common_v1_geo, file_tawsil_merchant_v1_merchant]);
+  fileDesc("Ci90YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfYWRtaW5fc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIk8KFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIMCgRjb2RlGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRISCgpsZWdhbF9uYW1lGAMgASgJIkgKFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiKAoYR2V0TWVyY2hhbnRCeUNvZGVSZXF1ZXN0EgwKBGNvZGUYASABKAkiSwoZR2V0TWVyY2hhbnRCeUNvZGVSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudCIlChRMaXN0TWVyY2hhbnRzUmVxdWVzdBINCgVsaW1pdBgBIAEoBSJPChVMaXN0TWVyY2hhbnRzUmVzcG9uc2USNgoJbWVyY2hhbnRzGAEgAygLMiMudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50U3VtbWFyeSJcCg9NZXJjaGFudFN1bW1hcnkSLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQSGQoRcmF0ZV9jYXJkX3ZlcnNpb24YAiABKAUiZQoYU2V0TWVyY2hhbnRTdGF0dXNSZXF1ZXN0EhUKDW1lcmNoYW50X2NvZGUYASABKAkSMgoGc3RhdHVzGAIgASgOMiIudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50U3RhdHVzIksKGVNldE1lcmNoYW50U3RhdHVzUmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiSgoTQ3JlYXRlQ2xpZW50UmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc2NvcGVzGAMgAygJIl4KFENyZWF0ZUNsaWVudFJlc3BvbnNlEi8KBmNsaWVudBgBIAEoCzIfLnRhd3NpbC5tZXJjaGFudC52MS5PQXV0aENsaWVudBIVCg1jbGllbnRfc2VjcmV0GAIgASgJIiUKEEdldENsaWVudFJlcXVlc3QSEQoJY2xpZW50X2lkGAEgASgJIkQKEUdldENsaWVudFJlc3BvbnNlEi8KBmNsaWVudBgBIAEoCzIfLnRhd3NpbC5tZXJjaGFudC52MS5PQXV0aENsaWVudCI9ChdTZXRDbGllbnRFbmFibGVkUmVxdWVzdBIRCgljbGllbnRfaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCJLChhTZXRDbGllbnRFbmFibGVkUmVzcG9uc2USLwoGY2xpZW50GAEgASgLMh8udGF3c2lsLm1lcmNoYW50LnYxLk9BdXRoQ2xpZW50IpkBChdBZGRTYXZlZExvY2F0aW9uUmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEgwKBGNvZGUYAiABKAkSMAoKY29vcmRpbmF0ZRgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIUCgxhZGRyZXNzX2xpbmUYBCABKAkSEQoJY2l0eV9jb2RlGAUgASgJIk8KGEFkZFNhdmVkTG9jYXRpb25SZXNwb25zZRIzCghsb2NhdGlvbhgBIAEoCzIhLnRhd3NpbC5tZXJjaGFudC52MS5TYXZlZExvY2F0aW9uIkUKEEFkZEJyYW5jaFJlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIMCgRjb2RlGAIgASgJEgwKBG5hbWUYAyABKAkiPwoRQWRkQnJhbmNoUmVzcG9uc2USKgoGYnJhbmNoGAEgASgLMhoudGF3c2lsLm1lcmNoYW50LnYxLkJyYW5jaCJyChJBZGRSYXRlQ2FyZFJlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIrCgV0ZXJtcxgCIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5SYXRlQ2FyZBIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgFIkYKE0FkZFJhdGVDYXJkUmVzcG9uc2USLwoJcmF0ZV9jYXJkGAEgASgLMhwudGF3c2lsLm1lcmNoYW50LnYxLlJhdGVDYXJkIhkKF1JvdGF0ZVNpZ25pbmdLZXlSZXF1ZXN0IicKGFJvdGF0ZVNpZ25pbmdLZXlSZXNwb25zZRILCgNraWQYASABKAkyjQkKFE1lcmNoYW50QWRtaW5TZXJ2aWNlEmcKDkNyZWF0ZU1lcmNoYW50EikudGF3c2lsLm1lcmNoYW50LnYxLkNyZWF0ZU1lcmNoYW50UmVxdWVzdBoqLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEnAKEUdldE1lcmNoYW50QnlDb2RlEiwudGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50QnlDb2RlUmVxdWVzdBotLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudEJ5Q29kZVJlc3BvbnNlEmQKDUxpc3RNZXJjaGFudHMSKC50YXdzaWwubWVyY2hhbnQudjEuTGlzdE1lcmNoYW50c1JlcXVlc3QaKS50YXdzaWwubWVyY2hhbnQudjEuTGlzdE1lcmNoYW50c1Jlc3BvbnNlEnAKEVNldE1lcmNoYW50U3RhdHVzEiwudGF3c2lsLm1lcmNoYW50LnYxLlNldE1lcmNoYW50U3RhdHVzUmVxdWVzdBotLnRhd3NpbC5tZXJjaGFudC52MS5TZXRNZXJjaGFudFN0YXR1c1Jlc3BvbnNlEmEKDENyZWF0ZUNsaWVudBInLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVDbGllbnRSZXF1ZXN0GigudGF3c2lsLm1lcmNoYW50LnYxLkNyZWF0ZUNsaWVudFJlc3BvbnNlElgKCUdldENsaWVudBIkLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDbGllbnRSZXF1ZXN0GiUudGF3c2lsLm1lcmNoYW50LnYxLkdldENsaWVudFJlc3BvbnNlEm0KEFNldENsaWVudEVuYWJsZWQSKy50YXdzaWwubWVyY2hhbnQudjEuU2V0Q2xpZW50RW5hYmxlZFJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuU2V0Q2xpZW50RW5hYmxlZFJlc3BvbnNlEm0KEEFkZFNhdmVkTG9jYXRpb24SKy50YXdzaWwubWVyY2hhbnQudjEuQWRkU2F2ZWRMb2NhdGlvblJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuQWRkU2F2ZWRMb2NhdGlvblJlc3BvbnNlElgKCUFkZEJyYW5jaBIkLnRhd3NpbC5tZXJjaGFudC52MS5BZGRCcmFuY2hSZXF1ZXN0GiUudGF3c2lsLm1lcmNoYW50LnYxLkFkZEJyYW5jaFJlc3BvbnNlEl4KC0FkZFJhdGVDYXJkEiYudGF3c2lsLm1lcmNoYW50LnYxLkFkZFJhdGVDYXJkUmVxdWVzdBonLnRhd3NpbC5tZXJjaGFudC52MS5BZGRSYXRlQ2FyZFJlc3BvbnNlEm0KEFJvdGF0ZVNpZ25pbmdLZXkSKy50YXdzaWwubWVyY2hhbnQudjEuUm90YXRlU2lnbmluZ0tleVJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlYgZwcm90bzM", [file_tawsil_common_v1_geo, file_tawsil_merchant_v1_merchant]);
 
 /**
  * CreateMerchantRequest describes a new merchant company.
@@ -115,6 +115,77 @@ export const GetMerchantByCodeResponseSchema: GenMessage<GetMerchantByCodeRespon
   messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 3);
 
 /**
+ * ListMerchantsRequest bounds the list.
+ *
+ * @generated from message tawsil.merchant.v1.ListMerchantsRequest
+ */
+export type ListMerchantsRequest = Message<"tawsil.merchant.v1.ListMerchantsRequest"> & {
+  /**
+   * limit is at most 1000; 0 means 200.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.ListMerchantsRequest.
+ * Use `create(ListMerchantsRequestSchema)` to create a new message.
+ */
+export const ListMerchantsRequestSchema: GenMessage<ListMerchantsRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 4);
+
+/**
+ * ListMerchantsResponse is the companies, ordered by code.
+ *
+ * @generated from message tawsil.merchant.v1.ListMerchantsResponse
+ */
+export type ListMerchantsResponse = Message<"tawsil.merchant.v1.ListMerchantsResponse"> & {
+  /**
+   * merchants are the companies, at most limit of them.
+   *
+   * @generated from field: repeated tawsil.merchant.v1.MerchantSummary merchants = 1;
+   */
+  merchants: MerchantSummary[];
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.ListMerchantsResponse.
+ * Use `create(ListMerchantsResponseSchema)` to create a new message.
+ */
+export const ListMerchantsResponseSchema: GenMessage<ListMerchantsResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 5);
+
+/**
+ * MerchantSummary is a company as an operator lists it.
+ *
+ * @generated from message tawsil.merchant.v1.MerchantSummary
+ */
+export type MerchantSummary = Message<"tawsil.merchant.v1.MerchantSummary"> & {
+  /**
+   * merchant is the company.
+   *
+   * @generated from field: tawsil.merchant.v1.Merchant merchant = 1;
+   */
+  merchant?: Merchant | undefined;
+
+  /**
+   * rate_card_version is the version of the rate card in force; 0 when it has none (it can then
+   * be neither priced nor create shipments).
+   *
+   * @generated from field: int32 rate_card_version = 2;
+   */
+  rateCardVersion: number;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.MerchantSummary.
+ * Use `create(MerchantSummarySchema)` to create a new message.
+ */
+export const MerchantSummarySchema: GenMessage<MerchantSummary> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 6);
+
+/**
  * SetMerchantStatusRequest moves a company to a status.
  *
  * @generated from message tawsil.merchant.v1.SetMerchantStatusRequest
@@ -140,7 +211,7 @@ export type SetMerchantStatusRequest = Message<"tawsil.merchant.v1.SetMerchantSt
  * Use `create(SetMerchantStatusRequestSchema)` to create a new message.
  */
 export const SetMerchantStatusRequestSchema: GenMessage<SetMerchantStatusRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 4);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 7);
 
 /**
  * SetMerchantStatusResponse is the updated company.
@@ -161,7 +232,7 @@ export type SetMerchantStatusResponse = Message<"tawsil.merchant.v1.SetMerchantS
  * Use `create(SetMerchantStatusResponseSchema)` to create a new message.
  */
 export const SetMerchantStatusResponseSchema: GenMessage<SetMerchantStatusResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 5);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 8);
 
 /**
  * CreateClientRequest describes a new OAuth client.
@@ -196,7 +267,7 @@ export type CreateClientRequest = Message<"tawsil.merchant.v1.CreateClientReques
  * Use `create(CreateClientRequestSchema)` to create a new message.
  */
 export const CreateClientRequestSchema: GenMessage<CreateClientRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 6);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 9);
 
 /**
  * CreateClientResponse is the new client and its secret.
@@ -224,7 +295,7 @@ export type CreateClientResponse = Message<"tawsil.merchant.v1.CreateClientRespo
  * Use `create(CreateClientResponseSchema)` to create a new message.
  */
 export const CreateClientResponseSchema: GenMessage<CreateClientResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 7);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 10);
 
 /**
  * GetClientRequest names an OAuth client.
@@ -245,7 +316,7 @@ export type GetClientRequest = Message<"tawsil.merchant.v1.GetClientRequest"> & 
  * Use `create(GetClientRequestSchema)` to create a new message.
  */
 export const GetClientRequestSchema: GenMessage<GetClientRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 8);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 11);
 
 /**
  * GetClientResponse is the client.
@@ -266,7 +337,7 @@ export type GetClientResponse = Message<"tawsil.merchant.v1.GetClientResponse"> 
  * Use `create(GetClientResponseSchema)` to create a new message.
  */
 export const GetClientResponseSchema: GenMessage<GetClientResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 9);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 12);
 
 /**
  * SetClientEnabledRequest enables or disables a client.
@@ -294,7 +365,7 @@ export type SetClientEnabledRequest = Message<"tawsil.merchant.v1.SetClientEnabl
  * Use `create(SetClientEnabledRequestSchema)` to create a new message.
  */
 export const SetClientEnabledRequestSchema: GenMessage<SetClientEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 10);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 13);
 
 /**
  * SetClientEnabledResponse is the updated client.
@@ -315,7 +386,7 @@ export type SetClientEnabledResponse = Message<"tawsil.merchant.v1.SetClientEnab
  * Use `create(SetClientEnabledResponseSchema)` to create a new message.
  */
 export const SetClientEnabledResponseSchema: GenMessage<SetClientEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 11);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 14);
 
 /**
  * AddSavedLocationRequest describes a pickup location.
@@ -364,7 +435,7 @@ export type AddSavedLocationRequest = Message<"tawsil.merchant.v1.AddSavedLocati
  * Use `create(AddSavedLocationRequestSchema)` to create a new message.
  */
 export const AddSavedLocationRequestSchema: GenMessage<AddSavedLocationRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 12);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 15);
 
 /**
  * AddSavedLocationResponse is the stored location.
@@ -385,7 +456,7 @@ export type AddSavedLocationResponse = Message<"tawsil.merchant.v1.AddSavedLocat
  * Use `create(AddSavedLocationResponseSchema)` to create a new message.
  */
 export const AddSavedLocationResponseSchema: GenMessage<AddSavedLocationResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 13);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 16);
 
 /**
  * AddBranchRequest describes a branch.
@@ -420,7 +491,7 @@ export type AddBranchRequest = Message<"tawsil.merchant.v1.AddBranchRequest"> & 
  * Use `create(AddBranchRequestSchema)` to create a new message.
  */
 export const AddBranchRequestSchema: GenMessage<AddBranchRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 14);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 17);
 
 /**
  * AddBranchResponse is the stored branch.
@@ -441,7 +512,7 @@ export type AddBranchResponse = Message<"tawsil.merchant.v1.AddBranchResponse"> 
  * Use `create(AddBranchResponseSchema)` to create a new message.
  */
 export const AddBranchResponseSchema: GenMessage<AddBranchResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 15);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 18);
 
 /**
  * AddRateCardRequest describes the next version of a company's terms; ids, version and
@@ -479,7 +550,7 @@ export type AddRateCardRequest = Message<"tawsil.merchant.v1.AddRateCardRequest"
  * Use `create(AddRateCardRequestSchema)` to create a new message.
  */
 export const AddRateCardRequestSchema: GenMessage<AddRateCardRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 16);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 19);
 
 /**
  * AddRateCardResponse is the stored version.
@@ -500,7 +571,7 @@ export type AddRateCardResponse = Message<"tawsil.merchant.v1.AddRateCardRespons
  * Use `create(AddRateCardResponseSchema)` to create a new message.
  */
 export const AddRateCardResponseSchema: GenMessage<AddRateCardResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 17);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 20);
 
 /**
  * RotateSigningKeyRequest has no parameters.
@@ -515,7 +586,7 @@ export type RotateSigningKeyRequest = Message<"tawsil.merchant.v1.RotateSigningK
  * Use `create(RotateSigningKeyRequestSchema)` to create a new message.
  */
 export const RotateSigningKeyRequestSchema: GenMessage<RotateSigningKeyRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 18);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 21);
 
 /**
  * RotateSigningKeyResponse names the new current key.
@@ -536,7 +607,7 @@ export type RotateSigningKeyResponse = Message<"tawsil.merchant.v1.RotateSigning
  * Use `create(RotateSigningKeyResponseSchema)` to create a new message.
  */
 export const RotateSigningKeyResponseSchema: GenMessage<RotateSigningKeyResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 19);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 22);
 
 /**
  * MerchantAdminService is for operators (the tawsil CLI) only; the gateway never exposes it.
@@ -565,6 +636,16 @@ export const MerchantAdminService: GenService<{
     methodKind: "unary";
     input: typeof GetMerchantByCodeRequestSchema;
     output: typeof GetMerchantByCodeResponseSchema;
+  },
+  /**
+   * ListMerchants returns the merchant companies by code, each with the version of its rate card.
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantAdminService.ListMerchants
+   */
+  listMerchants: {
+    methodKind: "unary";
+    input: typeof ListMerchantsRequestSchema;
+    output: typeof ListMerchantsResponseSchema;
   },
   /**
    * SetMerchantStatus moves a merchant company to another status.
