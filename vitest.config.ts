@@ -1,7 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const shared = {
   exclude: ["**/node_modules/**", ".tools/**", ".dev/**"],
+  // The SDK's package exports point consumers at its built dist/; the workspace tests its sources
+  // (the "@tawsil/source" condition, as tsconfig.json's customConditions does for tsc).
+  alias: { "@tawsil/sdk": fileURLToPath(new URL("./packages/sdk/src/index.ts", import.meta.url)) },
   globalSetup: ["tests/setup/global-setup.ts"],
   testTimeout: 60_000,
   hookTimeout: 180_000,
