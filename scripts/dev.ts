@@ -20,6 +20,7 @@ import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseS
 import { generateIdentityKeys, identityFrom, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { dropDatabase } from "../packages/db/src/index";
 import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/namespace";
+import { readyBanner } from "./dev-banner";
 import { claimPorts, PortsTaken } from "./checkout/ports";
 import { existingDatabases, markDatabases, mismatchedSecrets } from "./checkout/sealed-data";
 import { migrateAll, type MigratedDatabase } from "./migrate-all";
@@ -287,20 +288,20 @@ async function main(): Promise<void> {
     (res) => res.text(),
     (err: unknown) => `unanswered (${err instanceof Error ? err.message : String(err)})`,
   );
-  console.log(`
-Tawsil is running (sandbox) — ready in ${((Date.now() - t0) / 1000).toFixed(1)} s
-  gateway      ${stack.gatewayBaseUrl}      (/readyz, /healthz; /metrics on ${mesh.processes.find((p) => p.name === "gateway")!.metricsUrl})
-${mesh.processes
-  .filter((p) => p.name !== "gateway")
-  .map((p) => `  ${p.name.padEnd(12)} ${p.url}   (Connect + gRPC, /readyz; /metrics on ${p.metricsUrl}${p.adminUrl ? `; admin RPCs on ${p.adminUrl}` : ""})`)
-  .join("\n")}
-  PostgreSQL   ${new URL(postgres.adminUrl).host}   databases ${stack.opts.dbPrefix}<service> (this checkout's; make dev-reset starts them afresh)
-  Kafka        ${kafka.brokers.join(",")}
-  logs         ${path.relative(ROOT, stack.logDir)}/<name>.log
-  credentials  ${path.relative(ROOT, stack.credentialsFile)} (TAWSIL_BASE_URL, TAWSIL_CLIENT_ID, ...)
-  /readyz      ${ready}
-
-Ctrl-C or \`make down\` stops everything.`);
+  console.log(
+    readyBanner({
+      seconds: (Date.now() - t0) / 1000,
+      gatewayBaseUrl: stack.gatewayBaseUrl,
+      gatewayMetricsUrl: mesh.processes.find((p) => p.name === "gateway")!.metricsUrl,
+      services: mesh.processes.filter((p) => p.name !== "gateway"),
+      postgresHost: new URL(postgres.adminUrl).host,
+      dbPrefix: stack.opts.dbPrefix,
+      kafkaBrokers: kafka.brokers,
+      logDir: path.relative(ROOT, stack.logDir),
+      credentialsFile: path.relative(ROOT, stack.credentialsFile),
+      ready,
+    }),
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) void main();

@@ -1,0 +1,164 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { verifyWebhook, type ShipmentEvent } from "@tawsil/sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startTestMesh, type TestMesh } from "./support/test-mesh";
+
+/**
+ * Issue 28: a merchant's first hour, as a newcomer does it. The README's "Trying it" is run
+ * literally: every command of its `sh` blocks, in order, in one bash, from a folder whose
+ * .dev/credentials.env is the one this mesh's seeding wrote (as `make dev` writes it), against a
+ * mesh started like `make dev` (sandbox fleet on, local receivers admitted). Only RECEIVER_URL is
+ * given, which the README lets the reader set, pointing at a receiver this test runs. A README
+ * step that stops working fails here. Then the SDK is packed and installed from the tarball into
+ * a project outside the workspace, and creates, reads and lists through the same mesh.
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+let testMesh: TestMesh;
+let scratch: string;
+
+beforeAll(async () => {
+  testMesh = await startTestMesh({
+    adminUrl: inject("databaseAdminUrl"),
+    brokers: inject("kafkaBrokers"),
+    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "true" } },
+  });
+  scratch = mkdtempSync(path.join(os.tmpdir(), "tawsil-first-hour-"));
+}, 180_000);
+afterAll(async () => {
+  await testMesh?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The `sh` blocks of one README section, in order. */
+function shellBlocks(readme: string, heading: string): string[] {
+  const start = readme.indexOf(`\n${heading}\n`);
+  expect(start, `README.md has a "${heading}" section`).toBeGreaterThan(-1);
+  const rest = readme.slice(start + heading.length + 2);
+  const section = rest.slice(0, rest.search(/\n#{2,3} /) === -1 ? undefined : rest.search(/\n#{2,3} /));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
+}
+
+function run(command: string, args: readonly string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, [...args], { cwd: opts.cwd, env: { PATH: process.env.PATH ?? "", HOME: os.homedir(), ...opts.env }, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** A merchant's receiver: answers 204 and keeps each delivery's headers and raw body. */
+class Receiver {
+  readonly deliveries: { headers: IncomingHttpHeaders; body: string }[] = [];
+  private readonly server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      this.deliveries.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/tawsil`;
+  }
+
+  /** Every delivery verified with the secret (throws for one that fails). */
+  verified(secret: string): ShipmentEvent[] {
+    return this.deliveries.map(({ headers, body }) => verifyWebhook({ payload: body, headers, secret }));
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+describe("README.md, \"Trying it\", as pasted", () => {
+  it("runs every command in order: token, profile, estimate, webhook, both creates, read, list, tracking, cancel", async () => {
+    const blocks = shellBlocks(readFileSync(path.join(ROOT, "README.md"), "utf8"), "## Trying it");
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    const checkout = path.join(scratch, "checkout");
+    mkdirSync(path.join(checkout, ".dev"), { recursive: true });
+    writeFileSync(path.join(checkout, ".dev", "credentials.env"), Object.entries(testMesh.credentials).map(([k, v]) => `${k}=${v}\n`).join(""));
+    const state = path.join(scratch, "state");
+    // After the README's commands (never among them): what the test checks afterwards.
+    const script = ["set -euo pipefail", ...blocks, `printf '%s\\n' "$WEBHOOK_SECRET" "$SHIPMENT_ID" > ${JSON.stringify(state)}`].join("\n");
+    const receiver = new Receiver();
+    try {
+      const result = await run("bash", ["-c", script], { cwd: checkout, env: { RECEIVER_URL: await receiver.listen() } });
+      // curl --fail-with-body prints an error answer to stdout: its tail says which step failed.
+      expect(result.stderr).toBe("");
+      expect(result.code, result.stdout.slice(-2_000)).toBe(0);
+      const [secret = "", shipmentId = ""] = readFileSync(state, "utf8").split("\n");
+      expect(secret).toMatch(/^whsec_/);
+      // The tracking page answered HTML, and the cancel (the last command) answered the cancelled shipment.
+      expect(result.stdout).toMatch(/\n200 text\/html/);
+      expect(JSON.parse(result.stdout.slice(result.stdout.lastIndexOf('{"id":')))).toMatchObject({ id: shipmentId, status: "CANCELLED" });
+
+      // The receiver's deliveries all verify with the secret the registration answered.
+      const deadline = Date.now() + 60_000;
+      const types = () => receiver.verified(secret).map((event) => `${event.type}${event.data.shipmentId === shipmentId ? " A" : " B"}`);
+      while (!["shipment.created A", "shipment.cancelled A", "shipment.created B"].every((t) => types().includes(t)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(types()).toEqual(expect.arrayContaining(["shipment.created A", "shipment.cancelled A", "shipment.created B"]));
+      const cancelled = receiver.verified(secret).find((event) => event.type === "shipment.cancelled");
+      expect(cancelled?.data).toMatchObject({ shipmentId, status: "CANCELLED", reasonCode: "CUSTOMER_REQUEST" });
+    } finally {
+      await receiver.close();
+    }
+  }, 240_000);
+});
+
+describe("the SDK from another project", () => {
+  it("packs to built JavaScript with types, installs from the tarball outside the workspace, and creates, reads and lists", async () => {
+    const project = path.join(scratch, "merchant-app");
+    mkdirSync(project, { recursive: true });
+    const packed = await run("npm", ["pack", "--pack-destination", scratch], { cwd: path.join(ROOT, "packages", "sdk") });
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = path.join(scratch, packed.stdout.trim().split("\n").pop()!);
+    writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "merchant-app", private: true, type: "module" }));
+    const installed = await run("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: project, timeoutMs: 180_000 });
+    expect(installed.code, installed.stderr).toBe(0);
+
+    // The types resolve from the installed package (dist/*.d.ts), as a merchant's TypeScript sees them.
+    writeFileSync(
+      path.join(project, "check.ts"),
+      `import { TawsilClient, type ShipmentB } from "@tawsil/sdk";\nconst client: TawsilClient = new TawsilClient({ baseUrl: "https://example.test", clientId: "a", clientSecret: "b" });\nexport const state = (s: ShipmentB): string => s.state;\nvoid client;\n`,
+    );
+    writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, types: [] }, files: ["check.ts"] }));
+    const typed = await run(path.join(ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: project });
+    expect(typed.stdout + typed.stderr).toBe("");
+
+    writeFileSync(
+      path.join(project, "app.mjs"),
+      `import { TawsilClient } from "@tawsil/sdk";
+const env = process.env;
+const tawsil = new TawsilClient({ baseUrl: env.TAWSIL_BASE_URL, clientId: env.TAWSIL_CLIENT_ID, clientSecret: env.TAWSIL_CLIENT_SECRET });
+const { shipment } = await tawsil.shipments.create({
+  reference: "SDK-" + Date.now(),
+  pickup: { savedLocationCode: env.TAWSIL_SAVED_LOCATION },
+  destination: { latitude: 24.774265, longitude: 46.738586 },
+  recipient: { name: "Sara", mobile: "0512345678" },
+});
+const read = await tawsil.shipments.get(shipment.id);
+const listed = [];
+for await (const s of tawsil.shipments.list({ limit: 10 })) if (listed.push(s.shipmentId) >= 10) break;
+console.log(JSON.stringify({ created: shipment.id, read: read.shipment.shipmentId, listed }));
+`,
+    );
+    const { TAWSIL_BASE_URL = "", TAWSIL_CLIENT_ID = "", TAWSIL_CLIENT_SECRET = "", TAWSIL_SAVED_LOCATION = "" } = testMesh.credentials;
+    const ran = await run("node", ["app.mjs"], { cwd: project, env: { TAWSIL_BASE_URL, TAWSIL_CLIENT_ID, TAWSIL_CLIENT_SECRET, TAWSIL_SAVED_LOCATION } });
+    expect(ran.stderr).toBe("");
+    const answer = JSON.parse(ran.stdout) as { created: string; read: string; listed: string[] };
+    expect(answer.read).toBe(answer.created);
+    expect(answer.listed).toContain(answer.created);
+  }, 300_000);
+});
