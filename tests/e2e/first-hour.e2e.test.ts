@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { verifyWebhook, type ShipmentEvent } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runTawsil } from "../../scripts/operator-cli";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
@@ -161,4 +162,31 @@ console.log(JSON.stringify({ created: shipment.id, read: read.shipment.shipmentI
     expect(answer.read).toBe(answer.created);
     expect(answer.listed).toContain(answer.created);
   }, 300_000);
+});
+
+describe("a merchant an operator onboarded without a rate card", () => {
+  it("is told that no commercial terms are agreed, not that no driver is on shift", async () => {
+    const { credentials } = testMesh;
+    const tawsil = (...args: string[]) => runTawsil(args, credentials);
+    expect((await tawsil("merchant", "create", "--code", "NO-TERMS", "--display-name", "No Terms", "--legal-name", "No Terms Co")).code).toBe(0);
+    expect((await tawsil("merchant", "status", "NO-TERMS", "ACTIVE")).code).toBe(0);
+    const client = await tawsil("client", "create", "NO-TERMS", "--name", "backend", "--scopes", "shipments:read,shipments:write");
+    const value = (label: string) => client.out.find((line) => line.startsWith(`${label} `))?.slice(label.length).trim() ?? "";
+    expect((await tawsil("merchants", "list")).out.find((line) => line.startsWith("NO-TERMS "))).toMatch(/no rate card/);
+
+    const merchant = testMesh.sdkFor(value("client_id"), value("client_secret"));
+    const refused = await merchant.estimates
+      .create({ pickup: { latitude: 24.7136, longitude: 46.6753 }, delivery: { latitude: 24.774265, longitude: 46.738586 } })
+      .then(() => undefined, (error: unknown) => error as { status: number; code: string; detail?: string });
+    expect(refused).toMatchObject({ status: 422, detail: "No commercial terms are agreed for this merchant yet; contact Tawsil." });
+    const create = await merchant.shipments
+      .create({
+        reference: "NO-TERMS-1",
+        pickup: { latitude: 24.7136, longitude: 46.6753 },
+        destination: { latitude: 24.774265, longitude: 46.738586 },
+        recipient: { name: "Sara", mobile: "0512345678" },
+      })
+      .then(() => undefined, (error: unknown) => error as { status: number; code: string; detail?: string });
+    expect(create).toMatchObject({ status: 422, detail: "No commercial terms are agreed for this merchant yet; contact Tawsil." });
+  }, 120_000);
 });
