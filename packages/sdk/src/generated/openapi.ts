@@ -261,7 +261,15 @@ export interface paths {
          * @description The answer carries the endpoint and, this once only, its `signingSecret`. `events` narrows
          *     the subscription; when omitted all seven event types are subscribed. The URL must be an
          *     absolute `https` URL of at most 2048 characters, without user info or fragment, whose host
-         *     is not and does not resolve to a loopback, private, link-local or multicast address.
+         *     is not and does not resolve to a loopback, private, link-local or multicast address. A host
+         *     name that does not exist is a 422 on `url`; a name that could not be resolved right now (the
+         *     resolver failed or timed out) is a 503: retry later.
+         *
+         *     Safe to retry: while a webhook registered by the same request (same `url` and `events`) is
+         *     unchanged and at most 24 hours old, the request again answers the same 201 with the same
+         *     endpoint and `signingSecret`, so a registration whose answer was lost (a 503 or a timeout
+         *     after it committed) is retried without a 409. Any other registration while a webhook exists
+         *     is a 409.
          */
         post: operations["registerWebhook"];
         /**
@@ -292,6 +300,16 @@ export interface paths {
          * @description Returns the new `signingSecret` (this once only) and sets `previousSecretValidUntil` 24 hours
          *     ahead; until then deliveries carry a second signature made with the previous secret. At most
          *     5 rotations per hour per merchant. No request body.
+         *
+         *     One previous secret at a time: a delivery carries at most two signatures (the current secret
+         *     and the one it replaced). A second rotation within 24 hours makes the secret of the first
+         *     rotation the previous one, valid 24 hours from the second rotation, and the secret before it
+         *     stops signing at once. Move the receiver to the new secret before rotating again.
+         *
+         *     Safe to retry: the same rotation again (the `If-Match` of the version it rotated, with
+         *     nothing changed since, within its 24 hours) answers the same 200 with the same secret and
+         *     rotates nothing, so a rotation whose answer was lost (a 503 or a timeout after it committed)
+         *     is retried without a 412. `If-Match: *` rotates whatever version is current, every time.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1201,7 +1219,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+         * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
          * @example "3"
          */
         IfMatch: string;
@@ -2087,7 +2105,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+                 * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
                  * @example "3"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -2129,7 +2147,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+                 * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
                  * @example "3"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -2186,7 +2204,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+                 * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
                  * @example "3"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
