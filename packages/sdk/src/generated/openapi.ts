@@ -193,7 +193,10 @@ export interface paths {
          * Public tracking (customer view, no credentials)
          * @description The customer-safe projection behind a tracking link. The position is coarse (snapped to a
          *     0.005 degree grid) and shown only while PICKED_UP or OUT_FOR_DELIVERY. A link is valid
-         *     until 7 days after a terminal state, then 410.
+         *     until 7 days after a terminal state, then 410. Limits, shared with the customer page (429
+         *     with `RateLimit-Policy` naming the one spent): 120 reads per minute per link
+         *     (`tracking-link`) and 600 per minute per client address across links, unknown ones
+         *     included (`tracking-address`).
          */
         get: operations["getPublicTracking"];
         put?: never;
@@ -1936,7 +1939,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["TrackingPage"];
             410: components["responses"]["TrackingPage"];
-            /** @description Too many reads of this link; an HTML page. */
+            /** @description Too many reads of this link, or of tracking links from this address (the limits of the JSON endpoint, shared with it); an HTML page. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1945,6 +1948,8 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
