@@ -66,6 +66,7 @@ export interface ShipmentTx {
   /** Serialises requests of one scope; throws VersionConflictError IDEMPOTENCY_KEY_IN_USE after waitMs. */
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void>;
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
+  /** Replaces a record of the scope that no longer counts (expired, or a refusal the caller set aside). */
   saveRecord(scope: IdempotencyScope, record: StoredRecord & { shipmentId: string }, now: Date, expiresAt: Date): Promise<void>;
   /** SELECT ... FOR UPDATE: cancel, reserve and dispatch steps serialise on it. */
   lockShipment(id: string): Promise<Shipment | null>;

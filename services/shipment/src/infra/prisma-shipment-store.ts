@@ -171,8 +171,11 @@ class PrismaShipmentTx implements ShipmentTx {
   }
 
   async saveRecord(scope: IdempotencyScope, record: Parameters<ShipmentTx["saveRecord"]>[1], now: Date, expiresAt: Date): Promise<void> {
-    // An expired record not purged yet would hold the unique key: it no longer counts.
-    await this.tx.idempotencyRecord.deleteMany({ where: { ...scope, expiresAt: { lte: now } } });
+    // An expired record not purged yet would hold the unique key: it no longer counts. Nor does a
+    // refusal found here: a caller that replays refusals never gets this far, so this is one that
+    // the caller set aside (a 409 stored under a cancel's derived key before decisions.md section 3
+    // stopped storing those).
+    await this.tx.idempotencyRecord.deleteMany({ where: { ...scope, OR: [{ expiresAt: { lte: now } }, { errorReason: { not: null } }] } });
     await this.tx.idempotencyRecord.create({
       data: {
         ...scope,
