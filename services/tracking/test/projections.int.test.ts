@@ -202,6 +202,43 @@ describe("the public projection", () => {
     }
   });
 
+  it("estimates only from the coarse cell it shows, to the whole minute, and none before pickup, on the JSON answer and the page alike", async () => {
+    const page = async (code: string) => {
+      const res = await fetch(`${stack.gateway.baseUrl}/t/${code}`, { headers: { "accept-language": "en" } });
+      expect(res.status).toBe(200);
+      return [...(await res.text()).matchAll(/<p class="eta"[^>]*>.*?<\/p>/g)].map((m) => m[0]);
+    };
+    // Both fixes lie in the cell of node (24.680, 46.700), about 600 m apart.
+    const [near, far] = [tracked(), tracked()];
+    const positions = [{ latitudeMicro: 24_678_000, longitudeMicro: 46_698_000 }, { latitudeMicro: 24_682_400, longitudeMicro: 46_702_400 }];
+    for (const s of [near, far]) {
+      for (const state of ["PENDING_APPROVAL", "READY_FOR_DISPATCH", "OFFERED"] as const) await s.move(state);
+      await s.accept("driver-e");
+      await s.move("ACCEPTED");
+    }
+    await near.fix("driver-e", 7, positions[0]);
+    await far.fix("driver-e", 7, positions[1]);
+
+    // On the way to the pickup: the merchant sees the driver and both estimates, the customer neither.
+    const merchantAssigned = await merchantBody(near.shipmentId);
+    expect([merchantAssigned.locationStatus, typeof merchantAssigned.estimatedPickupAt, typeof merchantAssigned.estimatedDeliveryAt]).toEqual(["AVAILABLE", "string", "string"]);
+    const publicAssigned = await publicBody(near.code);
+    expect([publicAssigned.locationStatus, publicAssigned.driverLocation, publicAssigned.estimatedPickupAt, publicAssigned.estimatedDeliveryAt]).toEqual(["LOCATION_UNAVAILABLE", null, null, null]);
+    expect(await page(near.code)).toEqual(['<p class="eta">No arrival estimate yet.</p>']);
+
+    for (const s of [near, far]) await s.move("OUT_FOR_DELIVERY");
+    // The merchant's estimates come from the exact fixes and tell them apart; the public answers do not.
+    expect((await merchantBody(near.shipmentId)).estimatedDeliveryAt).not.toBe((await merchantBody(far.shipmentId)).estimatedDeliveryAt);
+    const [nearView, farView] = [await publicBody(near.code), await publicBody(far.code)];
+    expect(nearView).toEqual(farView);
+    expect(nearView).toMatchObject({ locationStatus: "AVAILABLE", driverLocation: { latitude: 24.68, longitude: 46.7, accuracyMetres: 500 }, estimatedPickupAt: null });
+    expect(Date.parse(nearView.estimatedDeliveryAt as string) % 60_000).toBe(0);
+    const nearPage = await page(near.code);
+    expect(nearPage).toHaveLength(1);
+    expect(nearPage[0]).toContain(`datetime="${nearView.estimatedDeliveryAt as string}"`);
+    expect(await page(far.code)).toEqual(nearPage);
+  });
+
   it("expires 7 days after the terminal state: 200 until then, 410 TRACKING_LINK_EXPIRED from that instant", async () => {
     const s = tracked();
     const endedAt = new Date(stack.now.getTime());
