@@ -31,7 +31,7 @@ export default defineConfig({
         test: { ...shared, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, "tests/e2e/**", "tests/faults/**"], sequence: { groupOrder: 0 } },
       },
       {
-        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts", "tests/faults/**/*.faults.test.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts", "tests/faults/**/*.faults.test.ts"], setupFiles: ["tests/e2e/support/failure-logs.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
       },
     ],
   },

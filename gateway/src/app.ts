@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Logger } from "@tawsil/logging";
 import type { ServiceIdentity } from "@tawsil/rpc";
 import type { Registry } from "prom-client";
@@ -20,7 +19,7 @@ import { gatewayReadiness } from "./readiness";
 import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
 import { registerRequestMetrics } from "./request/metrics";
-import { tracedServerFactory } from "./request/tracing";
+import { requestIdOf, tracedServerFactory } from "./request/tracing";
 import { AuthLockout } from "./rate-limit/lockout";
 import { SlidingWindow } from "./rate-limit/sliding-window";
 import { TokenBuckets } from "./rate-limit/token-bucket";
@@ -89,7 +88,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
       isCustomerPageRequest(request) ? sendLinkNotFoundPage(request, reply) : problemForFrameworkError(error, request, reply),
     clientErrorHandler: clientErrorHandler(config.PUBLIC_BASE_URL),
     requestIdHeader: false,
-    genReqId: () => randomUUID(),
+    genReqId: requestIdOf,
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
     // request.ip (the token endpoint's per-address limit) from X-Forwarded-For, trusting only as

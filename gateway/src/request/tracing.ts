@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+import { runWithRequestId } from "@tawsil/rpc";
 
 // Looked up per request, not at import: a tracer taken before the SDK registers stays a no-op.
 const tracer = () => trace.getTracer("@tawsil/gateway");
@@ -12,15 +14,27 @@ const headerGetter = {
   keys: (carrier: http.IncomingHttpHeaders) => Object.keys(carrier),
 };
 
+const REQUEST_ID = Symbol("tawsil.requestId");
+type Identified = http.IncomingMessage & { [REQUEST_ID]?: string };
+
 /**
  * Fastify's server factory: each request runs inside a span that continues the caller's W3C
- * `traceparent` (or starts a trace), so logs, problems and calls to the services share its trace id.
+ * `traceparent` (or starts a trace), so logs, problems and calls to the services share its trace id,
+ * and under its request id (the answer's `X-Request-Id`), which every call to a service carries as
+ * `x-request-id`: one id finds a failed request's lines in the gateway's log and the services'.
  */
 export function tracedServerFactory(handler: http.RequestListener): http.Server {
   return http.createServer((req, res) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers, headerGetter);
     const span = tracer().startSpan(`HTTP ${req.method ?? ""}`, { kind: SpanKind.SERVER }, parent);
     res.once("close", () => span.end());
-    context.with(trace.setSpan(parent, span), () => handler(req, res));
+    const requestId = randomUUID();
+    (req as Identified)[REQUEST_ID] = requestId;
+    runWithRequestId(trace.setSpan(parent, span), requestId, () => handler(req, res));
   });
+}
+
+/** The request id the server factory gave this request (fastify's `request.id`). */
+export function requestIdOf(req: http.IncomingMessage): string {
+  return (req as Identified)[REQUEST_ID] ?? randomUUID();
 }

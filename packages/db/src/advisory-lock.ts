@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { MigrationError } from "./migration-error";
-import { sqlState } from "./pg-connection";
+import { sqlStateOf } from "./failures";
 
 /**
  * The advisory lock key Prisma's schema engine takes before migrating PostgreSQL
@@ -19,7 +19,7 @@ export async function withMigrateLock<T>(client: pg.Client, timeoutMs: number, f
   try {
     await client.query(`SELECT pg_advisory_lock(${PRISMA_MIGRATE_LOCK_KEY})`);
   } catch (error) {
-    if (sqlState(error) !== "55P03") throw error;
+    if (sqlStateOf(error) !== "55P03") throw error;
     throw new MigrationError(
       "lock-timeout",
       `Timed out after ${timeoutMs} ms waiting for the migrate advisory lock ${PRISMA_MIGRATE_LOCK_KEY}; ` +

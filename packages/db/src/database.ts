@@ -1,5 +1,6 @@
 import pg from "pg";
-import { sqlState, withConnection } from "./pg-connection";
+import { sqlStateOf } from "./failures";
+import { withConnection } from "./pg-connection";
 
 /** `baseUrl` with its database name replaced by `name`; credentials, host and query are kept. */
 export function databaseUrl(baseUrl: string, name: string): string {
@@ -25,7 +26,7 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<bo
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
       return true;
     } catch (error) {
-      const state = sqlState(error);
+      const state = sqlStateOf(error);
       if (state === "42P04" || state === "23505") return false;
       throw error;
     }

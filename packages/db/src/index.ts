@@ -12,3 +12,5 @@ export { PRISMA_MIGRATE_LOCK_KEY } from "./advisory-lock";
 export { databaseReadinessCheck } from "./readiness";
 export { openDatabase, type ServiceDatabase } from "./service-database";
 export { listenForNotifications, type Listener } from "./notifications";
+export { DatabaseConnectionError, isDatabaseUnavailable, sqlStateOf, violatedConstraintOf } from "./failures";
+export { ConnectionAwareClient, ConnectionAwarePool } from "./connection-aware-pool";

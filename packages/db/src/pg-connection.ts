@@ -17,11 +17,3 @@ export async function withConnection<T>(url: string, fn: (client: pg.Client) => 
     await client.end().catch(() => undefined);
   }
 }
-
-/** The SQLSTATE of a PostgreSQL error, if `error` is one. */
-export function sqlState(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
-    return error.code;
-  }
-  return undefined;
-}

@@ -1,4 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { ConnectionAwarePool } from "./connection-aware-pool";
 
 /** What every generated Prisma 7 client class accepts: a driver adapter instead of a url, and how errors read. */
 export type PrismaClientClass<Client> = new (options: { adapter: PrismaPg; errorFormat?: "pretty" | "colorless" | "minimal" }) => Client;
@@ -47,14 +48,14 @@ export function createPrismaClient<Client extends Disconnectable>(
   ClientClass: PrismaClientClass<Client>,
   options: PrismaClientOptions,
 ): Client {
-  const adapter = new PrismaPg(
-    {
-      connectionString: options.url,
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
-      ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
-    },
-    options.onPoolError === undefined ? undefined : { onPoolError: options.onPoolError },
-  );
+  // Our pool, so that a lost connection fails with a SQLSTATE (connection-aware-pool.ts); the
+  // adapter ends it on $disconnect, and would open a pool of the same options after that.
+  const pool = new ConnectionAwarePool({
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
+  });
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true, ...(options.onPoolError === undefined ? {} : { onPoolError: options.onPoolError }) });
   return new ClientClass({ adapter, errorFormat: options.errorFormat ?? "minimal" });
 }
 

@@ -1,4 +1,5 @@
 import type { ITXClientDenyList } from "@prisma/client/runtime/client";
+import { DatabaseConnectionError } from "./failures";
 
 /**
  * The client handed to an interactive transaction's callback: the same model delegates, minus
@@ -37,16 +38,31 @@ interface InteractiveTransactions<Tx> {
  * rejects (the rejection is passed through). Serializable callers must expect Prisma error P2034
  * (serialization failure) and decide themselves whether to retry.
  */
-export function withTransaction<Tx, R>(
+export async function withTransaction<Tx, R>(
   client: InteractiveTransactions<Tx>,
   fn: (tx: Tx) => Promise<R>,
   options: TransactionOptions = {},
 ): Promise<R> {
-  return client.$transaction(fn, {
-    ...(options.isolationLevel === undefined ? {} : { isolationLevel: options.isolationLevel }),
-    ...(options.maxWaitMs === undefined ? {} : { maxWait: options.maxWaitMs }),
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-  });
+  let begun = false;
+  try {
+    return await client.$transaction(
+      (tx) => {
+        begun = true;
+        return fn(tx);
+      },
+      {
+        ...(options.isolationLevel === undefined ? {} : { isolationLevel: options.isolationLevel }),
+        ...(options.maxWaitMs === undefined ? {} : { maxWait: options.maxWaitMs }),
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      },
+    );
+  } catch (error) {
+    // Prisma's P2028 before the callback ran: no connection came within maxWait (a server that
+    // accepts and never answers, a restart, a pool with none free). The database cannot serve
+    // now: the same as a connect that failed, so callers answer 503 (issue 26).
+    if (!begun && (error as { code?: unknown }).code === "P2028") throw new DatabaseConnectionError("08001", "no database connection to begin a transaction with", { cause: error });
+    throw error;
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ export { LIVENESS_SERVICE } from "./health-service";
 export { createMetrics, type Metrics } from "./metrics";
 export { startMetricsServer, type MetricsServer } from "./metrics-server";
 export { createPeerClient, type PeerClientOptions } from "./client";
-export { currentCaller, currentRequestId } from "./request-context";
+export { currentCaller, currentRequestId, runWithRequestId } from "./request-context";
 export { drainOnSignals, type Closer } from "./shutdown";
 export { runService, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "./service";
 export { toEdgeError } from "./error-edge";

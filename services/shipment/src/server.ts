@@ -16,7 +16,7 @@ import { startIdempotencyPurge } from "./infra/idempotency-purge";
 import { CachedMerchantDirectory } from "./infra/merchant-directory";
 import { PricingServiceQuotes } from "./infra/pricing-quotes";
 import { FindTrackedShipment } from "./app/find-tracked-shipment";
-import { trackingCodeHashOf } from "./domain/tracking-link";
+import { trackingLinkOf } from "./domain/tracking-link";
 import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
@@ -52,7 +52,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   const store = new PrismaShipmentStore(database.client, {
     maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
     timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
-    trackingCodeSha256: (shipmentId) => trackingCodeHashOf(config.TRACKING_LINK_SECRET, shipmentId),
+    trackingLink: (shipmentId) => trackingLinkOf(config.PUBLIC_BASE_URL, config.TRACKING_LINK_SECRET, shipmentId),
   });
   const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
   const identity = processIdentity("shipment", config, logger, CALLERS);

@@ -37,7 +37,7 @@ async function eventsOf(shipmentId: string) {
 }
 
 describe("CreateShipment", () => {
-  it("creates from a saved location, priced, approved for an ACTIVE merchant, with two events", async () => {
+  it("creates from a saved location, priced, approved for an ACTIVE merchant: one version, one event carrying the tracking URL", async () => {
     const { shipment, replayed } = await create("ORDER-SAVED", "key-saved-location-01", {
       pickup: { case: "savedLocationCode", value: "WAREHOUSE-1" },
       branchCode: "BRANCH-1",
@@ -46,7 +46,7 @@ describe("CreateShipment", () => {
     expect(replayed).toBe(false);
     expect(shipment).toMatchObject({
       state: ShipmentState.READY_FOR_DISPATCH,
-      version: 2n,
+      version: 1n,
       maskedRecipientPhone: "*********5678",
       totalWeightKilograms: "1.500",
       codAmount: "120.50",
@@ -59,10 +59,13 @@ describe("CreateShipment", () => {
     expect(shipment?.shipmentNumber).toMatch(/^TWS-\d{10}$/);
     expect(shipment?.trackingUrl).toMatch(/^http:\/\/localhost:8080\/t\/[A-Za-z0-9_-]{43}$/);
     const events = await eventsOf(shipment?.shipmentId ?? "");
+    // decisions.md section 5: one committed change, one version; the event's sequence is the response's version.
     expect(events.map((e) => [e.previousState, e.shipment?.state, e.shipment?.version, e.publicStatusChanged])).toEqual([
-      [ShipmentState.UNSPECIFIED, ShipmentState.PENDING_APPROVAL, 1n, true],
-      [ShipmentState.PENDING_APPROVAL, ShipmentState.READY_FOR_DISPATCH, 2n, false],
+      [ShipmentState.UNSPECIFIED, ShipmentState.READY_FOR_DISPATCH, 1n, true],
     ]);
+    expect(events[0]?.shipment?.approveTime).toEqual(shipment?.approveTime);
+    // Section 11: the webhook's data.trackingUrl is the create response's link, carried by the event.
+    expect(events[0]?.shipment?.trackingUrl).toBe(shipment?.trackingUrl);
     const [row] = await query<{ price: string; rate_card_version: number }>(stack.databaseUrl, "SELECT price::text, rate_card_version FROM shipment WHERE id = $1::uuid", shipment?.shipmentId);
     // Net 15 + (6.854 - 3) x 1.75 + COD fee max(1.5% of 120.50, 5) = 26.74; VAT 4.01.
     expect(row).toEqual({ price: "30.75", rate_card_version: 1 });
@@ -129,7 +132,12 @@ describe("reads and cancels across merchants", () => {
     expect((await stack.client.getShipment({ merchantId, shipmentId })).shipment?.trackingUrl).toBe(shipment?.trackingUrl);
 
     const cancelled = await cancel(merchantId, shipmentId);
-    expect([cancelled.shipment?.state, cancelled.shipment?.version, cancelled.shipment?.reasonCode, cancelled.replayed]).toEqual([ShipmentState.CANCELLED, 3n, "CUSTOMER_REQUEST", false]);
+    expect([cancelled.shipment?.state, cancelled.shipment?.version, cancelled.shipment?.reasonCode, cancelled.replayed]).toEqual([ShipmentState.CANCELLED, 2n, "CUSTOMER_REQUEST", false]);
+    const events = await eventsOf(shipmentId);
+    expect(events.map((e) => [e.shipment?.version, e.shipment?.trackingUrl])).toEqual([
+      [1n, shipment?.trackingUrl],
+      [2n, shipment?.trackingUrl],
+    ]);
     const again = await cancel(merchantId, shipmentId);
     expect([again.replayed, toBinary(ShipmentSchema, again.shipment ?? cancelled.shipment!)]).toEqual([true, toBinary(ShipmentSchema, cancelled.shipment!)]);
   });
@@ -143,7 +151,7 @@ async function expectOneShipment(results: { shipment?: unknown; replayed: boolea
   expect(rows).toHaveLength(1);
   const events = await eventsOf(rows[0]?.id ?? "");
   expect(events.filter((e) => e.previousState === ShipmentState.UNSPECIFIED)).toHaveLength(1);
-  expect(events).toHaveLength(2); // the creation and the automatic approval
+  expect(events).toHaveLength(1); // the creation, approved by the automatic checks in the same change
   expect(await brokerCreations(rows[0]?.id ?? "")).toBe(1);
 }
 
@@ -169,7 +177,7 @@ async function brokerCreations(shipmentId: string): Promise<number> {
       },
     });
     const deadline = Date.now() + 60_000;
-    while (seen < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while (seen < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     // Anything duplicated would arrive with or right after the originals: give it a moment.
     await new Promise((resolve) => setTimeout(resolve, 1000));
   } finally {

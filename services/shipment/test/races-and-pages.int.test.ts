@@ -96,13 +96,13 @@ describe("cancel versus reserve", () => {
   it("stores SHIPMENT_ALREADY_ASSIGNED for the cancel's key and replays it", async () => {
     const { shipment: created } = await stack.client.createShipment({ merchantId, idempotency: idempotency("RACE-STORED", "x"), draft: draft("RACE-STORED") });
     const id = created?.shipmentId ?? "";
-    await stack.client.reserveForOffer({ shipmentId: id, expectedVersion: 2n });
+    await stack.client.reserveForOffer({ shipmentId: id, expectedVersion: 1n });
     const cancel = () => stack.client.cancelShipment({ merchantId, shipmentId: id, reasonCode: "LATE", idempotency: { ...idempotency(id, "late"), clientId: "" } });
     expect(await failure(cancel())).toMatchObject({ code: Code.FailedPrecondition, reason: "SHIPMENT_ALREADY_ASSIGNED" });
     expect(await failure(cancel())).toMatchObject({ code: Code.FailedPrecondition, reason: "SHIPMENT_ALREADY_ASSIGNED" });
     const [record] = await query<{ error_reason: string }>(stack.databaseUrl, "SELECT error_reason FROM idempotency_record WHERE operation = 'cancel' AND key = $1", id);
     expect(record?.error_reason).toBe("SHIPMENT_ALREADY_ASSIGNED");
-    expect(await failure(stack.client.reserveForOffer({ shipmentId: id, expectedVersion: 2n }))).toMatchObject({ code: Code.FailedPrecondition, reason: "NOT_RESERVABLE" });
+    expect(await failure(stack.client.reserveForOffer({ shipmentId: id, expectedVersion: 1n }))).toMatchObject({ code: Code.FailedPrecondition, reason: "NOT_RESERVABLE" });
   });
 });
 

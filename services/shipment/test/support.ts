@@ -14,7 +14,7 @@ import { createMerchantDatabase, startTestService as startMerchant, type TestSer
 import { startTestService as startPricing } from "../../pricing/test/support";
 import { readConfig, type Config } from "../src/config";
 import type { Shipment } from "../src/domain/shipment";
-import { trackingCodeHashOf } from "../src/domain/tracking-link";
+import { trackingCode, trackingCodeSha256 } from "../src/domain/tracking-link";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { shipmentToRow } from "../src/infra/shipment-rows";
 import { startShipmentService, type RunningShipmentService } from "../src/server";
@@ -167,7 +167,7 @@ export async function insertShipments(url: string, shipments: readonly Shipment[
     for (let i = 0; i < shipments.length; i += 1000) {
       const batch = shipments.slice(i, i + 1000);
       await client.shipment.createMany({ data: batch.map((shipment) => {
-          const { items: _items, ...row } = shipmentToRow(shipment, trackingCodeHashOf(Buffer.from(TRACKING_LINK_SECRET, "base64"), shipment.id));
+          const { items: _items, ...row } = shipmentToRow(shipment, trackingCodeSha256(trackingCode(Buffer.from(TRACKING_LINK_SECRET, "base64"), shipment.id)));
           return row;
         }) });
       await client.shipmentItem.createMany({

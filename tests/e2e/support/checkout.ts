@@ -3,11 +3,12 @@
  * the test that two checkouts on one machine never break each other (checkouts.e2e.test.ts).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "@tawsil/testing";
+import { expect } from "vitest";
+import { artefactDirFor, freePort, recordErrorAnswersFrom, watchProcessLogs } from "@tawsil/testing";
 import { SERVICES, sidePortsFrom } from "../../../scripts/mesh";
 
 const run = promisify(execFile);
@@ -80,13 +81,34 @@ export interface DevRun {
   interrupt(): Promise<void>;
 }
 
-/** `make dev` in `dir` in a process group of its own, with its output captured. */
+let devRuns = 0;
+
+/**
+ * `make dev` in `dir` in a process group of its own, with its output captured. Its processes' logs
+ * (`.dev/logs`, which `make dev-reset` deletes) and its output are copied to
+ * `.artefacts/<suite>/<test>/<checkout>-<n>/` when it stops, and a failed test's report reads them.
+ */
 export function makeDev(dir: string, env: Record<string, string>): DevRun {
   const child = spawn("make", ["dev"], { cwd: dir, env: cleanEnv(env), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const artefacts = path.join(artefactDirFor(expect.getState().testPath), `${path.basename(dir)}-${++devRuns}`);
+  const liveLogs = path.join(dir, ".dev", "logs");
+  watchProcessLogs(liveLogs);
+  watchProcessLogs(artefacts);
+  if (env.GATEWAY_PORT) recordErrorAnswersFrom(`http://127.0.0.1:${env.GATEWAY_PORT}`);
   let text = "";
   child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const keepLogs = () => {
+    mkdirSync(artefacts, { recursive: true });
+    if (existsSync(liveLogs)) cpSync(liveLogs, artefacts, { recursive: true });
+    writeFileSync(path.join(artefacts, "make-dev.out"), text);
+  };
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      keepLogs();
+      resolve(code);
+    }),
+  );
   return {
     child,
     output: () => text,
@@ -97,6 +119,7 @@ export function makeDev(dir: string, env: Record<string, string>): DevRun {
       await exited;
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline && (!/\] stopped$/m.test(text) || processesIn(dir).length > 0)) await new Promise((r) => setTimeout(r, 200));
+      keepLogs(); // what the processes wrote while stopping
     },
   };
 }

@@ -9,7 +9,8 @@ import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
 import { identityFrom } from "@tawsil/rpc";
 import { TawsilClient } from "@tawsil/sdk";
-import { freePort, validateResponsesFrom } from "@tawsil/testing";
+import { expect } from "vitest";
+import { artefactDirFor, freePort, recordErrorAnswersFrom, validateResponsesFrom, watchProcessLogs } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
 import { ensureTopics } from "../../../scripts/infra/kafka";
 import { type DatabaseServiceName, freeSidePorts, type Mesh, SERVICES, SERVICES_WITH_DATABASE, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
@@ -23,6 +24,7 @@ export interface TestMesh {
   readonly gatewayUrl: string;
   /** The seeded credentials, as `make dev` writes them to .dev/credentials.env. */
   readonly credentials: Record<string, string>;
+  /** Each process's log, kept after the run: `.artefacts/<suite>/<test>/<process>.log`. */
   readonly logDir: string;
   /** An access token for a client, through POST /oauth/token (by the SDK). */
   tokenFor(clientId: string, clientSecret: string): Promise<string>;
@@ -50,7 +52,9 @@ export interface TestMeshOptions {
 export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   const prefix = `tawsil_e2e_${randomUUID().slice(0, 8)}_`;
   const credentialsFile = path.join(os.tmpdir(), `${prefix}credentials.env`);
-  const logDir = path.join(os.tmpdir(), `${prefix}logs`);
+  // Kept after the run (.artefacts/<suite>/<test>/<process>.log); a failure prints what they say.
+  const logDir = artefactDirFor(expect.getState().testPath);
+  watchProcessLogs(logDir);
   await ensureTopics([...opts.brokers], TOPICS);
   const databases = await migrateAll(opts.adminUrl, { dbPrefix: prefix });
   const databaseUrls = Object.fromEntries(SERVICES_WITH_DATABASE.map((s) => [s, databases[s].url])) as Record<DatabaseServiceName, string>;
@@ -74,6 +78,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   });
   // Every response of the gateway, seeding included, must be one the OpenAPI document describes.
   validateResponsesFrom(mesh.gatewayUrl, readOpenApiDocument());
+  recordErrorAnswersFrom(mesh.gatewayUrl);
   const merchant = mesh.processes.find((p) => p.name === "merchant")!;
   await seedDevMerchants({ merchantUrl: merchant.url, merchantAdminUrl: merchant.adminUrl!, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
   const credentials = Object.fromEntries(
@@ -96,7 +101,6 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     sdkFor,
     async close() {
       rmSync(credentialsFile, { force: true });
-      rmSync(logDir, { recursive: true, force: true });
       await mesh.stop();
       await Promise.all(SERVICES_WITH_DATABASE.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
     },

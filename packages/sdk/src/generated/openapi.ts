@@ -813,7 +813,7 @@ export interface components {
             id: string;
             type: components["schemas"]["EventType"];
             timestamp: components["schemas"]["UtcDateTime"];
-            /** @description The shipment's version; orders the events of one shipment. */
+            /** @description The shipment version that the change announced committed: `shipment.created` carries the version the create answered. Orders the events of one shipment; internal dispatch steps take versions too, so sequences can skip numbers. */
             sequence: number;
             data: {
                 /** Format: uuid */
@@ -821,7 +821,10 @@ export interface components {
                 reference: string;
                 status: components["schemas"]["PublicStatus"];
                 occurredAt: components["schemas"]["UtcDateTime"];
-                /** Format: uri-reference */
+                /**
+                 * Format: uri-reference
+                 * @description The shipment's customer page, the same `trackingUrl` the create response carries.
+                 */
                 trackingUrl: string;
                 /** @description On shipment.failed and shipment.cancelled. */
                 reasonCode?: string;

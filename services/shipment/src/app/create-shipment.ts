@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from "uuid";
 import { parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
 import { PermissionDeniedError } from "@tawsil/errors";
 import { DuplicateReferenceError, ShipmentValidationError, type FieldViolation } from "../domain/errors";
-import { approve, created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
+import { created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
 import { newShipmentNumber } from "../domain/shipment-number";
 import { replay, scopeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
 import { ShipmentNumberTakenError, type MerchantDirectory, type MerchantStatus, type Quote, type Quotes, type ShipmentStore } from "./ports";
@@ -34,8 +34,8 @@ const NUMBER_ATTEMPTS = 3;
  * pickup window has passed since). Then the draft's own rules, then the peers (merchant context
  * from this replica's cache, the quote from pricing) judged in a fixed order. Only then one
  * transaction: the idempotency scope's advisory lock, the record again (a concurrent duplicate may
- * have finished meanwhile), the reference, the shipment in its final state, its events (creation
- * and automatic approval) and the record, committed together. Failures before the commit store
+ * have finished meanwhile), the reference, the shipment in its final state, its one event (the
+ * creation, approved or held back) and the record, committed together. Failures before the commit store
  * nothing, so the key is not consumed.
  */
 export class CreateShipment {
@@ -77,15 +77,14 @@ export class CreateShipment {
   }
 
   /**
-   * The shipment as it is stored and the events it emits: created, then (for an ACTIVE merchant)
-   * the automatic approval, each with its own time. The row is written once, in its final state.
+   * The shipment as it is stored and its one event: one commit is one version (decisions.md
+   * section 5), so an ACTIVE merchant's create, approved by the automatic checks in the same
+   * transaction, commits version 1 in READY_FOR_DISPATCH, and shipment.created carries the
+   * version the response does.
    */
   private lifecycleOf(shipment: Shipment, status: MerchantStatus, now: Date): { final: Shipment; events: { change: ShipmentChange; at: Date }[] } {
-    const events = [{ change: created(shipment), at: shipment.createdAt }];
-    if (status !== "ACTIVE") return { final: shipment, events };
-    const approval = approve(shipment, now);
-    events.push({ change: approval, at: now });
-    return { final: approval.shipment, events };
+    const change = created(shipment, status === "ACTIVE" ? now : null);
+    return { final: change.shipment, events: [{ change, at: shipment.createdAt }] };
   }
 
   /** Merchant status, pickup and branch concurrently; the quote as soon as the pickup is known. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cancelVerdict, DISPATCH_STEPS, publicStatusOf, SHIPMENT_STATES, type DispatchStep, type ShipmentState } from "./lifecycle";
-import { advance, applyDispatchStep, approve, approveByOperator, cancel, maskPhone, reject, reserveForOffer, type Shipment } from "./shipment";
+import { advance, applyDispatchStep, approve, approveByOperator, cancel, created, maskPhone, reject, reserveForOffer, type Shipment } from "./shipment";
 
 const at = new Date("2026-11-27T10:00:00.000Z");
 const shipment = (state: ShipmentState, version = 1n): Shipment => ({
@@ -63,6 +63,15 @@ describe("the shipment state machine", () => {
   it("approves with approvedAt and a change that is not public", () => {
     const change = approve(shipment("PENDING_APPROVAL"), at);
     expect(change).toMatchObject({ previousState: "PENDING_APPROVAL", publicStatusChanged: false, shipment: { state: "READY_FOR_DISPATCH", version: 2n, approvedAt: at } });
+  });
+
+  it("creates as one change at version 1: held back in PENDING_APPROVAL, or already READY_FOR_DISPATCH when the automatic checks pass", () => {
+    expect(created(shipment("PENDING_APPROVAL"))).toEqual({ previousState: null, publicStatusChanged: true, shipment: shipment("PENDING_APPROVAL") });
+    expect(created(shipment("PENDING_APPROVAL"), at)).toEqual({
+      previousState: null,
+      publicStatusChanged: true,
+      shipment: { ...shipment("READY_FOR_DISPATCH"), approvedAt: at, version: 1n },
+    });
   });
 
   it("maps every canonical state to its public status", () => {

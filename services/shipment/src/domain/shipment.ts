@@ -77,8 +77,14 @@ export interface ShipmentChange {
   readonly publicStatusChanged: boolean;
 }
 
-export function created(shipment: Shipment): ShipmentChange {
-  return { shipment, previousState: null, publicStatusChanged: true };
+/**
+ * The creation, one committed change at the new shipment's version (decisions.md section 5): held
+ * back in PENDING_APPROVAL, or, when the automatic checks passed (approvedAt given), already
+ * READY_FOR_DISPATCH through the same guarded approval, without a version of its own.
+ */
+export function created(shipment: Shipment, approvedAt: Date | null = null): ShipmentChange {
+  const committed = approvedAt === null ? shipment : { ...approve(shipment, approvedAt).shipment, version: shipment.version };
+  return { shipment: committed, previousState: null, publicStatusChanged: true };
 }
 
 /** The one guarded move every transition goes through; refuses anything decisions.md section 5 does not allow. */

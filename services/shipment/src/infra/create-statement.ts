@@ -1,6 +1,7 @@
 import { OUTBOX_CHANNEL, outboxRowOf } from "@tawsil/events";
 import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
+import type { TrackingLink } from "../domain/tracking-link";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "../rpc/shipment-message";
 
 /**
@@ -11,14 +12,14 @@ import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from ".
  * An expired record still holding the key is overwritten in place (it no longer counts). The
  * outbox relay is notified as writeOutbox would (delivered at commit).
  */
-export function createStatement(input: NewShipment, trackingCodeSha256: Uint8Array): Prisma.Sql {
+export function createStatement(input: NewShipment, link: TrackingLink): Prisma.Sql {
   const { scope, shipment: s, record, now } = input;
   const items = s.items.map(
     (item, position) =>
       Prisma.sql`(${position}::int, ${item.description}, ${item.quantity}::int, ${item.weightKilograms}::numeric, ${item.lengthCentimetres}::numeric, ${item.widthCentimetres}::numeric, ${item.heightCentimetres}::numeric)`,
   );
   const events = input.events.map(({ change, at }) => {
-    const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, trackingCodeSha256) });
+    const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, link) });
     return Prisma.sql`(${row.eventId}::uuid, ${row.topic}, ${row.key}, ${row.type}, ${Buffer.from(row.payload)}::bytea, ${row.headers}::jsonb)`;
   });
   return Prisma.sql`
@@ -45,7 +46,7 @@ WITH existing AS (
     ${s.pickup.coordinate.latitudeMicro}::int, ${s.pickup.coordinate.longitudeMicro}::int, ${s.pickup.addressLine}, ${s.pickup.cityCode},
     ${s.destination.coordinate.latitudeMicro}::int, ${s.destination.coordinate.longitudeMicro}::int, ${s.destination.addressLine}, ${s.destination.cityCode},
     ${[...s.requirements]}::text[], ${s.branchCode}, ${s.reasonCode}, ${s.terms.rateCardId}::uuid, ${s.terms.rateCardVersion}::int,
-    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int, ${Buffer.from(trackingCodeSha256)}::bytea
+    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int, ${Buffer.from(link.codeSha256)}::bytea
   FROM go
   RETURNING id
 ), inserted_items AS (

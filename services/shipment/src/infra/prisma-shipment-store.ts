@@ -1,4 +1,4 @@
-import { withTransaction, type TransactionClient } from "@tawsil/db";
+import { sqlStateOf, violatedConstraintOf, withTransaction, type TransactionClient } from "@tawsil/db";
 import { VersionConflictError } from "@tawsil/errors";
 import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
@@ -6,8 +6,8 @@ import type { Position } from "../domain/cursor";
 import { DuplicateReferenceError } from "../domain/errors";
 import { isTerminal, type ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
+import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
-import { sqlStateOf } from "./prisma-errors";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
 import { shipmentFromRow } from "./shipment-rows";
@@ -25,8 +25,8 @@ export interface StoreOptions {
   readonly maxWaitMs: number;
   /** How long one transaction may run, waiting on the idempotency lock included. */
   readonly timeoutMs: number;
-  /** The SHA-256 of a shipment's tracking code, stored with the row and sent in every event. */
-  readonly trackingCodeSha256: (shipmentId: string) => Uint8Array;
+  /** A shipment's tracking link: its code's SHA-256 is stored with the row; both go in every event. */
+  readonly trackingLink: (shipmentId: string) => TrackingLink;
 }
 
 /** Shipments, their items, idempotency records and the outbox, in the service's own database. */
@@ -37,7 +37,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingCodeSha256)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -51,7 +51,7 @@ export class PrismaShipmentStore implements ShipmentStore {
         this.db,
         async (tx) => {
           await lockScope(tx, input.scope, input.waitMs);
-          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input, this.options.trackingCodeSha256(input.shipment.id)));
+          const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input, this.options.trackingLink(input.shipment.id)));
           if (!row) throw new Error("the create statement returned no row");
           if (row.fingerprint !== null) return { kind: "replay", record: storedRecordOf({ id: input.scope.key, ...row, fingerprint: row.fingerprint }) };
           if (row.referenceTaken) return { kind: "reference-taken" };
@@ -77,7 +77,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 
   trackingCodeSha256(shipmentId: string): Uint8Array {
-    return this.options.trackingCodeSha256(shipmentId);
+    return this.options.trackingLink(shipmentId).codeSha256;
   }
 
   async terminalAt(shipmentId: string): Promise<Date | null> {
@@ -154,17 +154,17 @@ async function lockScope(tx: Tx, scope: IdempotencyScope, waitMs: number): Promi
 
 /** The unique keys a create can still hit: another number, or a racing create of the same reference. */
 function createFailure(error: unknown): unknown {
-  const text = `${JSON.stringify(error)} ${error instanceof Error ? error.message : ""}`;
   if (sqlStateOf(error) === "55P03") return new VersionConflictError("IDEMPOTENCY_KEY_IN_USE", "a request with this idempotency key is still being processed");
-  if (text.includes("shipment_shipment_number_key")) return new ShipmentNumberTakenError("shipment number taken", { cause: error });
-  if (text.includes("shipment_merchant_id_external_reference_key")) return new DuplicateReferenceError();
+  const constraint = violatedConstraintOf(error);
+  if (constraint === "shipment_shipment_number_key") return new ShipmentNumberTakenError("shipment number taken", { cause: error });
+  if (constraint === "shipment_merchant_id_external_reference_key") return new DuplicateReferenceError();
   return error;
 }
 
 class PrismaShipmentTx implements ShipmentTx {
   constructor(
     private readonly tx: Tx,
-    private readonly codeHash: (shipmentId: string) => Uint8Array,
+    private readonly trackingLink: (shipmentId: string) => TrackingLink,
   ) {}
 
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
@@ -207,6 +207,6 @@ class PrismaShipmentTx implements ShipmentTx {
       data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode, ...(isTerminal(shipment.state) ? { terminalAt: at } : {}) },
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
-    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.codeHash(shipment.id)) });
+    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
   }
 }

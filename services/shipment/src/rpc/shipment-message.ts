@@ -10,6 +10,7 @@ import {
 } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { publicStatusOf, type ShipmentState } from "../domain/lifecycle";
 import { maskPhone, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
+import type { TrackingLink } from "../domain/tracking-link";
 
 export function stateToProto(state: ShipmentState): ProtoState {
   return ProtoState[state];
@@ -22,9 +23,10 @@ export function stateFromProto(state: ProtoState): ShipmentState | null {
 const place = (value: Place) => ({ coordinate: value.coordinate, addressLine: value.addressLine, cityCode: value.cityCode });
 
 /**
- * The aggregate as other services and the gateway read it. The tracking URL is left empty: it is
- * derived at the RPC edge (rpc/shipment-view.ts) and so never stored, in snapshots or events.
- * The recipient's phone leaves masked; the frozen terms do not leave at all.
+ * The aggregate as other services and the gateway read it. The tracking URL is left empty: the
+ * RPC edge derives it for each response (rpc/messages.ts), so a stored snapshot never holds it, and
+ * an event gets it from shipmentChangedPayload. The recipient's phone leaves masked; the frozen
+ * terms do not leave at all.
  */
 export function shipmentToProto(shipment: Shipment): ShipmentMessage {
   return create(ShipmentSchema, {
@@ -72,17 +74,21 @@ export const SHIPMENT_CHANGED_TYPE = "tawsil.shipment.v1.ShipmentChanged";
 
 /**
  * The outbox payload of a change; occur_time is the change's own time (creation, approval or now).
- * Every event carries the tracking code's hash, so a projection may start from any of them.
+ * Every event carries the tracking code's hash, so a projection may start from any of them, and
+ * the tracking URL the responses carry, which the webhook sends as data.trackingUrl (decisions.md
+ * section 11: never empty).
  */
-export function shipmentChangedPayload(change: ShipmentChange, at: Date, trackingCodeSha256: Uint8Array): Uint8Array {
+export function shipmentChangedPayload(change: ShipmentChange, at: Date, link: TrackingLink): Uint8Array {
+  const shipment = shipmentToProto(change.shipment);
+  shipment.trackingUrl = link.url;
   return toBinary(
     ShipmentChangedSchema,
     create(ShipmentChangedSchema, {
-      shipment: shipmentToProto(change.shipment),
+      shipment,
       previousState: change.previousState === null ? ProtoState.UNSPECIFIED : stateToProto(change.previousState),
       publicStatusChanged: change.publicStatusChanged,
       occurTime: timestampFromDate(at),
-      trackingCodeSha256,
+      trackingCodeSha256: link.codeSha256,
     }),
   );
 }

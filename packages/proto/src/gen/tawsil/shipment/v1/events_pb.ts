@@ -24,7 +24,10 @@ export const file_tawsil_shipment_v1_events: GenFile = /*@__PURE__*/
  */
 export type ShipmentChanged = Message<"tawsil.shipment.v1.ShipmentChanged"> & {
   /**
-   * shipment is the aggregate after the change; its version orders the events.
+   * shipment is the aggregate after the change; its version orders the events and is the version
+   * the change committed (a create is one change). Its tracking_url is the customer link the
+   * responses carry: the webhook sends it as data.trackingUrl. Events written before that field
+   * was filled leave it empty.
    *
    * @generated from field: tawsil.shipment.v1.Shipment shipment = 1;
    */
