@@ -766,12 +766,12 @@ export interface components {
             driverLocation: components["schemas"]["PublicDriverLocation"] | null;
             /**
              * Format: date-time
-             * @description Additive; null when there is no basis for an estimate.
+             * @description Additive; null: no public estimate rests on a driver's position before PICKED_UP, and none is shown after it.
              */
             estimatedPickupAt: string | null;
             /**
              * Format: date-time
-             * @description Additive; null when there is no basis for an estimate.
+             * @description Additive; from the coarse cell shown in driverLocation to the destination area, rounded to the whole minute, never from the exact position; null unless the parcel is carried (PICKED_UP, OUT_FOR_DELIVERY) and locationStatus is AVAILABLE.
              */
             estimatedDeliveryAt: string | null;
         };
