@@ -633,6 +633,11 @@ export interface components {
             shipmentNumber: string;
             externalReference: string;
             state: components["schemas"]["ShipmentState"];
+            /**
+             * Format: uri-reference
+             * @description The customer page, `{base_url}/t/{code}`: the same link as shape A's and the webhook's `data.trackingUrl`.
+             */
+            trackingUrl: string;
             recipientName: string;
             /** @description Only the final four digits are visible. */
             maskedRecipientPhone: string;
