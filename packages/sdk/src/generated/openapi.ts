@@ -525,7 +525,7 @@ export interface components {
                  */
                 weightKg?: number;
             };
-            /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (decisions.md section 2). Above the merchant's agreed maximum it is a 422. */
+            /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (at least 0, at most 2 decimals). Above the merchant's agreed maximum it is a 422. */
             codAmount?: number;
             /** @description Start before end, end in the future, at most 7 days ahead. */
             pickupWindow?: {
