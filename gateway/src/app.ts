@@ -27,6 +27,7 @@ import { registerJwks } from "./routes/jwks";
 import { registerOpenApi } from "./routes/openapi";
 import { registerMe } from "./routes/me";
 import { registerPriceEstimates } from "./routes/price-estimates";
+import { registerProblemPages } from "./routes/problem-pages";
 import { registerShipments } from "./routes/shipments";
 import { registerTracking } from "./routes/tracking";
 import { isCustomerPageRequest, sendLinkNotFoundPage } from "./tracking/page-route";
@@ -150,5 +151,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   });
   registerWebhook(app, peers.webhook);
   registerOpenApi(app);
+  registerProblemPages(app);
   return app;
 }

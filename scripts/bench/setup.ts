@@ -102,7 +102,7 @@ export async function benchToken(gateway: string, credentialsFile: string): Prom
     merchantId: String(claims.merchant_id),
     issuer: String(claims.iss),
     audience: String(Array.isArray(claims.aud) ? claims.aud[0] : claims.aud),
-    savedLocationCode: creds.TAWSIL_SAVED_LOCATION ?? "RUH-WH-1",
+    savedLocationCode: creds.TAWSIL_SAVED_LOCATION ?? "RUH-WH-01",
   };
 }
 

@@ -66,7 +66,7 @@ describe("seedDevMerchants", () => {
       "TAWSIL_SAVED_LOCATION",
     ]);
     expect(first.TAWSIL_BASE_URL).toBe(GATEWAY);
-    expect(first.TAWSIL_SAVED_LOCATION).toBe("RUH-WH-1");
+    expect(first.TAWSIL_SAVED_LOCATION).toBe("RUH-WH-01");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(await counts()).toEqual({ merchant: 2, oauth_client: 3, saved_location: 2, branch: 2, rate_card: 2 });
 

@@ -546,7 +546,7 @@ export interface components {
                  */
                 weightKg?: number;
             };
-            /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (decisions.md section 2). Above the merchant's agreed maximum it is a 422. */
+            /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (at least 0, at most 2 decimals). Above the merchant's agreed maximum it is a 422. */
             codAmount?: number;
             /** @description Start before end, end in the future, at most 7 days ahead. */
             pickupWindow?: {
@@ -654,6 +654,11 @@ export interface components {
             shipmentNumber: string;
             externalReference: string;
             state: components["schemas"]["ShipmentState"];
+            /**
+             * Format: uri-reference
+             * @description The customer page, `{base_url}/t/{code}`: the same link as shape A's and the webhook's `data.trackingUrl`.
+             */
+            trackingUrl: string;
             recipientName: string;
             /** @description Only the final four digits are visible. */
             maskedRecipientPhone: string;
