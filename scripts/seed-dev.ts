@@ -48,7 +48,7 @@ interface ClientSpec {
 }
 
 const ALL_SCOPES = ["shipments:read", "shipments:write", "webhooks:manage"];
-const PICKUP = { code: "RUH-WH-1", latitudeMicro: 24_713_600, longitudeMicro: 46_675_300, addressLine: "King Fahd Road, Al Olaya, Riyadh", cityCode: "RUH" };
+const PICKUP = { code: "RUH-WH-01", latitudeMicro: 24_713_600, longitudeMicro: 46_675_300, addressLine: "King Fahd Road, Al Olaya, Riyadh", cityCode: "RUH" };
 
 const MERCHANTS: readonly { code: string; displayName: string; legalName: string; clients: readonly ClientSpec[] }[] = [
   {

@@ -27,6 +27,7 @@ import { registerJwks } from "./routes/jwks";
 import { registerOpenApi } from "./routes/openapi";
 import { registerMe } from "./routes/me";
 import { registerPriceEstimates } from "./routes/price-estimates";
+import { registerProblemPages } from "./routes/problem-pages";
 import { registerShipments } from "./routes/shipments";
 import { registerTracking } from "./routes/tracking";
 import { isCustomerPageRequest, sendLinkNotFoundPage } from "./tracking/page-route";
@@ -91,7 +92,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     genReqId: requestIdOf,
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
-    // request.ip (the token endpoint's per-address limit) from X-Forwarded-For, trusting only as
+    // request.ip (the per-address limits of the token endpoint and public tracking) from X-Forwarded-For, trusting only as
     // many entries as there are proxies in front: a client cannot pick its own address.
     trustProxy: (_address: string, hop: number) => hop < config.TRUSTED_PROXY_HOPS,
   });
@@ -144,8 +145,12 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerMe(app, peers.merchant);
   registerPriceEstimates(app, peers.pricing);
   registerShipments(app, peers.shipment);
-  registerTracking(app, peers.tracking, new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60));
+  registerTracking(app, peers.tracking, {
+    perAddress: new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
+    perCode: new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60),
+  });
   registerWebhook(app, peers.webhook);
   registerOpenApi(app);
+  registerProblemPages(app);
   return app;
 }

@@ -62,6 +62,8 @@ export const schema = commonEnv
   AUTH_LOCKOUT_SECONDS: z.coerce.number().int().positive().default(60),
   /** Public tracking (JSON and the customer page together): requests per minute per tracking code. */
   PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Public tracking (JSON and the customer page together): requests per minute per client address, across codes, unknown codes included. */
+  PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().positive().default(600),
 });
 
 /** Issuers by environment; the merchant service of each environment uses the same defaults. */

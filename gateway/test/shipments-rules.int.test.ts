@@ -19,13 +19,13 @@ afterAll(async () => stack?.close());
 
 const SHAPE_A = {
   reference: "ORDER-1001",
-  pickup: { savedLocationCode: "RUH-WH-1" },
+  pickup: { savedLocationCode: "RUH-WH-01" },
   destination: { latitude: 24.774265, longitude: 46.738586 },
   recipient: { name: "Noura", mobile: "0512345678" },
 };
 const SHAPE_B = {
   externalReference: "ORDER-2001",
-  pickupLocationCode: "RUH-WH-1",
+  pickupLocationCode: "RUH-WH-01",
   recipient: { name: "Fahad", phone: "+966512345678" },
   destination: { latitude: 24.774265, longitude: 46.738586 },
   items: [{ description: "Shoes", quantity: 1, weightKilograms: 1.2 }],
@@ -60,7 +60,7 @@ describe("create: request rules", () => {
   it("checks shape A strictly: pickup forms, mobile pattern, parcel bounds, COD step, unknown properties", async () => {
     const body = {
       ...SHAPE_A,
-      pickup: { savedLocationCode: "RUH-WH-1", latitude: 24.7 },
+      pickup: { savedLocationCode: "RUH-WH-01", latitude: 24.7 },
       recipient: { name: "", mobile: "0712345678", email: "x@y" },
       parcel: { pieces: 0, weightKg: 0 },
       codAmount: 10.005,
@@ -138,6 +138,27 @@ describe("create: request rules", () => {
   });
 });
 
+describe("create: wording a merchant can act on", () => {
+  it("words the mobile rule with example numbers, not a regular expression, in both languages and both shapes", async () => {
+    const cases = [
+      { body: { ...SHAPE_A, recipient: { name: "Noura", mobile: "0712345678" } }, field: "recipient.mobile" },
+      { body: { ...SHAPE_B, recipient: { name: "Fahad", phone: "+96651234" } }, field: "recipient.phone" },
+      { body: { ...SHAPE_B, recipient: { name: "Fahad", phone: "0512345678", alternateContactPhone: "12" } }, field: "recipient.alternateContactPhone" },
+    ];
+    for (const { body, field } of cases) {
+      for (const language of ["en", "ar"]) {
+        const res = await send("/v2/external/shipments", body, { "accept-language": language });
+        const problemBody = (await problem(res, 422, "VALIDATION_FAILED")) as { violations: { field: string; code: string; message: string }[] };
+        const violation = problemBody.violations.find((v) => v.field === field);
+        expect({ field, language, code: violation?.code }).toEqual({ field, language, code: "PATTERN_MISMATCH" });
+        expect(violation!.message).toContain("0512345678");
+        expect(violation!.message).toContain("+966512345678");
+        expect(violation!.message).not.toMatch(/[\\^$[\]{}|]/);
+      }
+    }
+  });
+});
+
 describe("read, list and cancel: request rules", () => {
   const get = (path: string, token = reader) => fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -150,6 +171,27 @@ describe("read, list and cancel: request rules", () => {
     for (const query of ["limit=0", "limit=101", "limit=ten", "limit=1.5", "state=LOST", "colour=red", "limit=5&limit=6", `externalReference=${"r".repeat(129)}`]) {
       await problem(await get(`/v2/external/shipments?${query}`), 400, "INVALID_PARAMETER");
     }
+    await problem(await get("/v2/external/shipments?cursor=not%20a%20cursor"), 400, "INVALID_CURSOR");
+  });
+
+  it("names every bad list parameter, not only the first, in violations and in the detail", async () => {
+    const body = (await problem(await get(`/v2/external/shipments?limit=0&state=LOST&colour=red&externalReference=${"r".repeat(129)}`), 400, "INVALID_PARAMETER")) as {
+      detail: string;
+      violations?: { field: string; code: string; message: string }[];
+    };
+    expect((body.violations ?? []).map((v) => `${v.field} ${v.code}`)).toEqual([
+      "colour UNKNOWN_PROPERTY",
+      "limit OUT_OF_RANGE",
+      "state UNSUPPORTED_VALUE",
+      "externalReference TOO_LONG",
+    ]);
+    for (const name of ["colour", "limit", "state", "externalReference"]) expect({ name, inDetail: body.detail.includes(name) }).toEqual({ name, inDetail: true });
+    const arabic = await fetch(`${stack.baseUrl}/v2/external/shipments?limit=ten&state=LOST`, { headers: { authorization: `Bearer ${reader}`, "accept-language": "ar" } });
+    const ar = (await problem(arabic, 400, "INVALID_PARAMETER")) as { detail: string; violations?: { field: string; code: string }[] };
+    expect((ar.violations ?? []).map((v) => `${v.field} ${v.code}`)).toEqual(["limit INVALID_TYPE", "state UNSUPPORTED_VALUE"]);
+    expect(ar.detail).toMatch(/limit[^]*state/);
+    // One bad parameter still answers as before, and a malformed cursor alone is still INVALID_CURSOR.
+    expect(((await problem(await get("/v2/external/shipments?limit=101"), 400, "INVALID_PARAMETER")) as { detail: string }).detail).toContain("limit");
     await problem(await get("/v2/external/shipments?cursor=not%20a%20cursor"), 400, "INVALID_CURSOR");
   });
 

@@ -122,7 +122,18 @@ describe("webhook management through the gateway", () => {
     expect(read.headers.get("etag")).toBe('"1"');
     const { signingSecret: _secret, ...withoutSecret } = body;
     expect(await read.json()).toEqual(withoutSecret);
-    await problem(await call("POST", "", { body: { url: URL_OK } }), 409, "WEBHOOK_ALREADY_EXISTS");
+    await problem(await call("POST", "", { body: { url: "https://other.merchant.example/h" } }), 409, "WEBHOOK_ALREADY_EXISTS");
+    await problem(await call("POST", "", { body: { url: URL_OK, events: ["shipment.delivered"] } }), 409, "WEBHOOK_ALREADY_EXISTS");
+  });
+
+  it("answers the same registration again with what it committed (a retry after a lost answer or a 503), secret included", async () => {
+    for (const events of [undefined, ALL_TYPES.slice().reverse()]) {
+      const again = await call("POST", "", { body: { url: URL_OK, ...(events ? { events } : {}) } });
+      expect(again.status).toBe(201);
+      expect(again.headers.get("etag")).toBe('"1"');
+      expect(again.headers.get("cache-control")).toBe("no-store");
+      expect(await again.json()).toMatchObject({ version: 1, url: URL_OK, signingSecret: secrets[0] });
+    }
   });
 
   it("changes with PATCH only at the current version: 428 without If-Match, 412 when stale", async () => {
@@ -146,6 +157,12 @@ describe("webhook management through the gateway", () => {
       const rotated = await call("POST", "/rotate-secret", { headers: { "if-match": `"${version}"` } });
       expect(rotated.status).toBe(200);
       const body = (await rotated.json()) as { signingSecret: string; previousSecretValidUntil: string; version: number };
+      // The same rotation again (its answer lost, a 503 after the commit) answers what it committed,
+      // and rotates nothing: it costs none of the 5 per hour either.
+      const retried = await call("POST", "/rotate-secret", { headers: { "if-match": `"${version}"` } });
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get("etag")).toBe(rotated.headers.get("etag"));
+      expect(await retried.json()).toEqual(body);
       expect(body.signingSecret).toMatch(/^whsec_/);
       expect(secrets).not.toContain(body.signingSecret);
       secrets.push(body.signingSecret);
@@ -162,6 +179,15 @@ describe("webhook management through the gateway", () => {
     expect((await (await call("GET", "")).json()) as { version: number }).toMatchObject({ version });
   });
 
+  it("takes If-Match: * as any current version (RFC 9110), and never \"0\"", async () => {
+    const current = ((await (await call("GET", "")).json()) as { version: number }).version;
+    await problem(await call("PATCH", "", { body: { status: "ACTIVE" }, headers: { "if-match": '"0"' } }), 412, "PRECONDITION_FAILED");
+    const changed = await call("PATCH", "", { body: { status: "ACTIVE" }, headers: { "if-match": "*" } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).toBe(`"${current + 1}"`);
+    expect(await changed.json()).toMatchObject({ status: "ACTIVE", version: current + 1 });
+  });
+
   it("deletes with If-Match (204), after which the webhook is gone", async () => {
     const current = ((await (await call("GET", "")).json()) as { version: number }).version;
     await problem(await call("DELETE", ""), 428, "PRECONDITION_REQUIRED");
@@ -169,6 +195,31 @@ describe("webhook management through the gateway", () => {
     const deleted = await call("DELETE", "", { headers: { "if-match": `"${current}"` } });
     expect(deleted.status).toBe(204);
     await problem(await call("GET", ""), 404, "WEBHOOK_NOT_FOUND");
+    await problem(await call("DELETE", "", { headers: { "if-match": "*" } }), 404, "WEBHOOK_NOT_FOUND");
+  });
+
+  it("deletes with If-Match: *", async () => {
+    const created = await call("POST", "", { body: { url: URL_OK } });
+    expect(created.status).toBe(201);
+    secrets.push(((await created.json()) as { signingSecret: string }).signingSecret);
+    expect((await call("DELETE", "", { headers: { "if-match": "*" } })).status).toBe(204);
+    await problem(await call("GET", ""), 404, "WEBHOOK_NOT_FOUND");
+  });
+
+  it("answers 503 (retry later) when the receiver's name cannot be resolved right now; a name that does not exist stays a 422", async () => {
+    resolver.failures.set("flaky.merchant.example", "EAI_AGAIN");
+    const res = await call("POST", "", { body: { url: "https://flaky.merchant.example/x" } });
+    await problem(res, 503, "SERVICE_UNAVAILABLE");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const body = await problem(await call("POST", "", { body: { url: "https://nowhere.merchant.example/x" } }), 422, "VALIDATION_FAILED");
+    expect(body.violations?.map((v) => `${v.field} ${v.code}`)).toEqual(["url INCONSISTENT_VALUE"]);
+    await problem(await call("GET", ""), 404, "WEBHOOK_NOT_FOUND");
+  });
+
+  it("documents what a second rotation within 24 hours does to the first secret (decisions.md section 11: one previous secret)", async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/v2/openapi.json`)).json()) as { paths: Record<string, { post: { description: string } }> };
+    const rotation = document.paths["/v2/external/webhook/rotate-secret"]!.post.description.replace(/\s+/g, " ");
+    expect(rotation).toContain("A second rotation within 24 hours makes the secret of the first rotation the previous one, valid 24 hours from the second rotation, and the secret before it stops signing at once.");
   });
 
   it("never writes a signing secret to the webhook service's logs", () => {

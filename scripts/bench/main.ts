@@ -144,6 +144,7 @@ try {
     meshReadIds: sampleOf(meshIds, 1000),
     baselineReadIds: sampleOf(baselineIds, 1000),
     meshDeepCursor: meshDeep,
+    trackingDatabaseUrl: stack.databases!.tracking.url,
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
     meshProcesses: () => [...watchedProcesses(stack), meshDatabases],

@@ -80,6 +80,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     ...(baseline ? { baseline, ratio: ratio(mesh?.median.throughput, baseline.median.throughput) } : {}),
     ...(prepared.kind === "paced" ? { rate: prepared.rate } : {}),
     ...(cpuRounds.length ? { cpu: medianCpu(cpuRounds) } : {}),
+    ...(prepared.kind === "custom" && prepared.lags ? { lags: prepared.lags() } : {}),
   };
   const meshRun = runs[0]!.go;
   return {

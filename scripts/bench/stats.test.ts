@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeTarget, median, medianOfRounds, meets, percentile, ratio, roundFigures } from "./stats";
+import { describeTarget, lagFigures, median, medianOfRounds, meets, percentile, ratio, roundFigures } from "./stats";
 
 describe("percentile", () => {
   const values = Array.from({ length: 100 }, (_, i) => i + 1); // 1..100
@@ -55,5 +55,22 @@ describe("targets", () => {
     expect(meets({ what: "p99", op: "<=", value: 50, unit: " ms" }, Number.NaN)).toBeUndefined();
     expect(describeTarget({ what: "p99", op: "<=", value: 50, unit: " ms" })).toBe("≤ 50 ms");
     expect(describeTarget({ what: "ratio", op: ">=", value: 0.15 })).toBe("≥ 0.15x");
+  });
+});
+
+describe("lagFigures", () => {
+  const lags = Array.from({ length: 100 }, (_, i) => (i + 1) * 10); // 10..1000 ms, shuffled below
+
+  it("takes p50, p95, p99 and max of the pooled samples, in any order", () => {
+    const shuffled = [...lags].reverse();
+    expect(lagFigures("create", shuffled, 0)).toEqual({ what: "create", samples: 100, missed: 0, p50Ms: 500, p95Ms: 950, p99Ms: 990, maxMs: 1000, met: true });
+    expect(shuffled[0]).toBe(1000); // the caller's array is left as it was
+  });
+
+  it("meets section 9 only with p99 <= 1 s, nothing over 2 s and nothing missed", () => {
+    expect(lagFigures("a", [...lags.slice(0, 98), 1001, 1001], 0).met).toBe(false); // p99 over 1 s
+    expect(lagFigures("a", [...lags.slice(0, 99), 2001], 0).met).toBe(false); // one over 2 s
+    expect(lagFigures("a", lags, 1).met).toBe(false); // one never seen
+    expect(lagFigures("a", [], 0)).toMatchObject({ samples: 0, p99Ms: NaN, maxMs: NaN, met: undefined });
   });
 });

@@ -85,3 +85,40 @@ export function meets(target: Target, figure: number): boolean | undefined {
 export function describeTarget(target: Target): string {
   return `${target.op === ">=" ? "≥" : "≤"} ${target.value}${target.unit ?? "x"}`;
 }
+
+/** How long a change took to show in a projection: every sample of a run, pooled over its rounds. */
+export interface LagFigures {
+  /** What changed, e.g. "create to tracking projection". */
+  readonly what: string;
+  /** Changes seen in the projection. */
+  readonly samples: number;
+  /** Changes not seen within the scenario's deadline (counted in no percentile). */
+  readonly missed: number;
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** decisions.md section 9: p99 <= 1 s and none over 2 s (a missed change is over 2 s); undefined without samples. */
+  readonly met: boolean | undefined;
+  /** What the reader should know about the samples (changes the mesh refused, say). */
+  readonly note?: string;
+}
+
+/** The freshness promise of decisions.md section 9, in milliseconds. */
+export const FRESHNESS = { p99Ms: 1000, maxMs: 2000 } as const;
+
+export function lagFigures(what: string, lagsMs: readonly number[], missed: number): LagFigures {
+  const sorted = [...lagsMs].sort((a, b) => a - b);
+  const p99Ms = percentile(sorted, 0.99);
+  const maxMs = sorted.length ? sorted[sorted.length - 1]! : Number.NaN;
+  return {
+    what,
+    samples: sorted.length,
+    missed,
+    p50Ms: percentile(sorted, 0.5),
+    p95Ms: percentile(sorted, 0.95),
+    p99Ms,
+    maxMs,
+    met: sorted.length === 0 ? undefined : missed === 0 && p99Ms <= FRESHNESS.p99Ms && maxMs <= FRESHNESS.maxMs,
+  };
+}

@@ -269,6 +269,23 @@ describe("deploy/README.md", () => {
     for (const ref of refs) expect(readme, `${ref.name} ${ref.key}`).toMatch(new RegExp(`${ref.name}\\b[^\\n]*\\b${ref.key}\\b`));
   });
 
+  it("says a process needs a key only when its config reads it, and does not need one only when it does not", () => {
+    const text = readme.replace(/\s+/g, " ");
+    const claims = [...text.matchAll(/the (\w+) service (will need|needs|does not need) (?:the same )?`([A-Z][A-Z0-9_]+)`/g)];
+    expect(claims.length).toBeGreaterThan(0);
+    for (const [claim, name, verb, key] of claims) {
+      expect(PROCESSES, claim).toContain(name);
+      expect(configKeys(name as (typeof PROCESSES)[number]).has(key!), claim).toBe(verb !== "does not need");
+    }
+  });
+
+  it("keeps /healthz and /readyz off the public ingress route: it routes the API's paths only", () => {
+    const text = readme.replace(/\s+/g, " ");
+    expect(text).not.toMatch(/through the ingress, if it routes \/readyz/);
+    expect(text).toContain("Route only the paths of the API to it");
+    expect(text).toContain("never `/healthz` or `/readyz`");
+  });
+
   it("documents how the identity Secrets and the public keys' ConfigMap are made, by a script that prints exactly those", async () => {
     const { identityManifests } = await import("../../scripts/identity-keys");
     const made = identityManifests().split("\n---\n").map((doc) => JSON.parse(doc) as Manifest);

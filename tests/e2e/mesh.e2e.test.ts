@@ -19,6 +19,7 @@ import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Mesh } from "../../scripts/mesh";
 import { SERVICES as GATEWAY_PEERS } from "../../gateway/src/config";
+import { readOpenApiDocument } from "../../gateway/src/openapi/document";
 import { putFleetOnShift, query as dispatchQuery } from "../../services/dispatch/test/support";
 import { createAdminClient, MerchantStatus } from "../../services/merchant/src/cli/admin-client";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
@@ -421,6 +422,136 @@ describe("the mesh", () => {
       expect(seen.get(created[0]!.id)!.filter((e) => e.state === ShipmentState.CANCELLED)).toHaveLength(1);
       // decisions.md section 5: a create is one change, so one event, version 1, already READY_FOR_DISPATCH.
       expect(seen.get(created[1]!.id)![0]).toEqual({ version: 1, state: ShipmentState.READY_FOR_DISPATCH });
+    });
+  });
+
+  describe("what a merchant pastes from the reference page (issue 28)", () => {
+    type Json = Record<string, unknown>;
+    interface RequestExample { operationId: string; method: string; path: string; mediaType: string; name: string; value: unknown }
+    const document = readOpenApiDocument() as Json;
+    const METHODS = ["get", "put", "post", "patch", "delete"];
+    /**
+     * The webhook examples name the merchant's own receiver (merchant.example.sa), which no test
+     * can be; webhook.e2e registers and changes a receiver of its own. Every other example runs.
+     */
+    const NOT_RUN = new Set(["registerWebhook", "updateWebhook"]);
+
+    /** Every request body example of the document (`example` or each of `examples`), $refs followed. */
+    function requestExamples(): RequestExample[] {
+      const resolve = (node: Json): Json =>
+        typeof node.$ref === "string" ? resolve(node.$ref.slice(2).split("/").reduce<Json>((at, part) => at[part] as Json, document)) : node;
+      const found: RequestExample[] = [];
+      for (const [path, item] of Object.entries(document.paths as Json)) {
+        for (const method of METHODS) {
+          const operation = (item as Json)[method] as Json | undefined;
+          const content = ((operation?.requestBody as Json | undefined)?.content ?? {}) as Json;
+          for (const [mediaType, media] of Object.entries(content) as [string, Json][]) {
+            const base = { operationId: String(operation!.operationId), method: method.toUpperCase(), path, mediaType };
+            if (media.example !== undefined) found.push({ ...base, name: "example", value: media.example });
+            for (const [name, example] of Object.entries((media.examples ?? {}) as Json)) found.push({ ...base, name, value: resolve(example as Json).value });
+          }
+        }
+      }
+      return found;
+    }
+
+    it("answers every request example of the OpenAPI document with success, sent as written by the seeded merchant", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const basic = `Basic ${Buffer.from(`${credentials.TAWSIL_CLIENT_ID}:${credentials.TAWSIL_CLIENT_SECRET}`).toString("base64")}`;
+      const examples = requestExamples();
+      expect(examples.map((e) => `${e.operationId} ${e.name}`)).toEqual(
+        expect.arrayContaining(["issueAccessToken basicAuth", "estimateShipmentPrice example", "createShipment shapeA", "createShipment shapeB", "cancelShipment shapeA", "cancelShipment shapeB"]),
+      );
+      /** The shipment each create example made, by example name: the cancel example of the same shape cancels it. */
+      const createdBy = new Map<string, string>();
+      const ran: string[] = [];
+      for (const example of examples.filter((e) => !NOT_RUN.has(e.operationId))) {
+        const label = `${example.operationId} ${example.name}`;
+        let path = example.path;
+        if (example.operationId === "cancelShipment") path = path.replace("{shipmentId}", createdBy.get(example.name) ?? "no-shipment-created-by-that-example");
+        expect({ label, path }).toEqual({ label, path: expect.not.stringContaining("{") });
+        const form = example.mediaType === "application/x-www-form-urlencoded";
+        const res = await fetch(`${mesh.gatewayUrl}${path}`, {
+          method: example.method,
+          headers: { authorization: form ? basic : `Bearer ${token}`, "content-type": example.mediaType },
+          body: form ? new URLSearchParams(example.value as Record<string, string>).toString() : JSON.stringify(example.value),
+        });
+        const body = (await res.json()) as Json;
+        expect({ label, status: res.status, body: res.ok ? "ok" : body }).toEqual({ label, status: example.operationId === "createShipment" ? 201 : 200, body: "ok" });
+        if (example.operationId === "createShipment") createdBy.set(example.name, String(body.id ?? body.shipmentId));
+        ran.push(label);
+      }
+      expect(ran).toHaveLength(examples.length - examples.filter((e) => NOT_RUN.has(e.operationId)).length);
+    });
+
+    it("names in the SDK's README the saved location the sandbox seed creates", () => {
+      const readme = readFileSync(new URL("../../packages/sdk/README.md", import.meta.url), "utf8");
+      const codes = [...readme.matchAll(/(?:savedLocationCode|pickupLocationCode)["']?\s*:\s*["']([^"']+)["']/g)].map((m) => m[1]);
+      expect(codes.length).toBeGreaterThan(0);
+      expect(new Set(codes)).toEqual(new Set([credentials.TAWSIL_SAVED_LOCATION]));
+    });
+
+    it("gives shape B the customer's tracking link in the create, read, list and cancel answers", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`${mesh.gatewayUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const externalReference = `E2E-TRACK-${randomUUID().slice(0, 8)}`;
+      const create = await call("POST", "/v2/external/shipments", {
+        externalReference,
+        pickupLocationCode: credentials.TAWSIL_SAVED_LOCATION,
+        recipient: { name: "Fahad", phone: "+966512345678" },
+        destination: RIYADH_MALQA,
+        items: [{ description: "Shoes", quantity: 1, weightKilograms: 1 }],
+      });
+      expect(create.status).toBe(201);
+      const created = (await create.json()) as { shipmentId: string; trackingUrl?: string };
+      expect(created.trackingUrl).toMatch(/^http:\/\/localhost:\d+\/t\/[A-Za-z0-9_-]{43}$/);
+      const read = (await (await call("GET", `/v2/external/shipments/${created.shipmentId}`)).json()) as { trackingUrl?: string };
+      const list = (await (await call("GET", `/v2/external/shipments?externalReference=${externalReference}`)).json()) as { data: { trackingUrl?: string }[] };
+      const cancelled = (await (await call("POST", `/v2/external/shipments/${created.shipmentId}/cancel`, { reasonCode: "CUSTOMER_REQUEST" })).json()) as { state: string; trackingUrl?: string };
+      expect(cancelled.state).toBe("CANCELLED");
+      expect([read.trackingUrl, list.data[0]?.trackingUrl, cancelled.trackingUrl]).toEqual([created.trackingUrl, created.trackingUrl, created.trackingUrl]);
+      // The link opens the customer's page.
+      const code = created.trackingUrl!.slice(created.trackingUrl!.lastIndexOf("/") + 1);
+      expect((await fetch(`${mesh.gatewayUrl}/t/${code}`)).status).toBe(200);
+    });
+
+    it("speaks of the reference, not of an Idempotency-Key, when a create without a key reuses a reference with another body", async () => {
+      const token = await tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+      const create = (body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${mesh.gatewayUrl}/v2/external/shipments`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+          body: JSON.stringify(body),
+        });
+      const body = {
+        reference: `E2E-REUSE-${randomUUID().slice(0, 8)}`,
+        pickup: { savedLocationCode: credentials.TAWSIL_SAVED_LOCATION },
+        destination: RIYADH_MALQA,
+        recipient: { name: "Noura", mobile: "0512345678" },
+      };
+      expect((await create(body)).status).toBe(201);
+      const changed = { ...body, recipient: { name: "Sara", mobile: "0512345678" } };
+      for (const [language, reference, key] of [["en", "reference", "Idempotency-Key"], ["ar", "المرجع", "Idempotency-Key"]] as const) {
+        const res = await create(changed, { "accept-language": language });
+        expect(res.status).toBe(422);
+        const problem = (await res.json()) as { code: string; detail: string };
+        expect(problemSchemaErrors(problem)).toEqual([]);
+        expect(problem.code).toBe("IDEMPOTENCY_KEY_REUSED");
+        expect({ language, detail: problem.detail }).toEqual({ language, detail: expect.stringContaining(reference) });
+        expect({ language, detail: problem.detail }).toEqual({ language, detail: expect.not.stringContaining(key) });
+        expect(problem.detail).not.toMatch(/idempotency|عدم التكرار/i);
+      }
+      // With a key, the answer still speaks of the key.
+      const key = `E2E-KEY-${randomUUID()}`;
+      expect((await create({ ...body, reference: `${body.reference}-K` }, { "idempotency-key": key })).status).toBe(201);
+      const keyed = (await (await create({ ...changed, reference: `${body.reference}-K` }, { "idempotency-key": key })).json()) as { code: string; detail: string };
+      expect(keyed.code).toBe("IDEMPOTENCY_KEY_REUSED");
+      expect(keyed.detail).toContain("Idempotency-Key");
     });
   });
 

@@ -95,6 +95,14 @@ describe("tracking a sandbox delivery", () => {
         expect(["PICKED_UP", "OUT_FOR_DELIVERY"]).toContain(answer.status);
         expect([onGrid(position.latitude), onGrid(position.longitude), position.accuracyMetres]).toEqual([true, true, 500]);
       }
+      // Section 9: no position and no estimate from one before pickup; after it, only a delivery
+      // estimate from the shown cell, to the whole minute.
+      if (answer.status === "CREATED" || answer.status === "ASSIGNED") expect(["AVAILABLE", "STALE"]).not.toContain(answer.locationStatus);
+      expect(answer.estimatedPickupAt).toBeNull();
+      if (answer.estimatedDeliveryAt !== null) {
+        expect([answer.locationStatus, Date.parse(answer.estimatedDeliveryAt as string) % 60_000]).toEqual(["AVAILABLE", 0]);
+        expect(position).not.toBeNull();
+      }
     }
     const everythingPublic = JSON.stringify(publicAnswers) + pages.join("");
     // Exact positions: every fix the merchant saw (but one that happens to lie on the grid), and the destination.

@@ -1,14 +1,11 @@
 import { currentTraceId } from "@tawsil/logging";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { clip, PROBLEM_BOUNDS } from "./bounds";
-import { PROBLEMS, type ProblemCode } from "./catalogue";
+import { PROBLEMS } from "./catalogue";
+import { problemSlug } from "./page";
 import type { ProblemError } from "./problem-error";
 import { languageOf, type Language } from "../request/language";
 
-/** `code` in kebab-case: the slug of the problem type URI. */
-function slug(code: ProblemCode): string {
-  return code.toLowerCase().replaceAll("_", "-");
-}
 
 const MAX_INSTANCE = 1024;
 
@@ -44,7 +41,7 @@ export function problemBody(problem: ProblemError, context: ProblemContext): Rec
   const kind = PROBLEMS[problem.code];
   const lang = context.language;
   const body: Record<string, unknown> = {
-    type: `${context.baseUrl}/problems/${slug(problem.code)}`,
+    type: `${context.baseUrl}/problems/${problemSlug(problem.code)}`,
     title: clip(kind.title[lang], PROBLEM_BOUNDS.title),
     status: kind.status,
     code: problem.code,

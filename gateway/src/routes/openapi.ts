@@ -22,9 +22,15 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The document and its reference page are written in English only: they say so, whatever language
+ * the caller asked for (problems, which are localized, still answer in the caller's language).
+ */
+const DOCUMENT_LANGUAGE = "en";
+
 /** No inline script: Redoc renders the <redoc> element by itself once its bundle loads. */
 const DOCS_HTML = `<!doctype html>
-<html lang="en">
+<html lang="${DOCUMENT_LANGUAGE}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Tawsil Delivery API reference</title></head>
 <body><redoc spec-url="/v2/openapi.json"></redoc><script src="${RENDERER_PATH}"></script></body>
 </html>
@@ -34,7 +40,7 @@ const CACHEABLE = "public, max-age=300";
 
 /** A file with its ETag; `If-None-Match` naming it answers 304. */
 function sendFile(request: FastifyRequest, reply: FastifyReply, file: ServedFile, contentType: string): FastifyReply {
-  void reply.header("etag", file.etag).header("cache-control", CACHEABLE);
+  void reply.header("etag", file.etag).header("cache-control", CACHEABLE).header("content-language", DOCUMENT_LANGUAGE);
   const tags = request.headers["if-none-match"]?.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
   if (tags?.includes(file.etag) || tags?.includes("*")) return reply.code(304).send();
   return reply.header("content-type", contentType).send(file.body);
@@ -52,6 +58,7 @@ export function registerOpenApi(app: FastifyInstance): void {
         reply
           .headers({
             "content-type": "text/html; charset=utf-8",
+            "content-language": DOCUMENT_LANGUAGE,
             "content-security-policy": DOCS_CSP,
             "cache-control": CACHEABLE,
             "x-content-type-options": "nosniff",

@@ -2,9 +2,10 @@ import type { Client } from "@connectrpc/connect";
 import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { echo } from "../problem/bounds";
+import { clip, echo, PROBLEM_BOUNDS } from "../problem/bounds";
 import { ProblemError } from "../problem/problem-error";
 import { etagOf, renderShapeB, STATE_NAMES } from "../shipments/render";
+import type { ViolationCode } from "../validation/violation-messages";
 import type { Endpoint } from "./route-table";
 import { shipmentIdOf } from "./shipment-id";
 
@@ -12,32 +13,61 @@ const STATES = new Map(Object.entries(STATE_NAMES).flatMap(([value, name]) => (n
 const CURSOR = /^[A-Za-z0-9_-]{1,256}$/;
 const QUERY = new Set(["limit", "cursor", "state", "externalReference"]);
 
-function invalid(en: string, ar: string): ProblemError {
-  return new ProblemError("INVALID_PARAMETER", { en, ar });
+/** One broken rule of the list query: the parameter, its violation code, and the sentence that names both. */
+interface QueryIssue {
+  readonly name: string;
+  readonly code: ViolationCode;
+  readonly en: string;
+  readonly ar: string;
+}
+
+/**
+ * 400 INVALID_PARAMETER naming every broken parameter (decisions.md section 12), in violations and
+ * in the detail: a merchant who fixes the first one should not meet the second on the next try.
+ */
+function invalidQuery(issues: readonly QueryIssue[]): ProblemError {
+  const detail = (lang: "en" | "ar") => clip(issues.map((issue) => issue[lang]).join(" "), PROBLEM_BOUNDS.detail);
+  return new ProblemError(
+    "INVALID_PARAMETER",
+    { en: detail("en"), ar: detail("ar") },
+    { violations: issues.map((issue) => ({ field: echo(issue.name), code: issue.code, message: { en: issue.en, ar: issue.ar } })) },
+  );
 }
 
 /** The list query (decisions.md section 8): known parameters only, each once, limits never clamped. */
 function listQuery(request: FastifyRequest) {
   const params = new URL(request.url, "http://gateway").searchParams;
+  const issues: QueryIssue[] = [];
+  const issue = (name: string, code: ViolationCode, en: string, ar: string) => issues.push({ name, code, en, ar });
   for (const name of new Set(params.keys())) {
-    if (!QUERY.has(name)) throw invalid(`Unknown query parameter ${echo(name)}.`, `معامل استعلام غير معروف: ${echo(name)}.`);
-    if (params.getAll(name).length > 1) throw invalid(`The query parameter ${name} is repeated.`, `معامل الاستعلام ${name} مكرر.`);
+    if (!QUERY.has(name)) issue(name, "UNKNOWN_PROPERTY", `Unknown query parameter ${echo(name)}.`, `معامل استعلام غير معروف: ${echo(name)}.`);
+    else if (params.getAll(name).length > 1) issue(name, "INCONSISTENT_VALUE", `The query parameter ${name} is repeated.`, `معامل الاستعلام ${name} مكرر.`);
   }
-  const limitText = params.get("limit");
-  const limit = limitText === null ? 25 : /^\d{1,3}$/.test(limitText) ? Number(limitText) : Number.NaN;
-  if (!(limit >= 1 && limit <= 100)) throw invalid("limit must be an integer from 1 to 100.", "يجب أن يكون limit عددًا صحيحًا من 1 إلى 100.");
-  const cursor = params.get("cursor");
-  if (cursor !== null && !CURSOR.test(cursor)) throw new ProblemError("INVALID_CURSOR", { en: "The cursor is malformed.", ar: "المؤشر غير صالح البنية." });
-  const stateName = params.get("state");
+  const once = (name: string) => (params.getAll(name).length === 1 ? params.get(name) : null);
+  const limitText = once("limit");
+  // An integer of more digits is out of range like 101 is; anything else is not an integer at all.
+  const limit = limitText === null ? 25 : /^\d{1,3}$/.test(limitText) ? Number(limitText) : /^-?\d+$/.test(limitText) ? Infinity : Number.NaN;
+  if (!(limit >= 1 && limit <= 100)) {
+    issue("limit", Number.isNaN(limit) ? "INVALID_TYPE" : "OUT_OF_RANGE", "limit must be an integer from 1 to 100.", "يجب أن يكون limit عددًا صحيحًا من 1 إلى 100.");
+  }
+  const stateName = once("state");
   const state = stateName === null ? ShipmentState.UNSPECIFIED : STATES.get(stateName);
-  if (state === undefined) throw invalid(`state must be one of ${[...STATES.keys()].join(", ")}.`, `يجب أن تكون state إحدى القيم: ${[...STATES.keys()].join(", ")}.`);
-  const externalReference = params.get("externalReference");
+  if (state === undefined) issue("state", "UNSUPPORTED_VALUE", `state must be one of ${[...STATES.keys()].join(", ")}.`, `يجب أن تكون state إحدى القيم: ${[...STATES.keys()].join(", ")}.`);
+  const externalReference = once("externalReference");
   if (externalReference !== null && (externalReference.length < 1 || externalReference.length > 128)) {
-    throw invalid("externalReference must be 1 to 128 characters.", "يجب أن يكون طول externalReference من 1 إلى 128 حرفًا.");
+    issue("externalReference", externalReference.length < 1 ? "TOO_SHORT" : "TOO_LONG", "externalReference must be 1 to 128 characters.", "يجب أن يكون طول externalReference من 1 إلى 128 حرفًا.");
+  } else if (externalReference?.includes("\u0000")) {
+    // No reference holds one (creates refuse it), and PostgreSQL text cannot: a 500 until fuzzing found it.
+    issue("externalReference", "INVALID_FORMAT", "externalReference must not contain a NUL character.", "يجب ألا يحتوي externalReference على محرف NUL.");
   }
-  // No reference holds one (creates refuse it), and PostgreSQL text cannot: a 500 until fuzzing found it.
-  if (externalReference?.includes("\u0000")) throw invalid("externalReference must not contain a NUL character.", "يجب ألا يحتوي externalReference على محرف NUL.");
-  return { limit, cursor: cursor ?? "", state, externalReference: externalReference ?? "" };
+  const cursor = once("cursor");
+  const badCursor = cursor !== null && !CURSOR.test(cursor);
+  if (issues.length > 0) {
+    if (badCursor) issue("cursor", "PATTERN_MISMATCH", "The cursor is malformed.", "المؤشر غير صالح البنية.");
+    throw invalidQuery(issues);
+  }
+  if (badCursor) throw new ProblemError("INVALID_CURSOR", { en: "The cursor is malformed.", ar: "المؤشر غير صالح البنية." });
+  return { limit, cursor: cursor ?? "", state: state ?? ShipmentState.UNSPECIFIED, externalReference: externalReference ?? "" };
 }
 
 /** GET /v2/external/shipments: a page of shape B shipments, newest first (keyset, HMAC cursor). */

@@ -8,6 +8,7 @@ import { cancelABody, cancelBBody } from "../shipments/cancel-schemas";
 import { shapeABody, shapeBBody } from "../shipments/create-schemas";
 import { draftFromShapeA, draftFromShapeB } from "../shipments/drafts";
 import { fingerprint } from "../shipments/fingerprint";
+import { withImplicitKey } from "../shipments/implicit-key";
 import { etagOf, renderShapeA, renderShapeB } from "../shipments/render";
 import { shapeOf } from "../shipments/shape";
 import { inRequestShape } from "../shipments/violation-fields";
@@ -39,7 +40,7 @@ export function createEndpoint(app: FastifyInstance, shipments: Client<typeof Sh
           draft,
         })
         .catch((error: unknown) => {
-          throw inRequestShape(shape, error);
+          throw inRequestShape(shape, header ? error : withImplicitKey("create", error));
         });
       if (!shipment) throw new Error("CreateShipment answered without a shipment");
       void reply.header("location", `/v2/external/shipments/${shipment.shipmentId}`);
@@ -69,7 +70,7 @@ export function cancelEndpoint(app: FastifyInstance, shipments: Client<typeof Sh
             : { key: shipmentId, clientId: "", fingerprint: fingerprint(shape, request.body) },
         })
         .catch((error: unknown) => {
-          throw inRequestShape(shape, error);
+          throw inRequestShape(shape, header ? error : withImplicitKey("cancel", error));
         });
       if (!shipment) throw new Error("CancelShipment answered without a shipment");
       return sendShipment(reply, shape, shipment, 200);

@@ -3,8 +3,8 @@ import type { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 import { rateLimited } from "../rate-limit/rate-limited";
-import type { SlidingWindow } from "../rate-limit/sliding-window";
 import { registerTrackingPage } from "../tracking/page-route";
+import { takePublicRead, type PublicTrackingLimits } from "../tracking/public-limits";
 import { renderMerchantTracking, renderPublicTracking } from "../tracking/render";
 import { resource } from "./route-table";
 import { shipmentIdOf } from "./shipment-id";
@@ -18,14 +18,8 @@ export function trackingCodeOf(request: FastifyRequest): string {
   return code;
 }
 
-/** decisions.md section 14: at most `limit` public reads per minute per code (JSON and page together). */
-export function limitPerCode(window: SlidingWindow, code: string): void {
-  const decision = window.take(code);
-  if (!decision.allowed) throw rateLimited({ name: "tracking-link", quota: window.limit, windowSeconds: window.windowSeconds }, decision);
-}
-
 /** The two tracking projections (decisions.md section 9) and the customer page behind trackingUrl. */
-export function registerTracking(app: FastifyInstance, tracking: Client<typeof TrackingService>, perCode: SlidingWindow): void {
+export function registerTracking(app: FastifyInstance, tracking: Client<typeof TrackingService>, limits: PublicTrackingLimits): void {
   resource(app, "/v2/external/shipments/:shipmentId/tracking", {
     GET: {
       onRequest: app.guard("shipments:read"),
@@ -40,12 +34,13 @@ export function registerTracking(app: FastifyInstance, tracking: Client<typeof T
     GET: {
       handler: async (request, reply) => {
         const code = trackingCodeOf(request);
-        limitPerCode(perCode, code);
+        const refusal = takePublicRead(limits, request, code);
+        if (refusal) throw rateLimited(refusal.policy, refusal.decision);
         const answer = await tracking.getPublicTracking({ code });
         void reply.header("cache-control", "no-store");
         return renderPublicTracking(answer);
       },
     },
   });
-  registerTrackingPage(app, tracking, perCode);
+  registerTrackingPage(app, tracking, limits);
 }

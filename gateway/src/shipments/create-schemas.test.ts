@@ -5,13 +5,13 @@ import { shapeABody, shapeBBody } from "./create-schemas";
 
 const A = {
   reference: "ORDER-1",
-  pickup: { savedLocationCode: "RUH-WH-1" },
+  pickup: { savedLocationCode: "RUH-WH-01" },
   destination: { latitude: 24.774265, longitude: 46.738586 },
   recipient: { name: "Noura", mobile: "0512345678" },
 };
 const B = {
   externalReference: "ORDER-2",
-  pickupLocationCode: "RUH-WH-1",
+  pickupLocationCode: "RUH-WH-01",
   recipient: { name: "Fahad", phone: "0512345678" },
   destination: { latitude: 24.774265, longitude: 46.738586 },
   items: [{ description: "Shoes", quantity: 1, weightKilograms: 1 }],

@@ -8,6 +8,13 @@ export const MOBILE = /^(?:05|5|\+9665)[0-9]{8}$/;
 const CODE = /^[A-Z0-9][A-Z0-9_-]{1,63}$/;
 const REQUIREMENT = /^[A-Z][A-Z0-9_]{1,47}$/;
 
+/** The mobile rule as a merchant reads it: example numbers of each accepted form, not the regex. */
+const MOBILE_RULE = {
+  en: "must be a Saudi mobile number such as 0512345678, 512345678 or +966512345678",
+  ar: "يجب أن يكون رقم جوال سعوديًا مثل 0512345678 أو 512345678 أو ‎+966512345678",
+};
+const mobileNumber = z.string().refine((value) => MOBILE.test(value), { params: { code: "PATTERN_MISMATCH", rule: MOBILE_RULE } satisfies RuleParams });
+
 /** +9665 followed by the last 8 digits, however the merchant wrote it. */
 export function canonicalMobile(mobile: string): string {
   return `+9665${mobile.slice(-8)}`;
@@ -45,7 +52,7 @@ export const shapeABody = z.strictObject({
       }
     }),
   destination: z.strictObject({ latitude, longitude }),
-  recipient: z.strictObject({ name: personName, mobile: z.string().regex(MOBILE) }),
+  recipient: z.strictObject({ name: personName, mobile: mobileNumber }),
   parcel: z
     .strictObject({
       description: description.optional(),
@@ -81,9 +88,9 @@ export const shapeBBody = z
     pickupLocationCode: z.string().regex(CODE),
     recipient: z.strictObject({
       name: personName,
-      phone: z.string().regex(MOBILE),
+      phone: mobileNumber,
       alternateContactName: personName.optional(),
-      alternateContactPhone: z.string().regex(MOBILE).optional(),
+      alternateContactPhone: mobileNumber.optional(),
     }),
     destination: z.strictObject({ addressLine: z.string().min(1).max(300).optional(), cityCode: cityCode.optional(), latitude, longitude }),
     declaredValue: amount.optional(),

@@ -70,6 +70,8 @@ export function renderShapeB(s: Shipment) {
     shipmentNumber: s.shipmentNumber,
     externalReference: s.externalReference,
     state: STATE_NAMES[s.state],
+    // Additive in /v2 (decisions.md section 15): shape A always had the customer's link, shape B now too.
+    trackingUrl: s.trackingUrl,
     recipientName: s.recipientName,
     maskedRecipientPhone: s.maskedRecipientPhone,
     totalWeightKilograms: num(s.totalWeightKilograms),

@@ -2,11 +2,12 @@ import { ConnectError, type Client } from "@connectrpc/connect";
 import type { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import { problemFromConnect, reasonOf, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problem/from-connect";
-import type { SlidingWindow } from "../rate-limit/sliding-window";
+import { rateLimitHeaders } from "../rate-limit/rate-limited";
 import { resource } from "../routes/route-table";
 import { correlate } from "../request/correlation";
 import { negotiateLanguage, type Language } from "../request/language";
 import { errorPage, STYLESHEET, STYLESHEET_PATH, trackingPage, type ErrorPage } from "./page";
+import { takePublicRead, type PublicTrackingLimits } from "./public-limits";
 
 const CODE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -58,10 +59,11 @@ export function sendLinkNotFoundPage(request: FastifyRequest, reply: FastifyRepl
 
 /**
  * GET /t/{code}: the customer page the trackingUrl opens, server-rendered from the public
- * projection in English or Arabic (right to left). It shares the per-code rate limit with the
- * JSON endpoint, and answers its failures as pages, not problem documents.
+ * projection in English or Arabic (right to left). It shares the public tracking limits with the
+ * JSON endpoint (and its 429 carries the same RateLimit headers), and answers its failures as
+ * pages, not problem documents.
  */
-export function registerTrackingPage(app: FastifyInstance, tracking: Client<typeof TrackingService>, perCode: SlidingWindow): void {
+export function registerTrackingPage(app: FastifyInstance, tracking: Client<typeof TrackingService>, limits: PublicTrackingLimits): void {
   // Through resource(): another method on the page or its stylesheet is a 405 with Allow, as on
   // every path of the document (found by fuzzing: POST /t/{code} was a 404).
   resource(app, STYLESHEET_PATH, {
@@ -75,8 +77,8 @@ export function registerTrackingPage(app: FastifyInstance, tracking: Client<type
     const fail = (kind: ErrorPage, headers: Record<string, string> = {}) => sendHtml(reply, PAGE_STATUS[kind], lang, errorPage(kind, lang), headers);
     const code = (request.params as { code?: string }).code ?? "";
     if (!CODE.test(code)) return fail("notFound");
-    const decision = perCode.take(code);
-    if (!decision.allowed) return fail("busy", { "retry-after": String(Math.max(1, decision.retryAfterSeconds)) });
+    const refusal = takePublicRead(limits, request, code);
+    if (refusal) return fail("busy", rateLimitHeaders(refusal.policy, refusal.decision));
     try {
       return sendHtml(reply, 200, lang, trackingPage(await tracking.getPublicTracking({ code }), lang));
     } catch (error) {

@@ -29,7 +29,7 @@ export interface ViolationParams {
   readonly format?: string;
   readonly multipleOf?: string;
   readonly values?: readonly string[];
-  /** For codes whose message is the rule itself (INCONSISTENT_VALUE, UNKNOWN_REFERENCE). */
+  /** For codes whose message is the rule itself (INCONSISTENT_VALUE, UNKNOWN_REFERENCE), or a pattern worded by example. */
   readonly rule?: Localized;
 }
 
@@ -71,7 +71,8 @@ export function violationMessage(code: ViolationCode, p: ViolationParams = {}): 
       case "TOO_LONG":
         return { en: `must be at most ${p.max} characters long`, ar: `يجب ألا يزيد طوله على ${p.max} حرفًا` };
       case "PATTERN_MISMATCH":
-        return { en: `must match ${p.pattern}`, ar: `يجب أن يطابق النمط ${p.pattern}` };
+        // A rule a merchant reads better by example (a phone number) says so instead of its regex.
+        return p.rule ?? { en: `must match ${p.pattern}`, ar: `يجب أن يطابق النمط ${p.pattern}` };
       case "OUT_OF_RANGE":
         return range(p);
       case "NOT_MULTIPLE_OF":

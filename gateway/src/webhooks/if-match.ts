@@ -1,10 +1,14 @@
 import type { FastifyRequest } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 
+/** What the webhook service reads as "any current version": `If-Match: *` (versions start at 1). */
+const ANY_VERSION = 0n;
+
 /**
- * The version an If-Match names (delivery-api.md Webhook management): missing is 428; anything but
- * one strong entity tag of digits (a weak tag, a list, `*`) can never match the endpoint's strong
- * version, so it is a stale precondition, 412.
+ * The version an If-Match names (delivery-api.md Webhook management): missing is 428; `*` matches
+ * any current version (RFC 9110 section 13.1.1), so the change applies to whatever exists; anything
+ * else but one strong entity tag of digits from 1 (a weak tag, a list, "0") can never match the
+ * endpoint's strong version, so it is a stale precondition, 412.
  */
 export function ifMatchVersion(request: FastifyRequest): bigint {
   const header = request.headers["if-match"];
@@ -14,8 +18,9 @@ export function ifMatchVersion(request: FastifyRequest): bigint {
       ar: "يتطلب هذا التغيير الترويسة If-Match بقيمة ETag الحالية لنقطة الاستقبال.",
     });
   }
+  if (header.trim() === "*") return ANY_VERSION;
   const match = /^"(\d{1,18})"$/.exec(header.trim());
-  if (!match?.[1]) throw stale();
+  if (!match?.[1] || BigInt(match[1]) === ANY_VERSION) throw stale();
   return BigInt(match[1]);
 }
 

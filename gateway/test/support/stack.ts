@@ -35,6 +35,8 @@ export interface Stack {
   readonly baseUrl: string;
   /** The merchant service's /metrics: how many token requests reached it (rpc_server_duration_seconds_count). */
   readonly merchantMetricsUrl: string;
+  /** The merchant service's RPC address, for services a test starts behind this gateway. */
+  readonly merchantUrl: string;
   readonly environment: "sandbox" | "production";
   readonly admin: ReturnType<typeof createPeerClient<typeof MerchantAdminService>>;
   /** An ACTIVE merchant and its clients: all scopes, read-only, and disabled. */
@@ -47,7 +49,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(opts: { adminUrl: string; environment: "sandbox" | "production"; gatewayEnv?: Record<string, string> }): Promise<Stack> {
+export async function startStack(opts: {
+  adminUrl: string;
+  environment: "sandbox" | "production";
+  gatewayEnv?: Record<string, string>;
+  /** Starts services behind the gateway once the merchant service runs (its RPC address given); returns the gateway's settings that name them. */
+  behindGateway?: (merchantUrl: string) => Promise<Record<string, string>>;
+}): Promise<Stack> {
   initTracing();
   const logger = createLogger({ service: `stack-${opts.environment}`, level: "silent" });
   const dbName = `tawsil_test_gw_${opts.environment}_${randomUUID().slice(0, 8)}`;
@@ -71,6 +79,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
   const keysDb = openDatabase(PrismaClient, { url, maxConnections: 2, logger });
   try {
     merchantService = await startMerchantService(merchantConfig, logger);
+    const behind = (await opts.behindGateway?.(merchantService.url)) ?? {};
     const config = readConfig({
       PORT: "0",
       TAWSIL_ENVIRONMENT: opts.environment,
@@ -82,6 +91,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
       // Only the merchant service is needed for authentication; the others are never called here.
       ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
       ...opts.gatewayEnv,
+      ...behind,
     });
     gateway = buildGateway({ config, logger, registry: createMetrics("gateway").registry });
     // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
@@ -109,6 +119,7 @@ export async function startStack(opts: { adminUrl: string; environment: "sandbox
     return {
       baseUrl,
       merchantMetricsUrl: `${merchantService.metricsUrl}/metrics`,
+      merchantUrl: merchantService.url,
       environment: opts.environment,
       admin,
       merchant: { id: merchant!.merchantId, code, full, readOnly, disabled },

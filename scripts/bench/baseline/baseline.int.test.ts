@@ -48,7 +48,7 @@ describe("the one-process baseline on real PostgreSQL", () => {
       issuer: ISSUER,
       audience: AUDIENCE,
       cursorSecret: randomBytes(32),
-      locations: { "RUH-WH-1": LOCATION },
+      locations: { "RUH-WH-01": LOCATION },
       publicBaseUrl: "http://localhost:8080",
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -76,7 +76,7 @@ describe("the one-process baseline on real PostgreSQL", () => {
   };
   const draft = (reference: string) => ({
     reference,
-    pickup: { savedLocationCode: "RUH-WH-1" },
+    pickup: { savedLocationCode: "RUH-WH-01" },
     destination: { latitude: 24.774265, longitude: 46.738586 },
     recipient: { name: "Bench", mobile: "0512345678" },
   });

@@ -1,7 +1,8 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
 import { afterMs, ceiling } from "../cpu-budget";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
-import { describeTarget } from "../stats";
+import { DEADLINE_MS, POLL_MS } from "../scenarios/tracking-freshness";
+import { describeTarget, FRESHNESS } from "../stats";
 import type { BenchResults } from "./results";
 import { targetRows, verdict } from "./targets";
 
@@ -40,6 +41,8 @@ export function renderSummary(results: BenchResults): string {
       results.scenarios.map(loadRow),
     ),
   );
+  const freshness = freshnessTable(results);
+  if (freshness) parts.push(freshness);
   const clientCpu = results.scenarios.flatMap((s) => [s.mesh?.median.clientCpuPercent, s.baseline?.median.clientCpuPercent]).filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (clientCpu.length) parts.push(`\nLoad driver's own CPU: ${Math.min(...clientCpu).toFixed(0)}–${Math.max(...clientCpu).toFixed(0)}% of one core (medians per target).`);
   const budget = cpuBudgetTable(results);
@@ -79,6 +82,21 @@ export function renderSummary(results: BenchResults): string {
     );
   }
   return parts.join("\n");
+}
+
+/** How long changes took to reach the projections, beside decisions.md section 9's promise. */
+function freshnessTable(results: BenchResults): string | undefined {
+  const measured = results.scenarios.filter((s) => s.lags?.length);
+  if (!measured.length) return undefined;
+  const target = `p99 ≤ ${FRESHNESS.p99Ms} ms, max ≤ ${FRESHNESS.maxMs} ms`;
+  const rows = measured.flatMap((s) =>
+    s.lags!.map((l) => [l.what, String(l.samples), String(l.missed), msCell(l.p50Ms), msCell(l.p95Ms), msCell(l.p99Ms), msCell(l.maxMs), target, verdict(l.met), l.note ?? ""]),
+  );
+  return [
+    "\n## Freshness of the projections (decisions.md section 9)\n",
+    table(["Change", "Seen", `Not seen in ${DEADLINE_MS / 1000} s`, "p50", "p95", "p99", "max", "Section 9", "Met", "Note"], rows),
+    `\nFrom the change's answer at the client to the first read of the tracking service's own table that shows it (polled every ${POLL_MS} ms, so each figure is late by up to ${POLL_MS} ms), under the scenario's own load; pooled over ${String(results.settings.rounds)} rounds. A change not seen in ${DEADLINE_MS / 1000} s counts as a miss and fails the promise.`,
+  ].join("\n");
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioResult } from "../scenarios/scenario";
-import { medianOfRounds, type RoundFigures } from "../stats";
+import { lagFigures, medianOfRounds, type RoundFigures } from "../stats";
 import { renderReport, renderSummary } from "./markdown";
 import type { BenchResults } from "./results";
 import { renderSvg } from "./svg";
@@ -71,6 +71,7 @@ describe("targets", () => {
       ["not run", undefined],
       ["not run", undefined],
       ["not run", undefined],
+      ["not run", undefined],
       ["6.5%", false],
       ["1.29 GiB", false],
       ["18.4 s", true],
@@ -130,6 +131,34 @@ describe("the markdown report", () => {
   it("keeps every round, and the summary leaves them out", () => {
     expect(report).toContain("| baseline | 2 | 800.0 | 8.00 ms | 18.0 ms | 6400 | 0 | 10 |");
     expect(renderSummary(RESULTS)).not.toContain("Every round");
+  });
+});
+
+describe("the freshness of the projections", () => {
+  const lags = [lagFigures("create to tracking projection", [40, 60, 2500], 0), { ...lagFigures("cancel to tracking projection", [30, 50], 1), note: "2 cancels refused" }];
+  const freshness: ScenarioResult = {
+    name: "tracking-freshness",
+    title: "tracking freshness",
+    status: "ran",
+    mesh: figures(round(12, 40, 60)),
+    target: { what: "create-to-projection p99", op: "<=", value: 1000, unit: " ms" },
+    figure: lags[0]!.p99Ms,
+    met: false,
+    lags,
+  };
+  const report = renderReport({ ...RESULTS, scenarios: [...SCENARIOS, freshness] });
+
+  it("puts p50, p95, p99 and max of each change beside section 9's promise, a miss failing it", () => {
+    expect(report).toContain("| create to tracking projection | 3 | 0 | 60.0 ms | 2500.0 ms | 2500.0 ms | 2500.0 ms | p99 ≤ 1000 ms, max ≤ 2000 ms | no |  |");
+    expect(report).toContain("| cancel to tracking projection | 2 | 1 | 30.0 ms | 50.0 ms | 50.0 ms | 50.0 ms | p99 ≤ 1000 ms, max ≤ 2000 ms | no | 2 cancels refused |");
+  });
+
+  it("judges the create's p99 among the targets", () => {
+    expect(report).toContain("| create to tracking projection p99 ≤ 1000 ms (decisions.md section 9; cancel and max in the freshness table) | 23-67 ms, idle (issue 27) | 2500.0 ms | no |  |");
+  });
+
+  it("is left out of a run without it", () => {
+    expect(renderReport(RESULTS)).not.toContain("Freshness of the projections");
   });
 });
 

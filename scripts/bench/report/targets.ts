@@ -34,6 +34,7 @@ export function targetRows(results: BenchResults): TargetRow[] {
     scenarioRow("estimate", "estimate ≥ 0.15x bare node:http", "0.013x (~200/s)", x),
     scenarioRow("read", "read by id ≥ 0.5x the one-process baseline", "0.13x", x),
     scenarioRow("list-deep", "deep list page ≤ 1.2x page 1", "–", x),
+    scenarioRow("tracking-freshness", "create to tracking projection p99 ≤ 1000 ms (decisions.md section 9; cancel and max in the freshness table)", "23-67 ms, idle (issue 27)", (v) => `${v.toFixed(1)} ms`),
     row("idle CPU of the seven processes ≤ 5% of one core", "35-98%", results.idle?.sevenCpuPercent, { what: "cpu", op: "<=", value: 5 }, (v) => `${v.toFixed(1)}%`),
     row("idle RSS of the mesh (seven + broker) ≤ 1.2 GiB", "1.8 GiB", results.idle === undefined ? undefined : results.idle.meshRssBytes / GIB, { what: "rss", op: "<=", value: 1.2 }, (v) => `${v.toFixed(2)} GiB`),
     row("make dev, warm checkout, to ready ≤ 20 s", "–", results.startup.warmStartSeconds, { what: "start", op: "<=", value: 20 }, (v) => `${v.toFixed(1)} s`),

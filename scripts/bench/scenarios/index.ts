@@ -6,6 +6,7 @@ import { listDeep, listFirst } from "./list";
 import { read } from "./read";
 import type { Scenario } from "./scenario";
 import { tracking } from "./tracking";
+import { trackingFreshness } from "./tracking-freshness";
 import { webhookFanout } from "./webhook-fanout";
 
-export const SCENARIOS: readonly Scenario[] = [create, createPaced, estimate, read, listFirst, listDeep, tracking, webhookFanout];
+export const SCENARIOS: readonly Scenario[] = [create, createPaced, estimate, read, listFirst, listDeep, tracking, trackingFreshness, webhookFanout];

@@ -8,7 +8,7 @@ import type { ProcessProfile, MeshProfiler } from "../profiler";
 import type { DeepCursor } from "../seed/deep-cursor";
 import type { Endpoint, RoundOutcome } from "../driver";
 import type { BenchSettings } from "../settings";
-import type { MedianFigures, RoundFigures, Target } from "../stats";
+import type { LagFigures, MedianFigures, RoundFigures, Target } from "../stats";
 
 export interface BenchContext {
   readonly settings: BenchSettings;
@@ -27,6 +27,8 @@ export interface BenchContext {
   readonly meshReadIds: readonly string[];
   readonly baselineReadIds: readonly string[];
   readonly meshDeepCursor: DeepCursor | undefined;
+  /** The tracking service's own database, which the freshness scenario watches. */
+  readonly trackingDatabaseUrl: string | undefined;
   readonly baselineDeepCursor: string | undefined;
   /** Results of the scenarios that ran before this one. */
   readonly results: ReadonlyMap<string, ScenarioResult>;
@@ -42,8 +44,8 @@ export type Prepared =
   | { readonly kind: "load"; readonly mesh: Endpoint; readonly baseline?: Endpoint; readonly notes?: string }
   /** Rounds at a fixed request rate against the mesh only. */
   | { readonly kind: "paced"; readonly mesh: Endpoint; readonly rate: number; readonly notes?: string }
-  /** Rounds of a measurement of the scenario's own (deliveries, say) against the mesh only. */
-  | { readonly kind: "custom"; readonly measure: () => Promise<RoundOutcome>; readonly notes?: string }
+  /** Rounds of a measurement of the scenario's own (deliveries, say) against the mesh only; lags, read once the rounds are over, are the projections' freshness. */
+  | { readonly kind: "custom"; readonly measure: () => Promise<RoundOutcome>; readonly notes?: string; readonly lags?: () => readonly LagFigures[] }
   | { readonly kind: "unavailable"; readonly reason: string };
 
 export interface Scenario {
@@ -83,6 +85,8 @@ export interface ScenarioResult {
   readonly cpu?: readonly ProcessCpu[];
   /** The profiled extra round. */
   readonly profile?: ScenarioProfile;
+  /** How long changes took to show in a projection (pooled over the rounds). */
+  readonly lags?: readonly LagFigures[];
 }
 
 export interface ScenarioProfile {

@@ -84,9 +84,9 @@ describe("MerchantAdminService", () => {
       reason: "MERCHANT_ALREADY_EXISTS",
       message: "merchant ACME already exists",
     });
-    const location = { code: "RUH-WH-1", coordinate: RIYADH, addressLine: "King Fahd Road", cityCode: "RUH" };
+    const location = { code: "RUH-WH-01", coordinate: RIYADH, addressLine: "King Fahd Road", cityCode: "RUH" };
     const { location: stored } = await service.admin.addSavedLocation({ merchantCode: "ACME", ...location });
-    expect(stored).toMatchObject({ code: "RUH-WH-1", coordinate: RIYADH, addressLine: "King Fahd Road", cityCode: "RUH" });
+    expect(stored).toMatchObject({ code: "RUH-WH-01", coordinate: RIYADH, addressLine: "King Fahd Road", cityCode: "RUH" });
     expect(await failure(service.admin.addSavedLocation({ merchantCode: "ACME", ...location }))).toMatchObject({ code: Code.AlreadyExists, reason: "SAVED_LOCATION_ALREADY_EXISTS" });
     expect((await service.admin.addBranch({ merchantCode: "ACME", code: "MAIN", name: "Main branch" })).branch).toMatchObject({ code: "MAIN", name: "Main branch" });
     expect(await failure(service.admin.addBranch({ merchantCode: "ACME", code: "MAIN", name: "Again" }))).toMatchObject({ code: Code.AlreadyExists, reason: "BRANCH_ALREADY_EXISTS" });

@@ -34,7 +34,7 @@ describe("./tawsil", () => {
     expect(value((await tawsil(["merchant", "status", "CLI-CO", "ACTIVE"])).out, "status")).toBe("ACTIVE");
     expect(value((await tawsil(["merchant", "show", "CLI-CO"])).out, "display_name")).toBe("CLI Store");
 
-    const location = await tawsil(["location", "add", "CLI-CO", "--code", "RUH-WH-1", "--lat", "24.7136", "--lng", "46.6753", "--address", "King Fahd Road", "--city", "RUH"]);
+    const location = await tawsil(["location", "add", "CLI-CO", "--code", "RUH-WH-01", "--lat", "24.7136", "--lng", "46.6753", "--address", "King Fahd Road", "--city", "RUH"]);
     expect(value(location.out, "coordinate")).toBe("24.713600, 46.675300");
     expect((await tawsil(["branch", "add", "CLI-CO", "--code", "MAIN", "--name", "Main"])).code).toBe(0);
 

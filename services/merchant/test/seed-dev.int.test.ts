@@ -72,7 +72,7 @@ describe("seedDevMerchants", () => {
     // The operators' CLI of this checkout reads its admin listeners here (scripts/operator-env.ts).
     expect(first.TAWSIL_MERCHANT_ADMIN_URL).toBe(service.adminUrl);
     expect(first.TAWSIL_SHIPMENT_ADMIN_URL).toBe(SHIPMENT_ADMIN);
-    expect(first.TAWSIL_SAVED_LOCATION).toBe("RUH-WH-1");
+    expect(first.TAWSIL_SAVED_LOCATION).toBe("RUH-WH-01");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(await counts()).toEqual({ merchant: 2, oauth_client: 3, saved_location: 2, branch: 2, rate_card: 2 });
 

@@ -202,6 +202,43 @@ describe("the public projection", () => {
     }
   });
 
+  it("estimates only from the coarse cell it shows, to the whole minute, and none before pickup, on the JSON answer and the page alike", async () => {
+    const page = async (code: string) => {
+      const res = await fetch(`${stack.gateway.baseUrl}/t/${code}`, { headers: { "accept-language": "en" } });
+      expect(res.status).toBe(200);
+      return [...(await res.text()).matchAll(/<p class="eta"[^>]*>.*?<\/p>/g)].map((m) => m[0]);
+    };
+    // Both fixes lie in the cell of node (24.680, 46.700), about 600 m apart.
+    const [near, far] = [tracked(), tracked()];
+    const positions = [{ latitudeMicro: 24_678_000, longitudeMicro: 46_698_000 }, { latitudeMicro: 24_682_400, longitudeMicro: 46_702_400 }];
+    for (const s of [near, far]) {
+      for (const state of ["PENDING_APPROVAL", "READY_FOR_DISPATCH", "OFFERED"] as const) await s.move(state);
+      await s.accept("driver-e");
+      await s.move("ACCEPTED");
+    }
+    await near.fix("driver-e", 7, positions[0]);
+    await far.fix("driver-e", 7, positions[1]);
+
+    // On the way to the pickup: the merchant sees the driver and both estimates, the customer neither.
+    const merchantAssigned = await merchantBody(near.shipmentId);
+    expect([merchantAssigned.locationStatus, typeof merchantAssigned.estimatedPickupAt, typeof merchantAssigned.estimatedDeliveryAt]).toEqual(["AVAILABLE", "string", "string"]);
+    const publicAssigned = await publicBody(near.code);
+    expect([publicAssigned.locationStatus, publicAssigned.driverLocation, publicAssigned.estimatedPickupAt, publicAssigned.estimatedDeliveryAt]).toEqual(["LOCATION_UNAVAILABLE", null, null, null]);
+    expect(await page(near.code)).toEqual(['<p class="eta">No arrival estimate yet.</p>']);
+
+    for (const s of [near, far]) await s.move("OUT_FOR_DELIVERY");
+    // The merchant's estimates come from the exact fixes and tell them apart; the public answers do not.
+    expect((await merchantBody(near.shipmentId)).estimatedDeliveryAt).not.toBe((await merchantBody(far.shipmentId)).estimatedDeliveryAt);
+    const [nearView, farView] = [await publicBody(near.code), await publicBody(far.code)];
+    expect(nearView).toEqual(farView);
+    expect(nearView).toMatchObject({ locationStatus: "AVAILABLE", driverLocation: { latitude: 24.68, longitude: 46.7, accuracyMetres: 500 }, estimatedPickupAt: null });
+    expect(Date.parse(nearView.estimatedDeliveryAt as string) % 60_000).toBe(0);
+    const nearPage = await page(near.code);
+    expect(nearPage).toHaveLength(1);
+    expect(nearPage[0]).toContain(`datetime="${nearView.estimatedDeliveryAt as string}"`);
+    expect(await page(far.code)).toEqual(nearPage);
+  });
+
   it("expires 7 days after the terminal state: 200 until then, 410 TRACKING_LINK_EXPIRED from that instant", async () => {
     const s = tracked();
     const endedAt = new Date(stack.now.getTime());
@@ -242,40 +279,62 @@ describe("the public rate limit", () => {
   });
 });
 
+/** A shipment created in the shipment service itself, whose events the test never publishes. */
+async function unprojected() {
+  const merchantId = await stack.shipments.newMerchant(`TRK${randomUUID().slice(0, 6).toUpperCase()}`);
+  const reference = `TRK-${randomUUID().slice(0, 8)}`;
+  const { shipment } = await stack.shipments.client.createShipment({
+    merchantId,
+    idempotency: idempotency(`track-${randomUUID()}`, { reference }),
+    draft: {
+      externalReference: reference,
+      pickup: { case: "pickupCoordinate", value: { latitudeMicro: 24_690_000, longitudeMicro: 46_685_000 } },
+      recipientName: "Sara",
+      recipientPhone: "+966512345678",
+      destination: { latitudeMicro: 24_666_000, longitudeMicro: 46_730_000 },
+      items: [{ description: "Shoes", quantity: 1, weightKilograms: "1.000" }],
+    },
+  });
+  return { merchantId, shipment: shipment!, code: shipment!.trackingUrl.split("/t/")[1]! };
+}
+
 describe("no window of 404s", () => {
+  it("expires a link the shipment service answers, 7 days after its terminal state like any other", async () => {
+    const { merchantId, shipment, code } = await unprojected();
+    const id = shipment.shipmentId;
+    await stack.shipments.client.cancelShipment({ merchantId, shipmentId: id, reasonCode: "CUSTOMER_REQUEST", idempotency: { ...idempotency(id, "cancel"), clientId: "" } });
+    const [row] = await query<{ terminal_at: Date }>(stack.shipments.databaseUrl, "SELECT terminal_at FROM shipment WHERE id = $1::uuid", id);
+    const endedAt = row!.terminal_at;
+    const saved = stack.now;
+    try {
+      stack.now = new Date(endedAt.getTime() + 7 * 24 * 3600_000 - 1);
+      expect(summary(await publicBody(code))).toEqual(["CANCELLED", "TERMINAL_NO_LIVE_LOCATION", 60, "no position"]);
+      stack.now = new Date(endedAt.getTime() + 7 * 24 * 3600_000);
+      await problem(await publicView(code), 410, "TRACKING_LINK_EXPIRED");
+    } finally {
+      stack.now = saved;
+    }
+  });
+
   it("answers a shipment the projection has not seen yet from the shipment service, then from the projection", async () => {
-    const merchantId = await stack.shipments.newMerchant(`TRK${randomUUID().slice(0, 6).toUpperCase()}`);
-    const reference = `TRK-${randomUUID().slice(0, 8)}`;
-    const { shipment } = await stack.shipments.client.createShipment({
-      merchantId,
-      idempotency: idempotency(`track-${randomUUID()}`, { reference }),
-      draft: {
-        externalReference: reference,
-        pickup: { case: "pickupCoordinate", value: { latitudeMicro: 24_690_000, longitudeMicro: 46_685_000 } },
-        recipientName: "Sara",
-        recipientPhone: "+966512345678",
-        destination: { latitudeMicro: 24_666_000, longitudeMicro: 46_730_000 },
-        items: [{ description: "Shoes", quantity: 1, weightKilograms: "1.000" }],
-      },
-    });
-    const code = shipment!.trackingUrl.split("/t/")[1]!;
+    const { shipment, code } = await unprojected();
     // The shipment service publishes nothing here: only the fallback can know this shipment.
     const early = await publicBody(code);
     expect(summary(early)).toEqual(["CREATED", "NOT_ASSIGNED", 30, "no position"]);
     expect((early.history as { status: string }[]).map((h) => h.status)).toEqual(["CREATED"]);
-    await problem(await merchantView(shipment!.shipmentId), 403, "ACCESS_DENIED"); // the token's merchant is another one
+    await problem(await merchantView(shipment.shipmentId), 403, "ACCESS_DENIED"); // the token's merchant is another one
 
     // The shipment service's own outbox events carry the code's hash: once they are applied, the
     // projection answers, and the merchant's view of them is its own.
     const events = await query<{ event_id: string; payload: Uint8Array }>(
       stack.shipments.databaseUrl,
       "SELECT event_id::text, payload FROM outbox_event WHERE key = $1 ORDER BY seq",
-      shipment!.shipmentId,
+      shipment.shipmentId,
     );
     expect(events.map((e) => fromBinary(ShipmentChangedSchema, e.payload).trackingCodeSha256)).toEqual(events.map(() => sha256(code)));
-    for (const e of events) await stack.publish("shipments", shipment!.shipmentId, new Uint8Array(e.payload), e.event_id);
+    for (const e of events) await stack.publish("shipments", shipment.shipmentId, new Uint8Array(e.payload), e.event_id);
     const { shipment: found } = await stack.shipments.client.findTrackedShipment({ key: { case: "trackingCodeSha256", value: sha256(code) } });
-    expect(found?.shipmentId).toBe(shipment!.shipmentId);
+    expect(found?.shipmentId).toBe(shipment.shipmentId);
     await stack.shipments.close(); // the projection alone answers now
     stack.shipmentsClosed = true;
     expect(summary(await publicBody(code))).toEqual(["CREATED", "NOT_ASSIGNED", 30, "no position"]);

@@ -11,6 +11,7 @@ import { enqueueShipmentEvent } from "../src/app/enqueue-event";
 import type { Clock, ResolvedAddress, Resolver } from "../src/app/ports";
 import { readConfig, type Config } from "../src/config";
 import type { PublicStatus } from "../src/domain/event-types";
+import { SystemResolver } from "../src/infra/dns-resolver";
 import type { EndpointRoutes } from "../src/infra/endpoint-routes";
 import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
 import { startWebhookService, type RunningWebhookService, type WebhookOverrides } from "../src/server";
@@ -51,11 +52,21 @@ export class TestClock implements Clock {
   }
 }
 
-/** Names resolve where the test says; anything else through the given fallback (none: unresolvable). */
-export class TestResolver implements Resolver {
+/**
+ * The system resolver over a made-up getaddrinfo: names resolve where the test says, names in
+ * `failures` fail with that error code (EAI_AGAIN: the resolver could not answer), and any other
+ * name does not exist (ENOTFOUND).
+ */
+export class TestResolver extends SystemResolver implements Resolver {
   readonly names = new Map<string, ResolvedAddress[]>();
-  async resolve(hostname: string): Promise<ResolvedAddress[]> {
-    return this.names.get(hostname) ?? [];
+  readonly failures = new Map<string, string>();
+  constructor() {
+    super(async (hostname) => {
+      const failure = this.failures.get(hostname);
+      const found = this.names.get(hostname);
+      if (failure !== undefined || !found) throw Object.assign(new Error(`getaddrinfo ${failure ?? "ENOTFOUND"} ${hostname}`), { code: failure ?? "ENOTFOUND" });
+      return found;
+    });
   }
 }
 

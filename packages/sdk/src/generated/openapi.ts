@@ -193,7 +193,10 @@ export interface paths {
          * Public tracking (customer view, no credentials)
          * @description The customer-safe projection behind a tracking link. The position is coarse (snapped to a
          *     0.005 degree grid) and shown only while PICKED_UP or OUT_FOR_DELIVERY. A link is valid
-         *     until 7 days after a terminal state, then 410.
+         *     until 7 days after a terminal state, then 410. Limits, shared with the customer page (429
+         *     with `RateLimit-Policy` naming the one spent): 120 reads per minute per link
+         *     (`tracking-link`) and 600 per minute per client address across links, unknown ones
+         *     included (`tracking-address`).
          */
         get: operations["getPublicTracking"];
         put?: never;
@@ -261,7 +264,15 @@ export interface paths {
          * @description The answer carries the endpoint and, this once only, its `signingSecret`. `events` narrows
          *     the subscription; when omitted all seven event types are subscribed. The URL must be an
          *     absolute `https` URL of at most 2048 characters, without user info or fragment, whose host
-         *     is not and does not resolve to a loopback, private, link-local or multicast address.
+         *     is not and does not resolve to a loopback, private, link-local or multicast address. A host
+         *     name that does not exist is a 422 on `url`; a name that could not be resolved right now (the
+         *     resolver failed or timed out) is a 503: retry later.
+         *
+         *     Safe to retry: while a webhook registered by the same request (same `url` and `events`) is
+         *     unchanged and at most 24 hours old, the request again answers the same 201 with the same
+         *     endpoint and `signingSecret`, so a registration whose answer was lost (a 503 or a timeout
+         *     after it committed) is retried without a 409. Any other registration while a webhook exists
+         *     is a 409.
          */
         post: operations["registerWebhook"];
         /**
@@ -292,6 +303,16 @@ export interface paths {
          * @description Returns the new `signingSecret` (this once only) and sets `previousSecretValidUntil` 24 hours
          *     ahead; until then deliveries carry a second signature made with the previous secret. At most
          *     5 rotations per hour per merchant. No request body.
+         *
+         *     One previous secret at a time: a delivery carries at most two signatures (the current secret
+         *     and the one it replaced). A second rotation within 24 hours makes the secret of the first
+         *     rotation the previous one, valid 24 hours from the second rotation, and the secret before it
+         *     stops signing at once. Move the receiver to the new secret before rotating again.
+         *
+         *     Safe to retry: the same rotation again (the `If-Match` of the version it rotated, with
+         *     nothing changed since, within its 24 hours) answers the same 200 with the same secret and
+         *     rotates nothing, so a rotation whose answer was lost (a 503 or a timeout after it committed)
+         *     is retried without a 412. `If-Match: *` rotates whatever version is current, every time.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -525,7 +546,7 @@ export interface components {
                  */
                 weightKg?: number;
             };
-            /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (decisions.md section 2). Above the merchant's agreed maximum it is a 422. */
+            /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (at least 0, at most 2 decimals). Above the merchant's agreed maximum it is a 422. */
             codAmount?: number;
             /** @description Start before end, end in the future, at most 7 days ahead. */
             pickupWindow?: {
@@ -633,6 +654,11 @@ export interface components {
             shipmentNumber: string;
             externalReference: string;
             state: components["schemas"]["ShipmentState"];
+            /**
+             * Format: uri-reference
+             * @description The customer page, `{base_url}/t/{code}`: the same link as shape A's and the webhook's `data.trackingUrl`.
+             */
+            trackingUrl: string;
             recipientName: string;
             /** @description Only the final four digits are visible. */
             maskedRecipientPhone: string;
@@ -745,12 +771,12 @@ export interface components {
             driverLocation: components["schemas"]["PublicDriverLocation"] | null;
             /**
              * Format: date-time
-             * @description Additive; null when there is no basis for an estimate.
+             * @description Additive; null: no public estimate rests on a driver's position before PICKED_UP, and none is shown after it.
              */
             estimatedPickupAt: string | null;
             /**
              * Format: date-time
-             * @description Additive; null when there is no basis for an estimate.
+             * @description Additive; from the coarse cell shown in driverLocation to the destination area, rounded to the whole minute, never from the exact position; null unless the parcel is carried (PICKED_UP, OUT_FOR_DELIVERY) and locationStatus is AVAILABLE.
              */
             estimatedDeliveryAt: string | null;
         };
@@ -1204,7 +1230,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+         * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
          * @example "3"
          */
         IfMatch: string;
@@ -1921,7 +1947,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["TrackingPage"];
             410: components["responses"]["TrackingPage"];
-            /** @description Too many reads of this link; an HTML page. */
+            /** @description Too many reads of this link, or of tracking links from this address (the limits of the JSON endpoint, shared with it); an HTML page. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1930,6 +1956,8 @@ export interface operations {
                     "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2090,7 +2118,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+                 * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
                  * @example "3"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -2132,7 +2160,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+                 * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
                  * @example "3"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -2189,7 +2217,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The endpoint's current ETag (its version, quoted). Missing is 428; any other value is 412.
+                 * @description The endpoint's current ETag (its version, quoted), or `*` for whatever version is current (RFC 9110). Missing is 428; any other value is 412.
                  * @example "3"
                  */
                 "If-Match": components["parameters"]["IfMatch"];

@@ -3,7 +3,7 @@ import { accessDenied, ShipmentValidationError } from "../domain/errors";
 import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
 import { boundTo, type IdempotencyInput, type IdempotentResult, replay, resultOf, scopeOf } from "./idempotency";
-import type { Outcome, ShipmentStore } from "./ports";
+import type { Outcome, ShipmentStore, StoredRecord } from "./ports";
 import { isUuid } from "@tawsil/domain";
 
 export interface CancelShipmentRequest {
@@ -18,8 +18,10 @@ const REASON = /^[A-Z][A-Z0-9_]{1,47}$/;
 /**
  * Cancels before any driver offer (decisions.md section 4), idempotently like create: the record,
  * the change and its event commit together, under the shipment's row lock that ReserveForOffer
- * takes too, so of a racing cancel and offer exactly one wins. A completed cancel and the 409
- * SHIPMENT_ALREADY_ASSIGNED are stored and replayed; nothing else is.
+ * takes too, so of a racing cancel and offer exactly one wins. A completed cancel is stored and
+ * replayed; the 409 SHIPMENT_ALREADY_ASSIGNED only under the caller's own key (section 3): under the
+ * key derived from the shipment it would answer every later keyless cancel for 24 h, even once the
+ * shipment is cancellable again (an offer that expired into DISPATCH_UNRESOLVED).
  */
 export class CancelShipment {
   private readonly clock: () => Date;
@@ -36,14 +38,17 @@ export class CancelShipment {
     const scope = scopeOf("cancel", request.merchantId, request.idempotency);
     if (!REASON.test(request.reasonCode)) throw new ShipmentValidationError([{ field: "reason_code", code: "PATTERN_MISMATCH", params: { pattern: REASON.source } }]);
     if (!isUuid(request.shipmentId)) throw new NotFoundError("shipment");
+    const derivedKey = scope.clientId === "";
+    // A refusal stored under the derived key before section 3 said otherwise no longer counts.
+    const counts = (stored: StoredRecord | null): stored is StoredRecord => stored !== null && !(derivedKey && stored.outcome.kind === "refused");
     const early = await this.deps.store.findRecord(scope, this.clock());
-    if (early) return replay(request.idempotency, early);
+    if (counts(early)) return replay(request.idempotency, early);
 
     const now = this.clock();
     const result = await this.deps.store.inTransaction(async (tx): Promise<IdempotentResult | Outcome> => {
       await tx.lockIdempotencyScope(scope, this.deps.idempotencyWaitMs);
       const stored = await tx.findRecord(scope, now);
-      if (stored) return replay(request.idempotency, stored);
+      if (counts(stored)) return replay(request.idempotency, stored);
       const shipment = await tx.lockShipment(request.shipmentId);
       if (!shipment) throw new NotFoundError("shipment");
       if (shipment.merchantId !== request.merchantId) throw accessDenied();
@@ -53,9 +58,10 @@ export class CancelShipment {
       const save = (outcome: Outcome) =>
         tx.saveRecord(scope, { fingerprint: request.idempotency.fingerprint, outcome, shipmentId: shipment.id }, now, expiresAt);
       if (verdict === "SHIPMENT_ALREADY_ASSIGNED") {
-        // Stored, so a retry keeps answering 409 even after the shipment moves on; thrown after the commit.
+        // Under the caller's key it is stored, so a retry of that request keeps answering 409 even
+        // after the shipment moves on; thrown after the commit.
         const refused: Outcome = { kind: "refused", reason: verdict };
-        await save(refused);
+        if (!derivedKey) await save(refused);
         return refused;
       }
       if (verdict === "SHIPMENT_NOT_CANCELLABLE") throw new FailedPreconditionError(verdict, `a ${shipment.state} shipment cannot be cancelled`);

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from "@tawsil/errors";
 import { isUuid } from "@tawsil/domain";
+import { isTerminal } from "../domain/lifecycle";
 import type { Shipment } from "../domain/shipment";
 import type { ShipmentStore } from "./ports";
 
@@ -14,10 +15,12 @@ export type TrackedShipmentKey = { readonly shipmentId: string } | { readonly tr
 export class FindTrackedShipment {
   constructor(private readonly deps: { store: ShipmentStore }) {}
 
-  async execute(key: TrackedShipmentKey): Promise<{ shipment: Shipment; trackingCodeSha256: Uint8Array }> {
+  /** terminalAt is read only for a terminal shipment (one more query, on a path that is rare). */
+  async execute(key: TrackedShipmentKey): Promise<{ shipment: Shipment; trackingCodeSha256: Uint8Array; terminalAt: Date | null }> {
     const shipment = await this.#find(key);
     if (!shipment) throw new NotFoundError("shipment");
-    return { shipment, trackingCodeSha256: this.deps.store.trackingCodeSha256(shipment.id) };
+    const terminalAt = isTerminal(shipment.state) ? await this.deps.store.terminalAt(shipment.id) : null;
+    return { shipment, trackingCodeSha256: this.deps.store.trackingCodeSha256(shipment.id), terminalAt };
   }
 
   #find(key: TrackedShipmentKey): Promise<Shipment | null> {

@@ -66,6 +66,7 @@ export interface ShipmentTx {
   /** Serialises requests of one scope; throws VersionConflictError IDEMPOTENCY_KEY_IN_USE after waitMs. */
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void>;
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null>;
+  /** Replaces a record of the scope that no longer counts (expired, or a refusal the caller set aside). */
   saveRecord(scope: IdempotencyScope, record: StoredRecord & { shipmentId: string }, now: Date, expiresAt: Date): Promise<void>;
   /** SELECT ... FOR UPDATE: cancel, reserve and dispatch steps serialise on it. */
   lockShipment(id: string): Promise<Shipment | null>;
@@ -104,6 +105,8 @@ export interface ShipmentStore {
   findByTrackingCodeSha256(hash: Uint8Array): Promise<Shipment | null>;
   /** The SHA-256 of a shipment's public tracking code. */
   trackingCodeSha256(shipmentId: string): Uint8Array;
+  /** When the shipment reached its terminal state (its event's time); null while it moves. */
+  terminalAt(shipmentId: string): Promise<Date | null>;
   /** Up to `limit` shipments of the query strictly after `after`, created_at DESC then id DESC. */
   listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]>;
   /** Up to `limit` PENDING_APPROVAL shipments (of one merchant, or of all), oldest first. */

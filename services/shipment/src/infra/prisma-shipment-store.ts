@@ -4,7 +4,7 @@ import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
 import type { Position } from "../domain/cursor";
 import { DuplicateReferenceError } from "../domain/errors";
-import type { ShipmentState } from "../domain/lifecycle";
+import { isTerminal, type ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
@@ -78,6 +78,11 @@ export class PrismaShipmentStore implements ShipmentStore {
 
   trackingCodeSha256(shipmentId: string): Uint8Array {
     return this.options.trackingLink(shipmentId).codeSha256;
+  }
+
+  async terminalAt(shipmentId: string): Promise<Date | null> {
+    const row = await this.db.shipment.findUnique({ where: { id: shipmentId }, select: { terminalAt: true } });
+    return row?.terminalAt ?? null;
   }
 
   /**
@@ -171,8 +176,11 @@ class PrismaShipmentTx implements ShipmentTx {
   }
 
   async saveRecord(scope: IdempotencyScope, record: Parameters<ShipmentTx["saveRecord"]>[1], now: Date, expiresAt: Date): Promise<void> {
-    // An expired record not purged yet would hold the unique key: it no longer counts.
-    await this.tx.idempotencyRecord.deleteMany({ where: { ...scope, expiresAt: { lte: now } } });
+    // An expired record not purged yet would hold the unique key: it no longer counts. Nor does a
+    // refusal found here: a caller that replays refusals never gets this far, so this is one that
+    // the caller set aside (a 409 stored under a cancel's derived key before decisions.md section 3
+    // stopped storing those).
+    await this.tx.idempotencyRecord.deleteMany({ where: { ...scope, OR: [{ expiresAt: { lte: now } }, { errorReason: { not: null } }] } });
     await this.tx.idempotencyRecord.create({
       data: {
         ...scope,
@@ -194,13 +202,14 @@ class PrismaShipmentTx implements ShipmentTx {
 
   async record(change: ShipmentChange): Promise<void> {
     const { shipment } = change;
-    // The version guard is belt and braces: callers hold the row lock.
+    const at = change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
+    // The version guard is belt and braces: callers hold the row lock. The terminal time is the
+    // event's, so the projection and the fallback expire a link at the same instant.
     const updated = await this.tx.shipment.updateMany({
       where: { id: shipment.id, version: shipment.version - 1n },
-      data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode },
+      data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode, ...(isTerminal(shipment.state) ? { terminalAt: at } : {}) },
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
-    const at = change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
     await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
   }
 }

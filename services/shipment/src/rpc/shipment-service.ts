@@ -1,3 +1,4 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
@@ -66,7 +67,11 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
     async findTrackedShipment(req) {
       const key = req.key.case === "trackingCodeSha256" ? { trackingCodeSha256: req.key.value } : { shipmentId: req.key.value ?? "" };
       const found = await deps.findTrackedShipment.execute(key);
-      return { shipment: shipmentToProto(found.shipment), trackingCodeSha256: found.trackingCodeSha256 };
+      return {
+        shipment: shipmentToProto(found.shipment),
+        trackingCodeSha256: found.trackingCodeSha256,
+        ...(found.terminalAt ? { terminalTime: timestampFromDate(found.terminalAt) } : {}),
+      };
     },
   }, { logger: deps.logger, details: shipmentErrorDetails });
 }

@@ -10,6 +10,11 @@ export interface Estimates {
 
 export const NO_ESTIMATES: Estimates = { pickupAt: null, deliveryAt: null };
 
+/** The nearest whole minute (half a minute rounds up): the resolution customers see. */
+export function toWholeMinute(at: Date): Date {
+  return new Date(Math.round(at.getTime() / 60_000) * 60_000);
+}
+
 /**
  * The road model pricing uses without a routing engine (services/pricing domain/route-distance.ts):
  * great-circle distance times the city's circuity factor. Kept in step with pricing's defaults.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { coarsen, GRID_MICRO } from "./coarse-position";
+import { driveSeconds } from "./eta";
 import type { ShipmentState } from "./lifecycle";
 import { merchantTracking, publicTracking, type TrackedShipment } from "./projection";
 import { isLinkExpired, LINK_LIFETIME_MS } from "./tracking-link";
@@ -63,6 +64,44 @@ describe("estimates", () => {
     expect(merchantTracking(tracked("OFFERED"), now).estimates).toEqual({ pickupAt: null, deliveryAt: null });
     const stale = { ...tracked("OUT_FOR_DELIVERY"), fix: { ...fix, recordedAt: new Date(now.getTime() - 121_000) } };
     expect(merchantTracking(stale, now).estimates).toEqual({ pickupAt: null, deliveryAt: null });
+  });
+});
+
+describe("public estimates (decisions.md section 9)", () => {
+  // Both inside the cell of node (24.680, 46.700), about 600 m apart: from the exact fix their
+  // delivery estimates differ by more than a minute and a half.
+  const near = { ...fix, position: { latitudeMicro: 24_678_000, longitudeMicro: 46_698_000 } };
+  const far = { ...fix, position: { latitudeMicro: 24_682_400, longitudeMicro: 46_702_400 } };
+  const withFix = (state: ShipmentState, f: typeof fix) => ({ ...tracked(state), fix: f });
+
+  it("are the same for two exact fixes inside one cell: the whole public answer is", () => {
+    for (const state of ["PICKED_UP", "OUT_FOR_DELIVERY"] as const) {
+      expect(merchantTracking(withFix(state, near), now).estimates).not.toEqual(merchantTracking(withFix(state, far), now).estimates);
+      expect(publicTracking(withFix(state, near), now)).toEqual(publicTracking(withFix(state, far), now));
+    }
+  });
+
+  it("run from the shown cell to the shown destination area, to the whole minute, with no pickup estimate", () => {
+    const view = publicTracking(withFix("OUT_FOR_DELIVERY", near), now);
+    const seconds = driveSeconds("RUH", coarsen(near.position), coarsen(tracked("OUT_FOR_DELIVERY").destination))!;
+    const expected = Math.round((near.recordedAt.getTime() + seconds * 1000) / 60_000) * 60_000;
+    expect([view.estimates.pickupAt, view.estimates.deliveryAt?.getTime()]).toEqual([null, expected]);
+    expect(expected % 60_000).toBe(0);
+    expect(near.recordedAt.getTime() % 60_000).not.toBe(0); // the rounding is the estimate's, not the fix's
+  });
+
+  it("are none before pickup, while the merchant's view has both from the live fix", () => {
+    const merchant = merchantTracking(tracked("ACCEPTED"), now);
+    expect([merchant.locationStatus, merchant.estimates.pickupAt !== null, merchant.estimates.deliveryAt !== null]).toEqual(["AVAILABLE", true, true]);
+    const customer = publicTracking(tracked("ACCEPTED"), now);
+    expect([customer.locationStatus, customer.driverLocation, customer.estimates]).toEqual(["LOCATION_UNAVAILABLE", null, { pickupAt: null, deliveryAt: null }]);
+  });
+
+  it("are none from a stale fix, nor without a fix, nor once terminal", () => {
+    const stale = withFix("OUT_FOR_DELIVERY", { ...fix, recordedAt: new Date(now.getTime() - 120_000) });
+    expect(publicTracking(stale, now)).toMatchObject({ locationStatus: "STALE", estimates: { pickupAt: null, deliveryAt: null } });
+    expect(publicTracking(tracked("OUT_FOR_DELIVERY", false), now)).toMatchObject({ locationStatus: "LOCATION_UNAVAILABLE", estimates: { pickupAt: null, deliveryAt: null } });
+    expect(publicTracking(tracked("DELIVERED"), now).estimates).toEqual({ pickupAt: null, deliveryAt: null });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Coordinate } from "@tawsil/domain";
 import { COARSE_ACCURACY_METRES, coarsen } from "./coarse-position";
-import { estimate, type Estimates } from "./eta";
+import { estimate, NO_ESTIMATES, toWholeMinute, type Estimates } from "./eta";
 import { isCarried, publicStatusOf, type PublicStatus, type ShipmentState } from "./lifecycle";
 import { ageSeconds, locationStatusOf, refreshSecondsOf, STALE_AFTER_SECONDS, type LocationStatus } from "./location-status";
 
@@ -78,22 +78,24 @@ export function merchantTracking(tracked: TrackedShipment, now: Date): MerchantT
  * The customer's view. A position is shown only while the parcel is carried, snapped to the grid
  * with the grid's radius as accuracy. Before pickup a driver's fix exists but is not the
  * customer's to see: the status then reads LOCATION_UNAVAILABLE, so that driverLocation is null
- * exactly when the status says there is nothing to draw.
+ * exactly when the status says there is nothing to draw. The estimates rest on what this view
+ * shows and nothing more (decisions.md section 9).
  */
 export function publicTracking(tracked: TrackedShipment, now: Date): PublicTracking {
   const exact = locationStatusOf(tracked.state, tracked.fix?.recordedAt ?? null, now);
   const live = exact === "AVAILABLE" || exact === "STALE";
-  const visible = live && isCarried(tracked.state) && tracked.fix !== null;
-  const locationStatus: LocationStatus = live && !visible ? "LOCATION_UNAVAILABLE" : exact;
+  const cell = live && isCarried(tracked.state) && tracked.fix !== null ? coarsen(tracked.fix.position) : null;
+  const locationStatus: LocationStatus = live && cell === null ? "LOCATION_UNAVAILABLE" : exact;
+  const destinationArea = coarsen(tracked.destination);
   return {
     status: publicStatusOf(tracked.state),
     locationStatus,
     recommendedRefreshSeconds: refreshSecondsOf(tracked.state, locationStatus),
     history: tracked.history,
-    driverLocation: visible ? { position: coarsen(tracked.fix!.position), accuracyMetres: COARSE_ACCURACY_METRES, ...shown(tracked.fix!, now) } : null,
-    estimates: estimatesOf(tracked, exact),
+    driverLocation: cell ? { position: cell, accuracyMetres: COARSE_ACCURACY_METRES, ...shown(tracked.fix!, now) } : null,
+    estimates: locationStatus === "AVAILABLE" && cell ? publicEstimates(tracked, cell, destinationArea) : NO_ESTIMATES,
     pickupArea: coarsen(tracked.pickup),
-    destinationArea: coarsen(tracked.destination),
+    destinationArea,
   };
 }
 
@@ -101,4 +103,15 @@ export function publicTracking(tracked: TrackedShipment, now: Date): PublicTrack
 function estimatesOf(tracked: TrackedShipment, status: LocationStatus): Estimates {
   const liveFix = status === "AVAILABLE" && tracked.fix ? tracked.fix : null;
   return estimate({ state: tracked.state, cityCode: tracked.cityCode, pickup: tracked.pickup, destination: tracked.destination, liveFix });
+}
+
+/**
+ * From the shown cell to the shown destination area, to the whole minute: two fixes in one cell
+ * give the same answer, so the estimate says no more of the driver's distance than the cell does
+ * (from the exact fix, `estimatedDeliveryAt - recordedAt` gave it to about 3 m). Only called while
+ * the parcel is carried, so there is never a pickup estimate, nor one from a driver on the way to it.
+ */
+function publicEstimates(tracked: TrackedShipment, cell: Coordinate, destinationArea: Coordinate): Estimates {
+  const basis = estimate({ state: tracked.state, cityCode: tracked.cityCode, pickup: tracked.pickup, destination: destinationArea, liveFix: { position: cell, recordedAt: tracked.fix!.recordedAt } });
+  return { pickupAt: null, deliveryAt: basis.deliveryAt && toWholeMinute(basis.deliveryAt) };
 }

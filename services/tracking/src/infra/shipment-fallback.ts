@@ -4,16 +4,16 @@ import { DependencyUnavailableError } from "@tawsil/errors";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import type { ShipmentFallback } from "../app/ports";
-import { isShipmentState } from "../domain/lifecycle";
+import { isShipmentState, isTerminal } from "../domain/lifecycle";
 import type { TrackedShipment } from "../domain/projection";
 
 /** Codes that mean the shipment service could not answer now: the read fails closed with 503. */
 const OUTAGE = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.ResourceExhausted, Code.Aborted, Code.Canceled, Code.Internal, Code.Unknown]);
 
 /**
- * The shipment service's FindTrackedShipment, for a shipment the projection has not seen yet.
- * What it answers is only the state now: the history holds the creation, and neither a driver
- * fix nor a terminal time is known (the projection supplies both moments later).
+ * The shipment service's FindTrackedShipment, for a shipment the projection has not seen yet (or
+ * no longer keeps). What it answers is the state now and, once terminal, when it became so: the
+ * history holds the creation, no driver fix is known, and the link expires like any other.
  */
 export class ShipmentServiceFallback implements ShipmentFallback {
   constructor(private readonly shipments: Client<typeof ShipmentService>) {}
@@ -28,8 +28,8 @@ export class ShipmentServiceFallback implements ShipmentFallback {
 
   async #find(key: { case: "shipmentId"; value: string } | { case: "trackingCodeSha256"; value: Uint8Array }): Promise<TrackedShipment | null> {
     try {
-      const { shipment } = await this.shipments.findTrackedShipment({ key });
-      return shipment ? trackedFromShipment(shipment) : null;
+      const { shipment, terminalTime } = await this.shipments.findTrackedShipment({ key });
+      return shipment ? trackedFromShipment(shipment, terminalTime ? timestampDate(terminalTime) : null) : null;
     } catch (error) {
       const connect = ConnectError.from(error);
       if (connect.code === Code.NotFound) return null;
@@ -39,9 +39,15 @@ export class ShipmentServiceFallback implements ShipmentFallback {
   }
 }
 
-function trackedFromShipment(shipment: Shipment): TrackedShipment {
+/**
+ * A terminal shipment without a terminal time (a shipment service older than the field, during a
+ * rolling deploy) is taken to have ended at its creation, the earliest it can have: its link may
+ * expire early, never late.
+ */
+function trackedFromShipment(shipment: Shipment, terminalTime: Date | null): TrackedShipment {
   const state = ShipmentState[shipment.state];
   if (!isShipmentState(state)) throw new Error(`the shipment service answered state ${state}`);
+  const createdAt = shipment.createTime ? timestampDate(shipment.createTime) : null;
   const point = (c: { latitudeMicro: number; longitudeMicro: number } | undefined) => ({ latitudeMicro: c?.latitudeMicro ?? 0, longitudeMicro: c?.longitudeMicro ?? 0 });
   return {
     shipmentId: shipment.shipmentId,
@@ -50,8 +56,8 @@ function trackedFromShipment(shipment: Shipment): TrackedShipment {
     pickup: point(shipment.pickup?.coordinate),
     destination: point(shipment.destination?.coordinate),
     cityCode: shipment.pickup?.cityCode || shipment.destination?.cityCode || "",
-    terminalAt: null,
-    history: shipment.createTime ? [{ status: "CREATED", at: timestampDate(shipment.createTime) }] : [],
+    terminalAt: isTerminal(state) ? (terminalTime ?? createdAt ?? new Date(0)) : null,
+    history: createdAt ? [{ status: "CREATED", at: createdAt }] : [],
     fix: null,
   };
 }

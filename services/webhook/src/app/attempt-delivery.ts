@@ -1,3 +1,4 @@
+import { DependencyUnavailableError } from "@tawsil/errors";
 import { signingSecrets } from "../domain/endpoint";
 import { parseEndpointUrl } from "../domain/endpoint-url";
 import { EndpointUrlError } from "../domain/errors";
@@ -19,7 +20,8 @@ export interface AttemptDeps {
 /**
  * One attempt of one claimed delivery: check the receiver's address again (it may resolve elsewhere
  * now), sign with this attempt's timestamp, send, and decide what comes next. Only a 2xx answer
- * delivers; redirects, other statuses, timeouts, transport errors and refused addresses are failed
+ * delivers; redirects, other statuses, timeouts, transport errors (a name that could not be
+ * resolved now included) and refused addresses are failed
  * attempts that follow the retry schedule (Retry-After on 429 and 503).
  */
 export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery): Promise<{ record: AttemptRecord; outcome: AttemptOutcome }> {
@@ -36,6 +38,8 @@ export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery)
     address = await checkedAddress(url, deps.resolver, deps.policy);
   } catch (error) {
     if (error instanceof EndpointUrlError) return finish("ADDRESS_REFUSED");
+    // The resolver failed or timed out: a transport failure of this attempt, retried on schedule.
+    if (error instanceof DependencyUnavailableError) return finish("DNS_FAILURE");
     throw error;
   }
   const timestamp = Math.floor(startedAt.getTime() / 1000);

@@ -12,7 +12,7 @@ export interface ResolvedAddress {
   readonly family: 4 | 6;
 }
 
-/** Name resolution: every address of a host name (empty when it does not resolve). */
+/** Name resolution: every address of a host name (empty when the name does not exist); DependencyUnavailableError when the resolver cannot say. */
 export interface Resolver {
   resolve(hostname: string): Promise<ResolvedAddress[]>;
 }
@@ -28,6 +28,8 @@ export interface Modification {
   readonly endpoint: Endpoint;
   /** Counts a rotation at this instant for the hourly limit. */
   readonly rotatedAt?: Date;
+  /** Nothing to store: the endpoint is answered as it is (a replayed rotation). */
+  readonly unchanged?: boolean;
 }
 
 export interface EndpointStore {
@@ -72,7 +74,7 @@ export interface AttemptRecord {
   readonly startedAt: Date;
   readonly durationMs: number;
   readonly statusCode: number | undefined;
-  /** DELIVERED, HTTP_<status>, REDIRECT, TIMEOUT, TRANSPORT, ADDRESS_REFUSED. */
+  /** DELIVERED, HTTP_<status>, REDIRECT, TIMEOUT, TRANSPORT, DNS_FAILURE, ADDRESS_REFUSED. */
   readonly outcome: string;
 }
 

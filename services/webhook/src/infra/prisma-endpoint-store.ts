@@ -45,11 +45,12 @@ export class PrismaEndpointStore implements EndpointStore {
     const modified = await withTransaction(this.db, async (tx) => {
       const row = await this.#locked(tx, merchantId);
       const current = endpointFromRow(row, this.box);
-      const { endpoint, rotatedAt } = await modify({
+      const { endpoint, rotatedAt, unchanged } = await modify({
         endpoint: current,
         rotationsSince: async (since) =>
           (await tx.secretRotation.findMany({ where: { merchantId, rotatedAt: { gte: since } }, orderBy: { rotatedAt: "asc" }, select: { rotatedAt: true } })).map((r) => r.rotatedAt),
       });
+      if (unchanged) return endpoint;
       const { id: _id, merchantId: _merchant, createdAt: _created, ...fields } = endpointToRow(endpoint, this.box);
       await tx.webhookEndpoint.update({ where: { id: current.id }, data: fields });
       if (rotatedAt) await tx.secretRotation.create({ data: { merchantId, rotatedAt } });

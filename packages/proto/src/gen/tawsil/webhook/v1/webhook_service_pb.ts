@@ -154,7 +154,7 @@ export type UpdateEndpointRequest = Message<"tawsil.webhook.v1.UpdateEndpointReq
   merchantId: string;
 
   /**
-   * expected_version is the caller's If-Match.
+   * expected_version is the caller's If-Match; 0 (If-Match: *) matches any current version.
    *
    * @generated from field: int64 expected_version = 2;
    */
@@ -224,7 +224,7 @@ export type DeleteEndpointRequest = Message<"tawsil.webhook.v1.DeleteEndpointReq
   merchantId: string;
 
   /**
-   * expected_version is the caller's If-Match.
+   * expected_version is the caller's If-Match; 0 (If-Match: *) matches any current version.
    *
    * @generated from field: int64 expected_version = 2;
    */
@@ -267,7 +267,7 @@ export type RotateSecretRequest = Message<"tawsil.webhook.v1.RotateSecretRequest
   merchantId: string;
 
   /**
-   * expected_version is the caller's If-Match.
+   * expected_version is the caller's If-Match; 0 (If-Match: *) matches any current version.
    *
    * @generated from field: int64 expected_version = 2;
    */
