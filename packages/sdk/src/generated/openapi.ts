@@ -548,7 +548,7 @@ export interface components {
             };
             /** @description Cash on delivery in SAR; omit (or 0) for prepaid. The same money rule as shape B (at least 0, at most 2 decimals). Above the merchant's agreed maximum it is a 422. */
             codAmount?: number;
-            /** @description Start before end, end in the future, at most 7 days ahead. */
+            /** @description Start before end, end in the future, at most 7 days ahead. No driver is offered the shipment earlier than 45 minutes before the start; until then it can be cancelled. */
             pickupWindow?: {
                 start: components["schemas"]["UtcDateTime"];
                 end: components["schemas"]["UtcDateTime"];
@@ -589,7 +589,7 @@ export interface components {
              * @enum {string}
              */
             paymentMethod?: "PREPAID" | "COD";
-            /** @description With pickupWindowEnd (both or neither); before it, at most 7 days ahead. */
+            /** @description With pickupWindowEnd (both or neither); before it, at most 7 days ahead. No driver is offered the shipment earlier than 45 minutes before it; until then it can be cancelled. */
             pickupWindowStart?: components["schemas"]["UtcDateTime"];
             /** @description With pickupWindowStart; in the future. */
             pickupWindowEnd?: components["schemas"]["UtcDateTime"];
