@@ -58,10 +58,13 @@ export async function fetchS3Jar(log: Log = stderrLog): Promise<string> {
  * Starts S3Mock on 127.0.0.1:port with `bucket` created, its objects in a fresh temp dir that is
  * removed at stop (and at this process's exit; setpriv kills the JVM if this process dies).
  */
-export async function startS3(opts: { port: number; httpsPort: number; bucket: string; log?: Log }): Promise<S3Handle> {
+export async function startS3(opts: { port: number; httpsPort: number; bucket: string; log?: Log; keepIn?: string }): Promise<S3Handle> {
   const log = opts.log ?? stderrLog;
   const jar = await fetchS3Jar(log);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'tawsil-s3-'));
+  // `make dev` keeps its objects beside its databases (keepIn), so a restart finds both; tests start empty.
+  const dataDir = opts.keepIn ?? (await mkdtemp(path.join(os.tmpdir(), 'tawsil-s3-')));
+  await mkdir(dataDir, { recursive: true });
+  const removeData = opts.keepIn === undefined;
   const args = [
     ...JVM_FLAGS,
     '-jar',
@@ -72,7 +75,7 @@ export async function startS3(opts: { port: number; httpsPort: number; bucket: s
     `--server.address=${HOST}`,
     `--com.adobe.testing.s3mock.store.root=${dataDir}/store`,
     `--com.adobe.testing.s3mock.store.initialBuckets=${opts.bucket}`,
-    '--com.adobe.testing.s3mock.store.retainFilesOnExit=false',
+    `--com.adobe.testing.s3mock.store.retainFilesOnExit=${!removeData}`,
     '--logging.level.root=WARN',
   ];
   const consoleLog = path.join(dataDir, 'console.log');
@@ -88,7 +91,7 @@ export async function startS3(opts: { port: number; httpsPort: number; bucket: s
   const running = () => child.exitCode === null && child.signalCode === null;
   const onExit = () => {
     if (running()) child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    if (removeData) rmSync(dataDir, { recursive: true, force: true });
   };
   process.on('exit', onExit);
   const stop = async () => {
@@ -97,7 +100,7 @@ export async function startS3(opts: { port: number; httpsPort: number; bucket: s
     await exited;
     clearTimeout(timer);
     process.off('exit', onExit);
-    await rm(dataDir, { recursive: true, force: true });
+    if (removeData) await rm(dataDir, { recursive: true, force: true });
   };
   const endpoint = `http://${HOST}:${opts.port}`;
   const started = Date.now();
@@ -135,4 +138,15 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(REPO_ROOT,
       process.exit(1);
     },
   );
+}
+
+/** A bucket of its own on the local server (S3Mock checks no signature, so a plain PUT makes it). */
+export async function createBucket(endpoint: string, bucket: string): Promise<void> {
+  const response = await fetch(`${endpoint}/${bucket}`, { method: 'PUT' });
+  if (response.status !== 200 && response.status !== 409) throw new Error(`creating bucket ${bucket} answered ${response.status}`);
+}
+
+/** The shipment service's storage settings for a bucket of the local server (its credentials are not checked). */
+export function localStorageEnv(endpoint: string, bucket: string): Record<string, string> {
+  return { S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'tawsil-local', S3_SECRET_ACCESS_KEY: 'tawsil-local-secret' };
 }
