@@ -6,9 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "@tawsil/testing";
+import { freePort, jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "@tawsil/testing";
 import { createBucket, localStorageEnv, startS3, type S3Handle } from "../../scripts/infra/s3";
-import { jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "./support/media-files";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
@@ -134,8 +133,15 @@ describe("media assets through the gateway", () => {
     const reference = `MEDIA-B-${randomUUID().slice(0, 8)}`;
     const created = await call("merchant", "POST", "/v2/external/shipments", shapeB(reference, [evidence(declared.mediaAssetId, 1)]));
     expect(created.status).toBe(201);
-    const shipment = (await created.json()) as { shipmentId: string; timelineMedia: unknown[] };
+    const shipment = (await created.json()) as { shipmentId: string; trackingUrl: string; timelineMedia: unknown[] };
     expect(shipment.timelineMedia).toEqual([evidence(declared.mediaAssetId, 1)]);
+    // The customer's page and its JSON never show the merchant's evidence.
+    const code = new URL(shipment.trackingUrl).pathname.split("/t/")[1]!;
+    for (const publicPath of [`/t/${code}`, `/v2/public/tracking/${code}`]) {
+      const page = await fetch(`${testMesh.gatewayUrl}${publicPath}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).not.toContain(declared.mediaAssetId);
+    }
     const again = await call("merchant", "POST", "/v2/external/shipments", shapeB(reference, [evidence(declared.mediaAssetId, 1)]));
     expect(again.status).toBe(200);
     expect(((await again.json()) as { timelineMedia: unknown[] }).timelineMedia).toEqual([evidence(declared.mediaAssetId, 1)]);
