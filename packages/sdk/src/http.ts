@@ -128,7 +128,7 @@ function headersOf(call: Call, token: string | undefined): Record<string, string
   };
 }
 
-const bodyOf = (call: Call): BodyInit | undefined => (call.content !== undefined ? (call.content.data as BodyInit) : call.body === undefined ? undefined : JSON.stringify(call.body));
+const bodyOf = (call: Call): RequestInit["body"] => (call.content !== undefined ? (call.content.data as RequestInit["body"]) : call.body === undefined ? undefined : JSON.stringify(call.body));
 
 async function errorOf(res: Response, now: number): Promise<TawsilProblemError | TawsilUnexpectedResponseError> {
   const text = await res.text();

@@ -168,6 +168,7 @@ export async function queueChange(
         version: fact.version ?? ++version,
         occurredAt: now,
         trackingUrl: `http://localhost:8080/t/${shipmentId}`,
+        timelineMedia: [],
         reasonCode: fact.reasonCode ?? "",
       },
       now,
