@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "@tawsil/testing";
 import { createBucket, localStorageEnv, startS3, type S3Handle } from "../../scripts/infra/s3";
+import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
@@ -22,22 +22,15 @@ let s3: S3Handle;
 let s3Dir: string;
 let s3Ports: { port: number; httpsPort: number };
 /** The merchant's webhook receiver: every delivery, as received. */
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (c: Buffer) => chunks.push(c));
-  req.on("end", () => {
-    received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-    res.writeHead(204).end();
-  });
-});
+const receiver = new RecordingReceiver();
+let receiverUrl = "";
 const tokens: Record<"merchant" | "other", string> = { merchant: "", other: "" };
 
 beforeAll(async () => {
   s3Dir = await mkdtemp(path.join(os.tmpdir(), "tawsil-media-e2e-"));
   s3Ports = { port: await freePort(), httpsPort: await freePort() };
   s3 = await startS3({ ...s3Ports, bucket: BUCKET, keepIn: s3Dir });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiverUrl = await receiver.listen("/hooks");
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers: inject("kafkaBrokers"),
@@ -51,8 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await testMesh?.close();
   await s3?.stop();
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   if (s3Dir) await rm(s3Dir, { recursive: true, force: true });
 });
 
@@ -113,7 +105,7 @@ const evidence = (mediaAssetId: string, sortOrder = 0) => ({ mediaAssetId, purpo
 describe("media assets through the gateway", () => {
   it("uploads a photo, reads it with the dimensions of its bytes, downloads it through the signed link, attaches it in shape B and announces it in shipment.created", async () => {
     const merchant = testMesh.sdkFor(testMesh.credentials.TAWSIL_CLIENT_ID!, testMesh.credentials.TAWSIL_CLIENT_SECRET!);
-    const { signingSecret } = await merchant.webhook.register({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
+    const { signingSecret } = await merchant.webhook.register({ url: receiverUrl });
     const photo = png(7, 5);
     const declared = await declare("merchant", "image/png", photo.length);
     expect(declared.status).toBe("PENDING_UPLOAD");
@@ -149,14 +141,18 @@ describe("media assets through the gateway", () => {
     expect(readBack.timelineMedia).toEqual([evidence(declared.mediaAssetId, 1)]);
 
     const createdEvent = () =>
-      received.map((r) => verifyWebhook({ payload: r.body, headers: r.headers, secret: signingSecret })).find((e) => e.type === "shipment.created" && e.data.shipmentId === shipment.shipmentId);
+      receiver.received.map((r) => verifyWebhook({ payload: r.body, headers: r.headers, secret: signingSecret })).find((e) => e.type === "shipment.created" && e.data.shipmentId === shipment.shipmentId);
     const deadline = Date.now() + 60_000;
     while (!createdEvent() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
     expect(createdEvent()?.data.timelineMedia).toEqual([evidence(declared.mediaAssetId, 1)]);
   });
 
-  it("attaches in shape A too, and an attached asset cannot be named again", async () => {
-    const id = await readyAsset("merchant", "image/jpeg", jpeg(640, 480));
+  it("uploads through the SDK, attaches in shape A too, and an attached asset cannot be named again", async () => {
+    // Through the SDK, as a merchant would: create and upload in one call.
+    const merchant = testMesh.sdkFor(testMesh.credentials.TAWSIL_CLIENT_ID!, testMesh.credentials.TAWSIL_CLIENT_SECRET!);
+    const asset = await merchant.uploadMediaAsset(new Blob([jpeg(640, 480)], { type: "image/jpeg" }));
+    expect(asset).toMatchObject({ status: "READY", contentType: "image/jpeg", width: 640, height: 480 });
+    const id = asset.mediaAssetId;
     const created = await call("merchant", "POST", "/v2/external/shipments", shapeA(`MEDIA-A-${randomUUID().slice(0, 8)}`, [evidence(id)]));
     expect(created.status).toBe(201);
     const again = await call("merchant", "POST", "/v2/external/shipments", shapeB(`MEDIA-A2-${randomUUID().slice(0, 8)}`, [evidence(id)]));
