@@ -88,9 +88,9 @@ export function configKeys(name: ProcessName): Set<string> {
   return new Set([...keysIn(configSource(name)), ...keysIn(common)]);
 }
 
-/** Settings that are credentials: the database url, any key, secret or password of its own, and its identity key. */
+/** Settings that are credentials: the database url, any key, key id, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
-  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|SECRET|PASSWORD)/.test(key));
+  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|_KEY_ID$|SECRET|PASSWORD)/.test(key));
   return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, IDENTITY_KEY].sort();
 }
 
