@@ -19,7 +19,8 @@ import { HOST, REPO_ROOT, sleep, type Log } from './kafka/settings';
 /** Bump together with infra/s3mock/pom.xml: the cache file is named after it. */
 export const S3MOCK_VERSION = '4.11.0';
 const POM = path.join(REPO_ROOT, 'infra', 's3mock', 'pom.xml');
-const READY_TIMEOUT_MS = 90_000;
+/** A JVM start takes 13 s on an idle machine of 2 cores and over 60 s on a saturated one. */
+const READY_TIMEOUT_MS = 180_000;
 /** Small heap, C1 only, serial GC: it serves a handful of objects, and starts faster this way. */
 const JVM_FLAGS = ['-Xmx256m', '-Xss512k', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Djava.awt.headless=true'];
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
