@@ -100,7 +100,7 @@ describe("exactly once", () => {
   });
 
   it("lets two engine replicas share the queue without sending any attempt twice", async () => {
-    const [a, b] = await Promise.all([0, 1].map(() => startHarness(db.url, { engine: false, env: { WEBHOOK_SECRET_ENCRYPTION_KEY: key, WEBHOOK_BATCH_SIZE: "10", WEBHOOK_IDLE_MS: "50" } })));
+    const [a, b] = await Promise.all([0, 1].map(() => startHarness(db.url, { engine: false, env: { WEBHOOK_SECRET_ENCRYPTION_KEY: key, WEBHOOK_CONCURRENCY: "10", WEBHOOK_IDLE_MS: "50" } })));
     harnesses.push(a!, b!);
     const client = createPeerClient(WebhookService, a!.service.url, { timeoutMs: 30_000 });
     receiver.requests.length = 0;

@@ -11,7 +11,7 @@ import { enqueueShipmentEvent } from "../src/app/enqueue-event";
 import type { Clock, ResolvedAddress, Resolver } from "../src/app/ports";
 import { readConfig, type Config } from "../src/config";
 import type { PublicStatus } from "../src/domain/event-types";
-import { SystemResolver } from "../src/infra/dns-resolver";
+import { DnsResolver } from "../src/infra/dns-resolver";
 import type { EndpointRoutes } from "../src/infra/endpoint-routes";
 import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
 import { startWebhookService, type RunningWebhookService, type WebhookOverrides } from "../src/server";
@@ -53,19 +53,19 @@ export class TestClock implements Clock {
 }
 
 /**
- * The system resolver over a made-up getaddrinfo: names resolve where the test says, names in
- * `failures` fail with that error code (EAI_AGAIN: the resolver could not answer), and any other
+ * The service's resolver over made-up DNS answers: names resolve where the test says, names in
+ * `failures` fail with that error code (ESERVFAIL: the resolver could not answer), and any other
  * name does not exist (ENOTFOUND).
  */
-export class TestResolver extends SystemResolver implements Resolver {
+export class TestResolver extends DnsResolver implements Resolver {
   readonly names = new Map<string, ResolvedAddress[]>();
   readonly failures = new Map<string, string>();
   constructor() {
-    super(async (hostname) => {
+    super(async (hostname, family) => {
       const failure = this.failures.get(hostname);
       const found = this.names.get(hostname);
-      if (failure !== undefined || !found) throw Object.assign(new Error(`getaddrinfo ${failure ?? "ENOTFOUND"} ${hostname}`), { code: failure ?? "ENOTFOUND" });
-      return found;
+      if (failure !== undefined || !found) throw Object.assign(new Error(`query ${failure ?? "ENOTFOUND"} ${hostname}`), { code: failure ?? "ENOTFOUND" });
+      return found.filter((a) => a.family === family).map((a) => a.address);
     });
   }
 }
