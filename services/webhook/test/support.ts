@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { createSocket } from "node:dgram";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -174,4 +175,50 @@ export async function queueChange(
     ),
   );
   return shipmentId;
+}
+
+/**
+ * A merchant's DNS zone: a name server on 127.0.0.1 (UDP) that answers A queries for `names` with
+ * their address (TTL 0, so nothing is cached), AAAA with no records, and never answers a name in
+ * `silent`: the receiver whose name stops resolving. `server` is WEBHOOK_DNS_SERVERS's value.
+ */
+export interface TestNameServer {
+  readonly server: string;
+  readonly names: Map<string, string>;
+  readonly silent: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startNameServer(): Promise<TestNameServer> {
+  const names = new Map<string, string>();
+  const silent = new Set<string>();
+  const socket = createSocket("udp4");
+  socket.on("message", (query, peer) => {
+    let end = 12;
+    const labels: string[] = [];
+    while (end < query.length && query[end]! !== 0) {
+      labels.push(query.subarray(end + 1, end + 1 + query[end]!).toString("ascii"));
+      end += query[end]! + 1;
+    }
+    const name = labels.join(".").toLowerCase();
+    if (silent.has(name)) return;
+    const type = query.readUInt16BE(end + 1);
+    const address = type === 1 ? names.get(name) : undefined;
+    const known = names.has(name);
+    const header = Buffer.alloc(12);
+    query.copy(header, 0, 0, 2);
+    header.writeUInt16BE(known ? 0x8180 : 0x8183, 2); // a response, recursion available; NXDOMAIN for unknown names
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(address ? 1 : 0, 6);
+    const question = query.subarray(12, end + 5);
+    const answer = address ? Buffer.concat([Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4]), Buffer.from(address.split(".").map(Number))]) : Buffer.alloc(0);
+    socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  return {
+    server: `127.0.0.1:${socket.address().port}`,
+    names,
+    silent,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
 }
