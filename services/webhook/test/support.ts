@@ -81,14 +81,16 @@ export interface TestReceiver {
   readonly url: string;
   readonly port: number;
   readonly requests: Received[];
-  /** How the next requests are answered (default 200); `hang` never answers. */
-  respond(answer: (req: Received) => { status: number; headers?: Record<string, string> } | "hang"): void;
+  /** How the next requests are answered (default 200), after `delayMs` when given; `hang` never answers. */
+  respond(answer: (req: Received) => Answer): void;
   close(): Promise<void>;
 }
 
+type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | "hang";
+
 export async function startReceiver(): Promise<TestReceiver> {
   const requests: Received[] = [];
-  let answer: (req: Received) => { status: number; headers?: Record<string, string> } | "hang" = () => ({ status: 200 });
+  let answer: (req: Received) => Answer = () => ({ status: 200 });
   const hanging: ServerResponse[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -98,7 +100,9 @@ export async function startReceiver(): Promise<TestReceiver> {
       requests.push(received);
       const a = answer(received);
       if (a === "hang") return void hanging.push(res);
-      res.writeHead(a.status, a.headers ?? {}).end();
+      if (!a.delayMs) return void res.writeHead(a.status, a.headers ?? {}).end();
+      hanging.push(res);
+      setTimeout(() => res.destroyed || res.writeHead(a.status, a.headers ?? {}).end(), a.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
