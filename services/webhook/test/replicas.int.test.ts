@@ -58,17 +58,23 @@ describe("two webhook replicas", () => {
       (await sql<{ n: bigint }>(a!, `SELECT count(*) AS n FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE d.status = 'DELIVERED' AND e.merchant_id = ANY($1::uuid[])`, merchants))[0]!.n;
     while ((await delivered()) < 151n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await delivered()).toBe(151n);
-    const perId = new Map<string, number>();
-    for (const r of receiver.requests) perId.set(String(r.headers["webhook-id"]), (perId.get(String(r.headers["webhook-id"])) ?? 0) + 1);
-    expect({ requests: receiver.requests.length, ids: perId.size }).toEqual({ requests: 151, ids: 151 });
-    const attempts = await sql<{ shipment_id: string; number: number; outcome: string; duration_ms: number }>(
+    const attempts = await sql<{ delivery_id: string; shipment_id: string; number: number; outcome: string; duration_ms: number }>(
       a!,
-      `SELECT d.shipment_id::text, a.number, a.outcome, a.duration_ms FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE e.merchant_id = ANY($1::uuid[])`,
+      `SELECT d.id::text AS delivery_id, d.shipment_id::text, a.number, a.outcome, a.duration_ms FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE e.merchant_id = ANY($1::uuid[])`,
       merchants,
     );
-    expect(attempts).toHaveLength(151);
-    expect(attempts.every((row) => row.number === 1 && row.outcome === "DELIVERED")).toBe(true);
-    expect(attempts.find((row) => row.shipment_id === slow)!.duration_ms).toBeGreaterThanOrEqual(14_000);
+    // An attempt sent twice is two requests under one attempt row (the lost claim's record is
+    // refused): every request has an attempt of its own. On a machine at load 20 the 14 s answer can
+    // pass the 15 s timeout; that TIMEOUT is retried and seen again, as the contract says.
+    const requests = new Map<string, number>();
+    for (const r of receiver.requests) requests.set(String(r.headers["webhook-id"]), (requests.get(String(r.headers["webhook-id"])) ?? 0) + 1);
+    const made = new Map<string, number>();
+    for (const row of attempts) made.set(row.delivery_id, (made.get(row.delivery_id) ?? 0) + 1);
+    expect({ ids: requests.size, sentTwice: [...requests].filter(([id, n]) => n > (made.get(id) ?? 0)) }).toEqual({ ids: 151, sentTwice: [] });
+    expect(attempts.filter((row) => row.outcome !== "DELIVERED" && !(row.shipment_id === slow && row.outcome === "TIMEOUT"))).toEqual([]);
+    const slowFirst = attempts.find((row) => row.shipment_id === slow && row.number === 1)!;
+    expect(slowFirst.duration_ms).toBeGreaterThanOrEqual(14_000);
+    console.info(`[replicas] the 14 s send: ${slowFirst.outcome} after ${slowFirst.duration_ms} ms; ${receiver.requests.length} requests for ${attempts.length} attempts of 151 deliveries`);
   }, 120_000);
 
   it("give back a claim whose lease ran short before its send, and the other replica makes that attempt once", async () => {
