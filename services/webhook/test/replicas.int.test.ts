@@ -3,7 +3,9 @@ import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_
 import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import type { ResolvedAddress, Resolver } from "../src/app/ports";
+import type { ClaimRequest, ResolvedAddress, Resolver } from "../src/app/ports";
+import { PrismaDeliveryQueue } from "../src/infra/prisma-delivery-queue";
+import { SecretBox } from "../src/infra/secret-box";
 import { createWebhookDatabase, queueChange, startHarness, startReceiver, TestClock, TestResolver, type Harness, type TestReceiver } from "./support";
 
 /**
@@ -113,4 +115,22 @@ describe("two webhook replicas", () => {
     const attempts = await sql<{ number: number; outcome: string }>(a, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = $1::uuid`, shipmentId);
     expect(attempts).toEqual([{ number: 1, outcome: "DELIVERED" }]);
   }, 60_000);
+
+  it("record nothing for a replica whose lease was lost: the attempt is the new holder's to record, once", async () => {
+    const h = await replica({ engine: false });
+    const merchantId = randomUUID();
+    await createPeerClient(WebhookService, h.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
+    const t0 = new Date();
+    const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, t0);
+    const queue = new PrismaDeliveryQueue(h.service.parts.database.client, new SecretBox(Buffer.from(key, "base64")));
+    const request: ClaimRequest = { limit: 10, leaseMs: 1_000, perEndpoint: 4, busy: new Map() };
+    const [lost] = await queue.claimDue(t0, request);
+    const [held] = await queue.claimDue(new Date(t0.getTime() + 1_001), request); // the first lease lapsed
+    expect([lost?.attempt, held?.attempt]).toEqual([1, 2]);
+    const done = (claim: typeof lost, outcome: string) => ({ claim: claim!, record: { startedAt: t0, durationMs: 5, statusCode: 200, outcome }, outcome: { kind: "delivered" as const } });
+    await queue.complete([done(lost, "LOST_CLAIM")]);
+    await queue.complete([done(held, "DELIVERED")]);
+    const attempts = await sql<{ number: number; outcome: string }>(h, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = $1::uuid`, shipmentId);
+    expect(attempts).toEqual([{ number: 2, outcome: "DELIVERED" }]);
+  });
 });
