@@ -36,9 +36,12 @@ export interface PageFacts {
 /** Texts drawn on the map, and the page's own text elements (headings, paragraphs, steps, links). */
 const LABELS = "svg text, header .brand, header a, main h1, main h2, main p, main li > *";
 
-/** Runs in the page: plain DOM, no closure over test variables. */
-function measure(selector: string): PageFacts {
-  const visible = (el: Element) => {
+/**
+ * Runs in the page, so it is kept as the page's own JavaScript: the workspace's TypeScript has no
+ * DOM types, and esbuild's keepNames would wrap a compiled function in a helper the page lacks.
+ */
+const MEASURE = `(selector) => {
+  const visible = (el) => {
     const r = el.getBoundingClientRect();
     const style = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && style.visibility !== "hidden" && style.display !== "none" && (el.textContent ?? "").trim() !== "";
@@ -49,16 +52,12 @@ function measure(selector: string): PageFacts {
     return {
       text: (el.textContent ?? "").trim(),
       onMap: el.closest("svg") !== null,
-      left: r.left,
-      top: r.top,
-      right: r.right,
-      bottom: r.bottom,
+      left: r.left, top: r.top, right: r.right, bottom: r.bottom,
       within: elements.flatMap((other, i) => (other !== el && other.contains(el) ? [i] : [])),
     };
   });
-  const svg = document.querySelector("svg.map");
-  const box = svg?.getBoundingClientRect();
-  const text = (sel: string) => (document.querySelector(sel) as HTMLElement | null)?.innerText.trim() ?? null;
+  const box = document.querySelector("svg.map")?.getBoundingClientRect();
+  const text = (sel) => document.querySelector(sel)?.innerText.trim() ?? null;
   return {
     status: document.querySelector("h1#status")?.getAttribute("data-status") ?? null,
     labels,
@@ -68,19 +67,16 @@ function measure(selector: string): PageFacts {
     text: document.body.innerText,
     title: document.title,
     refreshSentence: text(".refresh"),
-    pendingSteps: [...document.querySelectorAll<HTMLElement>(".timeline li.pending")].map((li) => li.innerText.replace(/\s+/g, " ").trim()),
+    pendingSteps: [...document.querySelectorAll(".timeline li.pending")].map((li) => li.innerText.replace(/\\s+/g, " ").trim()),
     outcome: text("#outcome"),
     reason: text("#reason"),
     etas: document.querySelectorAll(".eta").length,
     driverOnMap: document.querySelector("svg .driver") !== null,
   };
-}
+}`;
 
 export async function pageFacts(page: Page): Promise<PageFacts> {
-  // The test's TypeScript is compiled with esbuild's keepNames, which wraps named functions in a
-  // __name() helper the page does not have: give it one that changes nothing.
-  await page.evaluate("globalThis.__name ??= (fn) => fn");
-  return page.evaluate(measure, LABELS);
+  return (await page.evaluate(`(${MEASURE})(${JSON.stringify(LABELS)})`)) as PageFacts;
 }
 
 /** Pairs of labels whose boxes share more than a pixel each way (one inside the other excepted). */
