@@ -13,8 +13,14 @@ import { DatabaseConnectionError, sqlStateOf } from "./failures";
 
 type Callback = (error: Error | undefined, ...rest: unknown[]) => void;
 
-/** A failure that already says what it is: a SQLSTATE, or a socket error's code. */
-const explained = (error: unknown): boolean => sqlStateOf(error) !== undefined || (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string");
+/**
+ * A failure that already says what it is: a SQLSTATE. A socket error's code (ECONNREFUSED,
+ * EHOSTUNREACH, EPIPE, ...) is not enough: the Prisma adapter maps four of them and rethrows the
+ * rest, and Prisma then keeps the code but drops the `syscall` that marks it a socket error. A
+ * restarted PostgreSQL container answered EHOSTUNREACH, a 500 in CI (issue 26). The socket error
+ * stays the cause.
+ */
+const explained = (error: unknown): boolean => sqlStateOf(error) !== undefined;
 
 function couldNotConnect(error: Error): Error {
   return explained(error) ? error : new DatabaseConnectionError("08001", "could not connect to the database", { cause: error });

@@ -6,7 +6,8 @@
  * - node-postgres's `DatabaseError` (`code` is the SQLSTATE, with a `severity`);
  * - the Prisma pg adapter's `DriverAdapterError` (`cause.kind`, `cause.originalCode`), which Prisma
  *   carries in `meta.driverAdapterError` of its known errors, and Prisma's own codes;
- * - Node's socket errors (`code` with a `syscall`), alone or inside an AggregateError;
+ * - Node's socket errors (`code` with a `syscall`), alone or inside an AggregateError, or their
+ *   code as Prisma copies it onto its own error;
  * - `DatabaseConnectionError`, which our pool (connection-aware-pool.ts) gives the failures
  *   node-postgres reports with no code at all (a connection that ended mid-query, a connect that
  *   timed out).
@@ -107,7 +108,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof node.kind === "string" && UNAVAILABLE_KINDS.has(node.kind)) return true;
     if (typeof node.code !== "string") continue;
     if (/^P\d{4}$/.test(node.code) && UNAVAILABLE_PRISMA_CODES.has(node.code)) return true;
-    if ((typeof node.syscall === "string" || Array.isArray(node.errors)) && UNAVAILABLE_SOCKET_CODES.has(node.code)) return true;
+    // Prisma's known errors copy a socket error's code the adapter did not map, without its syscall.
+    const socketLike = typeof node.syscall === "string" || Array.isArray(node.errors) || typeof node.clientVersion === "string";
+    if (socketLike && UNAVAILABLE_SOCKET_CODES.has(node.code)) return true;
   }
   return false;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import path from "node:path";
+import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "../../events/test/prisma/generated/client";
@@ -157,6 +158,37 @@ describe("a database outage is unavailable, whichever way it arrives", () => {
     } finally {
       await pool.end();
     }
+  });
+});
+
+/** A socket whose connect fails as a host gone from the network does (a restarted container's address). */
+class UnreachableSocket extends net.Socket {
+  override connect(...args: unknown[]): this {
+    const [port, host] = args as [number, string];
+    setImmediate(() => this.destroy(Object.assign(new Error(`connect EHOSTUNREACH ${host}:${port}`), { code: "EHOSTUNREACH", errno: -113, syscall: "connect", address: host, port })));
+    return this;
+  }
+}
+
+describe("a host that is unreachable (a PostgreSQL container restarted under its port mapping)", () => {
+  it("is unavailable through Prisma and node-postgres, with 08001 and the socket error as its cause", async () => {
+    // The adapter maps four socket codes and rethrows EHOSTUNREACH; Prisma then copied its code
+    // without the syscall, and the fault suite's restart in a container answered 500 (CI, issue 26).
+    const pool = new ConnectionAwarePool({ connectionString: db.url, connectionTimeoutMillis: 2_000, stream: () => new UnreachableSocket() });
+    const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), errorFormat: "minimal" });
+    clients.push(client);
+    const viaPrisma = await failureOf(client.ledgerEntry.findFirst());
+    expect(isDatabaseUnavailable(viaPrisma)).toBe(true);
+    expect(sqlStateOf(viaPrisma)).toBe("08001");
+    const viaPool = await failureOf(new ConnectionAwarePool({ connectionString: db.url, stream: () => new UnreachableSocket() }).query("SELECT 1"));
+    expect(sqlStateOf(viaPool)).toBe("08001");
+    expect((viaPool as Error).cause).toMatchObject({ code: "EHOSTUNREACH" });
+  });
+
+  it("Prisma's copy of an unmapped socket code is read without its syscall", () => {
+    const copied = Object.assign(new Error("connect EHOSTUNREACH 127.0.0.1:5432"), { code: "EHOSTUNREACH", clientVersion: "7.10.0", meta: { modelName: "IdempotencyRecord" } });
+    expect(isDatabaseUnavailable(copied)).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("x"), { code: "EHOSTUNREACH" }))).toBe(false);
   });
 });
 
