@@ -96,22 +96,24 @@ class Receiver {
 }
 
 describe("README.md, \"Trying it\", as pasted", () => {
-  it("runs every command in order: token, profile, estimate, webhook, both creates, read, list, tracking, cancel", async () => {
+  it("runs every command in order: token, profile, estimate, webhook, a photo, both creates, download, read, list, tracking, cancel", async () => {
     const blocks = shellBlocks(readFileSync(path.join(ROOT, "README.md"), "utf8"), "## Trying it");
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const state = path.join(scratch, "state");
     // After the README's commands (never among them): what the test checks afterwards.
-    const script = ["set -euo pipefail", ...blocks, `printf '%s\\n' "$WEBHOOK_SECRET" "$SHIPMENT_ID" > ${JSON.stringify(state)}`].join("\n");
+    const script = ["set -euo pipefail", ...blocks, `printf '%s\\n' "$WEBHOOK_SECRET" "$SHIPMENT_ID" "$ASSET_ID" > ${JSON.stringify(state)}`].join("\n");
     const receiver = new Receiver();
     try {
       const result = await run("bash", ["-c", script], { cwd: checkout, env: { RECEIVER_URL: await receiver.listen() } });
       // curl --fail-with-body prints an error answer to stdout: its tail says which step failed.
       expect(result.stderr).toBe("");
       expect(result.code, result.stdout.slice(-2_000)).toBe(0);
-      const [secret = "", shipmentId = ""] = readFileSync(state, "utf8").split("\n");
+      const [secret = "", shipmentId = "", assetId = ""] = readFileSync(state, "utf8").split("\n");
       expect(secret).toMatch(/^whsec_/);
       // The tracking page answered HTML, and the cancel (the last command) answered the cancelled shipment.
       expect(result.stdout).toMatch(/\n200 text\/html/);
+      // The photo uploaded, named by the shape B create, and downloaded back through its signed URL.
+      expect(result.stdout).toContain("downloaded: the same bytes");
       expect(JSON.parse(result.stdout.slice(result.stdout.lastIndexOf('{"id":')))).toMatchObject({ id: shipmentId, status: "CANCELLED" });
 
       // The receiver's deliveries all verify with the secret the registration answered.
@@ -121,6 +123,8 @@ describe("README.md, \"Trying it\", as pasted", () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(types()).toEqual(expect.arrayContaining(["shipment.created A", "shipment.cancelled A", "shipment.created B"]));
+      const createdB = receiver.verified(secret).find((event) => event.type === "shipment.created" && event.data.shipmentId !== shipmentId);
+      expect(createdB?.data.timelineMedia).toEqual([{ mediaAssetId: assetId, purpose: "SHIPMENT_CREATION_EVIDENCE", sortOrder: 1 }]);
       const cancelled = receiver.verified(secret).find((event) => event.type === "shipment.cancelled");
       expect(cancelled?.data).toMatchObject({ shipmentId, status: "CANCELLED", reasonCode: "CUSTOMER_REQUEST" });
     } finally {
