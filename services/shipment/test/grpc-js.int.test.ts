@@ -53,6 +53,7 @@ describe("the shipment service, called by grpc-js", () => {
         "": "SERVING",
         [LIVENESS_SERVICE]: "SERVING",
         "tawsil.shipment.v1.ShipmentService": "SERVING",
+        "tawsil.shipment.v1.MediaAssetService": "SERVING",
         "tawsil.shipment.v1.ShipmentAdminService": "NOT_FOUND",
         [UNKNOWN_SERVICE]: "NOT_FOUND",
       },
