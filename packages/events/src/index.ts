@@ -11,3 +11,4 @@ export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";
 export { BroadcastConsumer, invalidateOnEvents, type BroadcastConsumerOptions, type BroadcastEvent, type InvalidatedByEvents } from "./broadcast-consumer";
 export { ReadThroughCache, type ReadThroughCacheOptions } from "./read-through-cache";
+export { consumerRetention, outboxRetention, parkedEventRetention, processedEventRetention } from "./retention";

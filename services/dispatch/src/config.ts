@@ -1,10 +1,13 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
   .extend(kafkaEnv.shape)
+  .extend(retentionEnv.shape)
+  .extend(outboxRetentionEnv.shape)
+  .extend(consumerEnv.shape)
   .extend({
     /** How often each replica reloads the carrier catalogue; an operator's edit is live after at most this. */
     CATALOGUE_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),

@@ -27,7 +27,8 @@ import { shipmentsOver } from "./infra/shipment-client";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, startConsumer, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, consumerRetention, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
@@ -244,5 +245,6 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
-  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks, closers: [...workers, relay, ...parts.closers] };
+  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config)], logger, registry: metrics.registry });
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks, closers: [retention, ...workers, relay, ...parts.closers] };
 }

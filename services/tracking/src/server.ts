@@ -3,7 +3,7 @@ import type { ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
-import { createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
@@ -15,6 +15,8 @@ import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { CALLERS } from "./rpc/callers";
 import { trackingService } from "./rpc/tracking-service";
 import { connectKafka } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
+import { trackingRetention } from "./infra/retention-policies";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [TrackingService.typeName] as const;
@@ -72,5 +74,7 @@ export async function trackingProcess(config: Config, logger: Logger): Promise<S
   const parts = composeTrackingService(config, logger);
   const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
   const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
-  return { name: "tracking", config, logger, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [consumer, ...parts.closers] };
+  const metrics = createMetrics("tracking");
+  const retention = startRetention(config, { policies: trackingRetention(config), logger, registry: metrics.registry });
+  return { name: "tracking", config, logger, metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, consumer, ...parts.closers] };
 }

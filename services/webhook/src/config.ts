@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
+import { commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** A key of exactly 256 bits, as standard base64 (openssl rand -base64 32). */
@@ -14,6 +14,8 @@ const flag = z.enum(["true", "false"]).transform((value) => value === "true");
 export const schema = commonEnv
   .extend(databaseEnv.shape)
   .extend(kafkaEnv.shape)
+  .extend(retentionEnv.shape)
+  .extend(consumerEnv.shape)
   .extend({
     /** Seals the signing secrets at rest (AES-256-GCM). */
     WEBHOOK_SECRET_ENCRYPTION_KEY: secretKey,
@@ -29,6 +31,8 @@ export const schema = commonEnv
     WEBHOOK_IDLE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     /** Secret rotations per merchant per hour (decisions.md section 14). */
     WEBHOOK_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+    /** Days a webhook delivery and its attempts are kept after its last attempt. */
+    WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   })
   .refine((c) => !(c.TAWSIL_ENVIRONMENT === "production" && c.WEBHOOK_ALLOW_INSECURE_URLS), {
     path: ["WEBHOOK_ALLOW_INSECURE_URLS"],

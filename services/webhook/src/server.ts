@@ -19,6 +19,8 @@ import { SecretBox } from "./infra/secret-box";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
 import { connectKafka, startConsumer } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
+import { webhookRetention } from "./infra/retention-policies";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [WebhookService.typeName] as const;
@@ -136,5 +138,6 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const parts = composeWebhookService(config, logger);
   const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...workers, ...parts.closers] };
+  const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, ...workers, ...parts.closers] };
 }
