@@ -52,7 +52,11 @@ export class RetentionJob {
 
   constructor(private readonly opts: RetentionJobOptions) {
     this.#metrics = opts.registry ? registerRetentionMetrics(opts.registry) : undefined;
-    for (const policy of opts.policies) this.#metrics?.period.set({ table: policy.table }, policy.periodMs / 1000);
+    // Every table's counter exists from the start (at 0), so rate() sees its first deletion.
+    for (const policy of opts.policies) {
+      this.#metrics?.period.set({ table: policy.table }, policy.periodMs / 1000);
+      for (const table of [policy.table, ...(policy.alsoDeletes ?? [])]) this.#metrics?.deleted.inc({ table }, 0);
+    }
   }
 
   async run(): Promise<RetentionRun> {
