@@ -152,6 +152,11 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       }
       return;
     }
+    // A chunk holding an event that failed before fails again: straight to one by one, where attempts count.
+    if (events.some((event) => event && this.#attempts.has(event.eventId))) {
+      for (const message of messages) await this.#handle(topic, partition, message);
+      return;
+    }
     let applied: boolean[];
     try {
       applied = await this.opts.runInTransaction(async (tx) => {
