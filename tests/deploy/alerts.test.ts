@@ -22,11 +22,12 @@ const OWN_METRICS = [
   ...["packages/rpc/src/metrics.ts", "gateway/src/request/metrics.ts", "gateway/src/consumers/access-revocations.ts", "services/webhook/src/infra/metrics.ts"].flatMap((file) =>
     [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/name: "(\w+)"/g)].map((m) => m[1] as string)),
   ...[...readFileSync(path.join(ROOT, "packages/events/src/outbox-lag.ts"), "utf8").matchAll(/OUTBOX_LAG_METRIC = "(\w+)"/g)].map((m) => m[1] as string),
+  ...[...readFileSync(path.join(ROOT, "packages/events/src/idempotent-consumer.ts"), "utf8").matchAll(/PARKED_EVENTS_METRIC = "(\w+)"/g)].map((m) => m[1] as string),
   ...[...readFileSync(path.join(ROOT, "packages/retention/src/retention-metrics.ts"), "utf8").matchAll(/^ {2}\w+: "(\w+)"/gm)].map((m) => m[1] as string),
 ];
 /** Exporters the alerts may rely on: prom-client's Node defaults, kube-state-metrics, Strimzi's Kafka Exporter. */
 const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_status_\w+|kafka_consumergroup_lag)$/;
-const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile", "outcome", "status_code", "table"]);
+const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile", "outcome", "status_code", "table", "increase", "reason"]);
 
 /** Consumer groups an IdempotentConsumer of the process commits offsets under (`..._GROUP = "..."`). */
 function consumerGroupsOf(name: ProcessName): string[] {
@@ -84,6 +85,10 @@ describe.each(PROCESSES)("alerts of %s", (name) => {
     const server = path.join(ROOT, sourceDir(name), "src", "server.ts");
     if (existsSync(server) && readFileSync(server, "utf8").includes("startRetention(")) {
       expect(rules.some((r) => r.alert === `${pascal(name)}RetentionBehind` && r.expr.includes("retention_oldest_row_age_seconds") && r.expr.includes("retention_period_seconds"))).toBe(true);
+    }
+    // A process whose consumer parks poison events is alerted when it does.
+    if (existsSync(server) && readFileSync(server, "utf8").includes("maxAttempts")) {
+      expect(rules.some((r) => r.alert === `${pascal(name)}EventsParked` && r.expr.includes("consumer_events_parked_total"))).toBe(true);
     }
     if (name === "webhook") expect(rules.some((r) => r.expr.includes("webhook_delivery_attempts_total") && r.expr.includes('outcome!="DELIVERED"'))).toBe(true);
   });

@@ -60,7 +60,7 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
   const closers: Closer[] = [];
   if (opts.workers) {
     try {
-      closers.push(await startProjectionConsumer({ db: parts.database.client, logger, ...opts.workers }));
+      closers.push(await startProjectionConsumer({ db: parts.database.client, logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS }, ...opts.workers }));
     } catch (error) {
       await parts.database.close();
       throw error;
@@ -73,8 +73,8 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
 export async function trackingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeTrackingService(config, logger);
   const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
-  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
   const metrics = createMetrics("tracking");
+  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, registry: metrics.registry } });
   const retention = startRetention(config, { policies: trackingRetention(config), logger, registry: metrics.registry });
   return { name: "tracking", config, logger, metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, consumer, ...parts.closers] };
 }

@@ -41,6 +41,8 @@ export interface WebhookServiceParts extends ServiceParts {
   readonly clock: Clock;
   /** Merchants' endpoints for the consumer, in memory; bypassed until started (startWebhookWorkers). */
   readonly endpointRoutes: EndpointRoutes;
+  /** Attempts before the consumer parks an event it cannot apply (CONSUMER_MAX_ATTEMPTS). */
+  readonly maxAttempts: number;
 }
 
 /** Builds the service: database, secret sealing, management use cases, the delivery engine (not started). */
@@ -86,6 +88,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     engine,
     clock,
     endpointRoutes,
+    maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
   };
 }
 
@@ -100,6 +103,7 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     closers.unshift(
       await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger, {
         ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
+        deadLetters: { maxAttempts: parts.maxAttempts, registry: parts.metrics.registry },
       }),
     );
   }
