@@ -13,3 +13,5 @@ export { BroadcastConsumer, invalidateOnEvents, type BroadcastConsumerOptions, t
 export { ReadThroughCache, type ReadThroughCacheOptions } from "./read-through-cache";
 export { consumerRetention, outboxRetention, parkedEventRetention, processedEventRetention } from "./retention";
 export { DeadLetterAdmin, ParkedEventError, type ParkedEvent, type ReplayResult } from "./dead-letter-admin";
+export { deadLetterAdminRoutes, deadLetterAdminService } from "./dead-letter-admin-service";
+export { adminUrlSetting, DEAD_LETTER_HELP, DEAD_LETTER_SERVICES, runDeadLetterCli, type DeadLetterService } from "./dead-letter-cli";

@@ -1,9 +1,11 @@
-import { commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Its admin RPCs (dead letters) listen apart (ADMIN_HOST:ADMIN_PORT).
+  .extend(adminEnv.shape)
   .extend(kafkaEnv.shape)
   .extend(retentionEnv.shape)
   .extend(outboxRetentionEnv.shape)

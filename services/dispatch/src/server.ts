@@ -27,13 +27,14 @@ import { shipmentsOver } from "./infra/shipment-client";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, consumerRetention, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
 
 export interface DispatchServiceParts extends ServiceParts {
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
   /** What the background workers share with the RPC handlers. */
@@ -95,7 +96,10 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
   const driverApi = new DriverApi(context, activeDrivers);
+  // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
   return {
+    admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => {
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
@@ -231,6 +235,7 @@ export async function startDispatchService(
     logger,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    admin: parts.admin,
     callers: parts.callers,
     checks: parts.checks,
     closers: [...workerClosers, ...parts.closers],
@@ -247,5 +252,5 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka, registry: metrics.registry });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
   const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config)], logger, registry: metrics.registry });
-  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks, closers: [retention, ...workers, relay, ...parts.closers] };
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks, closers: [retention, ...workers, relay, ...parts.closers] };
 }

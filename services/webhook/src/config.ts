@@ -1,4 +1,4 @@
-import { commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** A key of exactly 256 bits, as standard base64 (openssl rand -base64 32). */
@@ -13,6 +13,8 @@ const flag = z.enum(["true", "false"]).transform((value) => value === "true");
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Its admin RPCs (dead letters) listen apart (ADMIN_HOST:ADMIN_PORT).
+  .extend(adminEnv.shape)
   .extend(kafkaEnv.shape)
   .extend(retentionEnv.shape)
   .extend(consumerEnv.shape)

@@ -18,7 +18,7 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
-import { connectKafka, startConsumer } from "@tawsil/events";
+import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { webhookRetention } from "./infra/retention-policies";
 
@@ -35,6 +35,7 @@ export interface WebhookOverrides {
 }
 
 export interface WebhookServiceParts extends ServiceParts {
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   readonly metrics: Metrics;
   readonly database: ServiceDatabase<PrismaClient>;
   readonly engine: DeliveryEngine;
@@ -78,7 +79,10 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     logger: logger.child({ component: "delivery-engine" }),
   });
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
+  // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(clock, () => engine.wake(), endpointRoutes) });
   return {
+    admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
     callers: processIdentity("webhook", config, logger, CALLERS).callers,
     checks: [database.readiness],
@@ -130,6 +134,7 @@ export async function startWebhookService(
     metrics: parts.metrics,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    admin: parts.admin,
     callers: parts.callers,
     checks: parts.checks,
     closers: [...workers, ...parts.closers],
@@ -143,5 +148,5 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
   const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, ...workers, ...parts.closers] };
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, ...workers, ...parts.closers] };
 }
