@@ -13,6 +13,9 @@ import { readConfig, SERVICES, type ServiceName } from "../src/config";
 
 initTracing();
 const logger = createLogger({ service: "gateway-test", level: "silent" });
+/** What the gateway under test logs at warn and above, one JSON line each. */
+const gatewayLines: string[] = [];
+const gatewayLogger = createLogger({ service: "gateway-test", level: "warn", destination: { write: (line: string) => void gatewayLines.push(line) } });
 
 /**
  * Real RPC servers standing in for the six services, each with a switchable readiness. The merchant
@@ -63,7 +66,7 @@ beforeAll(async () => {
     });
   }
   const urls = Object.fromEntries(SERVICES.map((name) => [name, peers[name].url])) as Record<ServiceName, string>;
-  gateway = buildGateway({ config: gatewayConfig(urls), logger, registry: createMetrics("gateway").registry });
+  gateway = buildGateway({ config: gatewayConfig(urls), logger: gatewayLogger, registry: createMetrics("gateway").registry });
   // A route of the real app that only echoes, to exercise body parsing before any /v2 route has a body.
   gateway.post("/test/echo", async (request) => request.body);
   base = await listen(gateway);
@@ -127,6 +130,10 @@ describe("a service that is down fails only the routes that call it", () => {
       const problem = (await res.json()) as Record<string, unknown>;
       expect(problemSchemaErrors(problem)).toEqual([]);
       expect(problem).toMatchObject({ status: 503, code: "SERVICE_UNAVAILABLE" });
+      // The gateway's log names the request and why, for the SRE (or the failed test) that looks it up.
+      const requestId = res.headers.get("x-request-id")!;
+      const logged = JSON.parse(gatewayLines.find((line) => line.includes(requestId)) ?? "{}") as { level?: string; problem?: string; err?: { message?: string } };
+      expect(logged).toMatchObject({ level: "warn", problem: "SERVICE_UNAVAILABLE", err: { message: "[unavailable] tracking is unavailable" } });
       // The customer page says the same as a page, with the same hint.
       const page = await fetch(`${base}/t/${CODE}`);
       expect(page.status).toBe(503);

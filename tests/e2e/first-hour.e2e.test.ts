@@ -1,40 +1,54 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { verifyWebhook, type ShipmentEvent } from "@tawsil/sdk";
+import { TawsilClient, verifyWebhook, type ShipmentEvent } from "@tawsil/sdk";
+import { validateResponsesFrom } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { readOpenApiDocument } from "../../gateway/src/openapi/document";
 import { runTawsil } from "../../scripts/operator-cli";
-import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { cloneCheckout, credentialsOf, type DevRun, freeDevPorts, makeDev, makeDevReset, untilRunning } from "./support/checkout";
 
 /**
- * Issue 28: a merchant's first hour, as a newcomer does it. The README's "Trying it" is run
- * literally: every command of its `sh` blocks, in order, in one bash, from a folder whose
- * .dev/credentials.env is the one this mesh's seeding wrote (as `make dev` writes it), against a
- * mesh started like `make dev` (sandbox fleet on, local receivers admitted). Only RECEIVER_URL is
- * given, which the README lets the reader set, pointing at a receiver this test runs. A README
- * step that stops working fails here. Then the SDK is packed and installed from the tarball into
- * a project outside the workspace, and creates, reads and lists through the same mesh.
+ * Issue 28: a merchant's first hour, as a newcomer does it. A fresh clone of this repository runs
+ * `make dev` as written (its own Kafka, the sandbox fleet, local receivers admitted), and the
+ * README's "Trying it" is run literally: every command of its `sh` blocks, in order, in one bash,
+ * from the clone's folder, with the .dev/credentials.env that `make dev` wrote. Only RECEIVER_URL
+ * is given, which the README lets the reader set, pointing at a receiver this test runs. A README
+ * step or a `make dev` default that stops working fails here. Then the SDK is packed and installed
+ * from the tarball into a project outside the workspace, and creates, reads and lists through the
+ * same mesh.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-let testMesh: TestMesh;
+const STARTUP_MS = 300_000;
 let scratch: string;
+let checkout: string;
+let dev: DevRun | undefined;
+let devEnv: Record<string, string>;
+let credentials: Record<string, string>;
 
 beforeAll(async () => {
-  testMesh = await startTestMesh({
-    adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "true" } },
-  });
-  scratch = mkdtempSync(path.join(os.tmpdir(), "tawsil-first-hour-"));
-}, 180_000);
+  scratch = realpathSync(mkdtempSync(path.join(os.tmpdir(), "tawsil-first-hour-")));
+  checkout = path.join(scratch, "checkout");
+  await cloneCheckout(ROOT, checkout);
+  const ports = await freeDevPorts();
+  devEnv = { DATABASE_ADMIN_URL: inject("databaseAdminUrl"), ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+  dev = makeDev(checkout, devEnv);
+  await untilRunning(dev, STARTUP_MS);
+  credentials = credentialsOf(checkout);
+  validateResponsesFrom(credentials.TAWSIL_BASE_URL!, readOpenApiDocument());
+}, STARTUP_MS + 240_000);
 afterAll(async () => {
-  await testMesh?.close();
+  await dev?.interrupt();
+  if (checkout && existsSync(checkout)) await makeDevReset(checkout, devEnv);
   if (scratch) rmSync(scratch, { recursive: true, force: true });
-});
+}, 180_000);
+
+/** The SDK as a merchant builds it, on this mesh's gateway (responses checked against the OpenAPI document). */
+const sdkFor = (clientId: string, clientSecret: string) => new TawsilClient({ baseUrl: credentials.TAWSIL_BASE_URL!, clientId, clientSecret, retry: { maxAttempts: 1 } });
 
 /** The `sh` blocks of one README section, in order. */
 function shellBlocks(readme: string, heading: string): string[] {
@@ -85,9 +99,6 @@ describe("README.md, \"Trying it\", as pasted", () => {
   it("runs every command in order: token, profile, estimate, webhook, both creates, read, list, tracking, cancel", async () => {
     const blocks = shellBlocks(readFileSync(path.join(ROOT, "README.md"), "utf8"), "## Trying it");
     expect(blocks.length).toBeGreaterThanOrEqual(5);
-    const checkout = path.join(scratch, "checkout");
-    mkdirSync(path.join(checkout, ".dev"), { recursive: true });
-    writeFileSync(path.join(checkout, ".dev", "credentials.env"), Object.entries(testMesh.credentials).map(([k, v]) => `${k}=${v}\n`).join(""));
     const state = path.join(scratch, "state");
     // After the README's commands (never among them): what the test checks afterwards.
     const script = ["set -euo pipefail", ...blocks, `printf '%s\\n' "$WEBHOOK_SECRET" "$SHIPMENT_ID" > ${JSON.stringify(state)}`].join("\n");
@@ -155,7 +166,7 @@ for await (const s of tawsil.shipments.list({ limit: 10 })) if (listed.push(s.sh
 console.log(JSON.stringify({ created: shipment.id, read: read.shipment.shipmentId, listed }));
 `,
     );
-    const { TAWSIL_BASE_URL = "", TAWSIL_CLIENT_ID = "", TAWSIL_CLIENT_SECRET = "", TAWSIL_SAVED_LOCATION = "" } = testMesh.credentials;
+    const { TAWSIL_BASE_URL = "", TAWSIL_CLIENT_ID = "", TAWSIL_CLIENT_SECRET = "", TAWSIL_SAVED_LOCATION = "" } = credentials;
     const ran = await run("node", ["app.mjs"], { cwd: project, env: { TAWSIL_BASE_URL, TAWSIL_CLIENT_ID, TAWSIL_CLIENT_SECRET, TAWSIL_SAVED_LOCATION } });
     expect(ran.stderr).toBe("");
     const answer = JSON.parse(ran.stdout) as { created: string; read: string; listed: string[] };
@@ -166,7 +177,6 @@ console.log(JSON.stringify({ created: shipment.id, read: read.shipment.shipmentI
 
 describe("a merchant an operator onboarded without a rate card", () => {
   it("is told that no commercial terms are agreed, not that no driver is on shift", async () => {
-    const { credentials } = testMesh;
     const tawsil = (...args: string[]) => runTawsil(args, credentials);
     expect((await tawsil("merchant", "create", "--code", "NO-TERMS", "--display-name", "No Terms", "--legal-name", "No Terms Co")).code).toBe(0);
     expect((await tawsil("merchant", "status", "NO-TERMS", "ACTIVE")).code).toBe(0);
@@ -174,7 +184,7 @@ describe("a merchant an operator onboarded without a rate card", () => {
     const value = (label: string) => client.out.find((line) => line.startsWith(`${label} `))?.slice(label.length).trim() ?? "";
     expect((await tawsil("merchants", "list")).out.find((line) => line.startsWith("NO-TERMS "))).toMatch(/no rate card/);
 
-    const merchant = testMesh.sdkFor(value("client_id"), value("client_secret"));
+    const merchant = sdkFor(value("client_id"), value("client_secret"));
     const refused = await merchant.estimates
       .create({ pickup: { latitude: 24.7136, longitude: 46.6753 }, delivery: { latitude: 24.774265, longitude: 46.738586 } })
       .then(() => undefined, (error: unknown) => error as { status: number; code: string; detail?: string });

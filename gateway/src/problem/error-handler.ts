@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { correlate } from "../request/correlation";
+import { PROBLEMS } from "./catalogue";
 import { problemFromConnect } from "./from-connect";
 import type { ParameterisedPaths } from "../routes/parameterised-paths";
 import { NO_RESOURCE, problemFromFastify } from "./framework-errors";
@@ -24,7 +25,12 @@ export function registerProblemHandlers(app: FastifyInstance, settings: ProblemS
   app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
     if (error instanceof ProblemError) return sendProblem(request, reply, error, baseUrl);
     const known = problemFromConnect(error) ?? problemFromFastify(error, settings.bodyLimitBytes);
-    if (known) return sendProblem(request, reply, known, baseUrl);
+    if (known) {
+      // An outage answered 503/504 is expected, not a bug, but an SRE (or a failed test's report)
+      // looking up the request id must find which peer failed and how.
+      if (PROBLEMS[known.code].status >= 500) request.log.warn({ err: error, problem: known.code }, "answered with an outage problem");
+      return sendProblem(request, reply, known, baseUrl);
+    }
     request.log.error({ err: error }, "unhandled error");
     return sendProblem(request, reply, new ProblemError("INTERNAL_ERROR"), baseUrl);
   });

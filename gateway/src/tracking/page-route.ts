@@ -6,7 +6,9 @@ import { rateLimitHeaders } from "../rate-limit/rate-limited";
 import { resource } from "../routes/route-table";
 import { correlate } from "../request/correlation";
 import { negotiateLanguage, type Language } from "../request/language";
-import { errorPage, STYLESHEET, STYLESHEET_PATH, trackingPage, type ErrorPage } from "./page";
+import { errorPage, trackingPage } from "./page";
+import { STYLESHEET, STYLESHEET_PATH } from "./page-style";
+import type { ErrorPage } from "./page-texts";
 import { takePublicRead, type PublicTrackingLimits } from "./public-limits";
 
 const CODE = /^[A-Za-z0-9_-]{43}$/;

@@ -1,25 +1,32 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { GetPublicTrackingResponse } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
+import { PublicReason, type GetPublicTrackingResponse } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import type { Language } from "../request/language";
 import { PUBLIC_NAMES } from "../shipments/render";
-import { mapSketch } from "./page-map";
-import { PAGE_TEXTS, type PageTexts, type StatusName } from "./page-texts";
-
-/** The page's one stylesheet, served by the gateway itself (the CSP allows 'self' and nothing else). */
-export const STYLESHEET_PATH = "/t/assets/page.css";
+import { PAGE_FORMAT, type PageFormat } from "./page-format";
+import { mapLegend, mapSketch } from "./page-map";
+import { STYLESHEET_PATH } from "./page-style";
+import { PAGE_TEXTS, type ErrorPage, type FinishedStatus, type PageTexts, type ReasonName, type StatusName } from "./page-texts";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The happy path; a failed or cancelled delivery ends the timeline where it stopped. */
-const HAPPY_PATH: readonly StatusName[] = ["CREATED", "ASSIGNED", "PICKED_UP", "OUT_FOR_DELIVERY", "DELIVERED"];
+const HAPPY_PATH = ["CREATED", "ASSIGNED", "PICKED_UP", "OUT_FOR_DELIVERY", "DELIVERED"] as const;
+type Step = (typeof HAPPY_PATH)[number];
 
-function formatTime(t: Timestamp, lang: Language): string {
-  const locale = lang === "ar" ? "ar-SA-u-ca-gregory-nu-arab" : "en-GB";
-  return new Intl.DateTimeFormat(locale, { timeZone: "Asia/Riyadh", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" }).format(timestampDate(t));
+/** The contract's terminal statuses (there is no RETURNED): nothing moves any more, so nothing refreshes. */
+const isFinished = (status: StatusName): status is FinishedStatus => status === "DELIVERED" || status === "FAILED" || status === "CANCELLED";
+
+/** What the page needs to know of one shipment, read once from the projection. */
+interface Shown {
+  readonly t: GetPublicTrackingResponse;
+  readonly status: StatusName;
+  readonly reached: ReadonlyMap<StatusName, Timestamp>;
+  readonly texts: PageTexts;
+  readonly f: PageFormat;
 }
 
-function timeTag(t: Timestamp, lang: Language): string {
-  return `<time datetime="${timestampDate(t).toISOString()}">${escapeHtml(formatTime(t, lang))}</time>`;
+function timeTag(at: Timestamp, f: PageFormat): string {
+  return `<time datetime="${timestampDate(at).toISOString()}">${escapeHtml(f.time(at))}</time>`;
 }
 
 function languageSwitch(lang: Language, texts: PageTexts): string {
@@ -28,6 +35,7 @@ function languageSwitch(lang: Language, texts: PageTexts): string {
   return `<nav aria-label="${texts.languages}"><ul class="languages"><li>${link("en", "English")}</li><li>${link("ar", "العربية")}</li></ul></nav>`;
 }
 
+/** A page with a meta refresh only when given one: the CSP allows no script, so nothing else can reload it. */
 function shell(opts: { lang: Language; title: string; refreshSeconds?: number; body: string }): string {
   const texts = PAGE_TEXTS[opts.lang];
   const refresh = opts.refreshSeconds ? `<meta http-equiv="refresh" content="${opts.refreshSeconds}">` : "";
@@ -39,85 +47,73 @@ function shell(opts: { lang: Language; title: string; refreshSeconds?: number; b
 </body></html>`;
 }
 
-function timeline(t: GetPublicTrackingResponse, lang: Language, texts: PageTexts): string {
-  const reached = new Map(t.history.flatMap((h) => (PUBLIC_NAMES[h.status] && h.occurTime ? [[PUBLIC_NAMES[h.status] as StatusName, h.occurTime] as const] : [])));
-  const current = PUBLIC_NAMES[t.status] as StatusName;
-  const ended = current === "FAILED" || current === "CANCELLED";
-  const steps = ended ? [...HAPPY_PATH.filter((s) => reached.has(s)), current] : HAPPY_PATH;
-  const items = steps.map((step) => {
+/**
+ * Each step as a sentence of its own: a step reached reads "Picked up: 27 Nov, 14:05", one still
+ * to come "Delivery: still to come", named as what will happen ("Delivery"), never as if it had
+ * ("Delivered"). A step passed whose time the projection lacks is named alone.
+ */
+function timeline({ status, reached, texts, f }: Shown): string {
+  const ended = status === "FAILED" || status === "CANCELLED";
+  const position = HAPPY_PATH.indexOf(status as Step);
+  const passed: StatusName[] = ended ? [...HAPPY_PATH.filter((s) => reached.has(s)), status] : HAPPY_PATH.slice(0, position + 1);
+  const upcoming: Step[] = ended ? [] : HAPPY_PATH.slice(position + 1);
+  const done = passed.map((step) => {
     const at = reached.get(step);
-    const state = step === current ? "current" : at ? "done" : "pending";
-    return `<li class="${state}" data-status="${step}"${step === current ? ' aria-current="step"' : ""}><span class="step">${texts.status[step]}</span> ${at ? timeTag(at, lang) : `<span class="pending">${texts.pending}</span>`}</li>`;
+    const current = step === status;
+    const name = `<span class="step">${texts.status[step]}${at ? ":" : ""}</span>${at ? ` ${timeTag(at, f)}` : ""}`;
+    return `<li class="${current ? "current" : "done"}" data-status="${step}"${current ? ' aria-current="step"' : ""}>${name}</li>`;
   });
-  return `<section aria-labelledby="progress-title"><h2 id="progress-title">${texts.progress}</h2><ol class="timeline">${items.join("")}</ol></section>`;
+  const pending = upcoming.map((step) => `<li class="pending" data-status="${step}"><span class="step">${texts.upcoming[step as Exclude<Step, "CREATED">]}:</span> <span class="state">${texts.stillToCome}</span></li>`);
+  return `<section aria-labelledby="progress-title"><h2 id="progress-title">${texts.progress}</h2><ol class="timeline">${[...done, ...pending].join("")}</ol></section>`;
 }
 
-function eta(t: GetPublicTrackingResponse, lang: Language, texts: PageTexts): string {
+function eta({ t, texts, f }: Shown): string {
   const lines = [
-    t.estimates?.pickupTime ? `<p class="eta" data-eta="pickup">${texts.etaPickup}: ${timeTag(t.estimates.pickupTime, lang)}</p>` : "",
-    t.estimates?.deliveryTime ? `<p class="eta" data-eta="delivery">${texts.etaDelivery}: ${timeTag(t.estimates.deliveryTime, lang)}</p>` : "",
+    t.estimates?.pickupTime ? `<p class="eta" data-eta="pickup">${texts.etaPickup}: ${timeTag(t.estimates.pickupTime, f)}</p>` : "",
+    t.estimates?.deliveryTime ? `<p class="eta" data-eta="delivery">${texts.etaDelivery}: ${timeTag(t.estimates.deliveryTime, f)}</p>` : "",
   ].join("");
-  const active = !["DELIVERED", "FAILED", "CANCELLED"].includes(PUBLIC_NAMES[t.status] ?? "");
-  return lines || (active ? `<p class="eta">${texts.noEta}</p>` : "");
+  return lines || `<p class="eta">${texts.noEta}</p>`;
 }
 
-function map(t: GetPublicTrackingResponse, texts: PageTexts): string {
+function map({ t, texts, f }: Shown): string {
   if (!t.pickupArea || !t.destinationArea) return "";
-  const driver = t.driverLocation?.position ?? null;
-  const note = !driver ? texts.noDriverPosition : t.driverLocation?.stale ? texts.staleNote : "";
-  const sketch = mapSketch({
-    pickup: t.pickupArea,
-    destination: t.destinationArea,
-    driver,
-    labels: { pickup: texts.pickupArea, destination: texts.destinationArea, driver: texts.driverArea, description: texts.mapDescription },
-  });
-  return `<section aria-labelledby="map-title"><h2 id="map-title">${texts.map}</h2>${sketch}${note ? `<p class="note">${note}</p>` : ""}</section>`;
+  const driver = t.driverLocation?.position ? t.driverLocation : null;
+  const note = !driver ? texts.noDriverPosition : driver.stale ? texts.staleNote : "";
+  const sketch = mapSketch({ pickup: t.pickupArea, destination: t.destinationArea, driver: driver?.position ?? null, description: texts.mapDescription });
+  const legend = mapLegend({ pickup: texts.pickupArea, destination: texts.destinationArea, driver: driver ? texts.driverArea(driver.accuracyMetres, f) : null });
+  return `<section aria-labelledby="map-title"><h2 id="map-title">${texts.map}</h2>${sketch}${legend}${note ? `<p class="note">${note}</p>` : ""}</section>`;
 }
 
-/** The tracking page of one shipment, refreshing itself at the recommended interval. */
+/** A finished delivery's outcome, when it came and, for one that did not arrive, why (in the customer's terms only). */
+function outcome({ t, status, reached, texts, f }: Shown & { status: FinishedStatus }): string {
+  const at = reached.get(status);
+  const reason = t.reason === PublicReason.UNSPECIFIED ? null : texts.reason[PublicReason[t.reason] as ReasonName];
+  return [
+    `<p class="outcome" id="outcome">${texts.outcome[status](at ? timeTag(at, f) : null)}</p>`,
+    reason && status !== "DELIVERED" ? `<p id="reason">${escapeHtml(reason)}</p>` : "",
+    status === "DELIVERED" ? "" : `<p>${texts.contactSender}</p>`,
+  ].join("");
+}
+
+/**
+ * The tracking page of one shipment. While the delivery goes on it shows the estimate, the map and
+ * the refresh interval, and refreshes itself at the recommended interval; once it has ended it
+ * states the outcome and stops: no refresh, no map, no estimate, nothing that says where a
+ * finished parcel is.
+ */
 export function trackingPage(t: GetPublicTrackingResponse, lang: Language): string {
   const texts = PAGE_TEXTS[lang];
   const status = PUBLIC_NAMES[t.status] as StatusName;
-  const body = `<h1 id="status" data-status="${status}">${texts.status[status]}</h1>${eta(t, lang, texts)}${map(t, texts)}${timeline(t, lang, texts)}<p class="refresh">${texts.refresh(t.recommendedRefreshSeconds)}</p>`;
-  return shell({ lang, title: texts.status[status], refreshSeconds: t.recommendedRefreshSeconds, body });
+  const reached = new Map(t.history.flatMap((h) => (PUBLIC_NAMES[h.status] && h.occurTime ? [[PUBLIC_NAMES[h.status] as StatusName, h.occurTime] as const] : [])));
+  const shown: Shown = { t, status, reached, texts, f: PAGE_FORMAT[lang] };
+  const heading = `<h1 id="status" data-status="${status}">${texts.status[status]}</h1>`;
+  if (isFinished(status)) return shell({ lang, title: texts.status[status], body: `${heading}${outcome({ ...shown, status })}${timeline(shown)}` });
+  const refresh = `<p class="refresh">${texts.refresh(t.recommendedRefreshSeconds, shown.f)}</p>`;
+  return shell({ lang, title: texts.status[status], refreshSeconds: t.recommendedRefreshSeconds, body: `${heading}${eta(shown)}${map(shown)}${timeline(shown)}${refresh}` });
 }
-
-export type ErrorPage = "notFound" | "expired" | "busy" | "unavailable";
 
 /** The pages for an unknown, expired, over-used or unanswerable link. */
 export function errorPage(kind: ErrorPage, lang: Language): string {
-  const texts = PAGE_TEXTS[lang];
-  const title = texts[`${kind}Title`];
-  return shell({ lang, title, body: `<h1 id="status" data-status="${kind}">${title}</h1><p>${texts[kind]}</p>` });
+  const { title, body } = PAGE_TEXTS[lang].errors[kind];
+  return shell({ lang, title, body: `<h1 id="status" data-status="${kind}">${title}</h1><p>${body(PAGE_FORMAT[lang])}</p>` });
 }
-
-/** Large type, strong contrast (WCAG AA), logical properties so the same sheet serves both directions. */
-export const STYLESHEET = `
-:root{color-scheme:light;--ink:#1b1f23;--muted:#4a5560;--accent:#0b5d3b;--line:#c9d1d9;--bg:#ffffff;--soft:#f1f5f3}
-*{box-sizing:border-box}
-body{margin:0;font:1rem/1.5 system-ui,"Segoe UI",Tahoma,"Noto Sans Arabic",sans-serif;color:var(--ink);background:var(--bg)}
-header{display:flex;justify-content:space-between;align-items:center;padding:.75rem 1rem;border-block-end:1px solid var(--line)}
-.brand{margin:0;font-weight:700;color:var(--accent)}
-.languages{display:flex;gap:.75rem;list-style:none;margin:0;padding:0}
-.languages a{color:var(--accent);font-weight:600}
-.languages a[aria-current]{color:var(--ink);text-decoration:none}
-main{max-inline-size:40rem;margin-inline:auto;padding:1rem}
-h1{font-size:1.6rem;margin-block:.5rem}
-h2{font-size:1.1rem;margin-block:1.25rem .5rem}
-.eta{font-weight:600;margin-block:.25rem}
-.map{inline-size:100%;block-size:auto;border:1px solid var(--line);border-radius:.5rem}
-.map .ground{fill:var(--soft)}
-.map .route{stroke:var(--muted);stroke-width:1.5;stroke-dasharray:4 4}
-.map .pickup rect{fill:#d8e7ff;stroke:#1d4ed8}
-.map .destination rect{fill:#ffe2cc;stroke:#9a3412}
-.map .driver circle{fill:rgba(11,93,59,.25);stroke:var(--accent);stroke-width:2}
-.map text{font-size:11px;fill:var(--ink)}
-.note{color:var(--muted)}
-.timeline{list-style:none;margin:0;padding:0}
-.timeline li{padding-block:.4rem;padding-inline-start:1.25rem;border-inline-start:3px solid var(--line)}
-.timeline li.done{border-color:var(--accent)}
-.timeline li.current{border-color:var(--accent);font-weight:700}
-.timeline .pending{color:var(--muted)}
-.timeline time{color:var(--muted);margin-inline-start:.5rem}
-.refresh{color:var(--muted);font-size:.9rem;margin-block-start:1.5rem}
-`;

@@ -53,6 +53,7 @@ function shipment(shipmentId: string, version: number, state: ShipmentState, sec
     pickup: { latitudeMicro: 24_713_600, longitudeMicro: 46_675_300 },
     destination: { latitudeMicro: 24_774_265 + version, longitudeMicro: 46_738_586 },
     cityCode: "RUH",
+    reasonCode: null,
     trackingCodeSha256: codeHash,
     occurredAt: at(second),
   };

@@ -31,8 +31,8 @@ function tracked(merchantId = stack.gateway.merchant.id) {
   return {
     shipmentId,
     code,
-    move: (state: StateName, at = stack.now) =>
-      stack.publish("shipments", shipmentId, shipmentChanged({ shipmentId, merchantId, state, version: ++version, at, codeHash: sha256(code) })),
+    move: (state: StateName, at = stack.now, reasonCode?: string) =>
+      stack.publish("shipments", shipmentId, shipmentChanged({ shipmentId, merchantId, state, version: ++version, at, codeHash: sha256(code), ...(reasonCode ? { reasonCode } : {}) })),
     accept: (driverRef: string) => stack.publish("assignments", shipmentId, assignmentChanged({ shipmentId, driverRef, change: "ACCEPTED", at: stack.now })),
     fix: (driverRef: string, secondsAgo: number, position = { latitudeMicro: 24_681_234, longitudeMicro: 46_701_987 }) =>
       stack.publish("locations", shipmentId, driverLocation({ shipmentId, driverRef, position, accuracyMetres: 12, at: new Date(stack.now.getTime() - secondsAgo * 1000) })),
@@ -237,6 +237,24 @@ describe("the public projection", () => {
     expect(nearPage).toHaveLength(1);
     expect(nearPage[0]).toContain(`datetime="${nearView.estimatedDeliveryAt as string}"`);
     expect(await page(far.code)).toEqual(nearPage);
+  });
+
+  it("tells the customer page why a delivery was cancelled or failed in its own words, never the merchant's or driver's code", async () => {
+    const ends: [StateName[], string, string][] = [
+      [["PENDING_APPROVAL", "CANCELLED"], "CUSTOMER_REQUEST", "The sender cancelled it at the customer's request."],
+      [["PENDING_APPROVAL", "CANCELLED"], "REJECTED_BY_OPERATOR", "Tawsil could not accept this delivery."],
+      [["PENDING_APPROVAL", "READY_FOR_DISPATCH", "CANCELLED"], "VIP_FRAUD_REVIEW", "The sender cancelled it."],
+      [["PENDING_APPROVAL", "READY_FOR_DISPATCH", "OFFERED", "ACCEPTED", "PICKED_UP", "DELIVERY_FAILED"], "RECIPIENT_UNREACHABLE", "The driver could not reach the recipient."],
+      [["PENDING_APPROVAL", "READY_FOR_DISPATCH", "OFFERED", "ACCEPTED", "PICKED_UP", "DELIVERY_FAILED"], "DRIVER_VEHICLE_BREAKDOWN", "The delivery could not be completed."],
+    ];
+    for (const [states, code, said] of ends) {
+      const s = tracked();
+      for (const state of states) await s.move(state, stack.now, state === states.at(-1) ? code : undefined);
+      const html = await (await fetch(`${stack.gateway.baseUrl}/t/${s.code}`, { headers: { "accept-language": "en" } })).text();
+      expect(html.match(/<p id="reason">(.*?)<\/p>/)?.[1]).toBe(said.replace("'", "&#39;"));
+      expect(html).not.toContain(code);
+      expect(JSON.stringify(await publicBody(s.code))).not.toContain(code);
+    }
   });
 
   it("expires 7 days after the terminal state: 200 until then, 410 TRACKING_LINK_EXPIRED from that instant", async () => {

@@ -104,7 +104,7 @@ const PUBLIC_OF: Record<StateName, keyof typeof PublicStatus> = {
 };
 
 /** A ShipmentChanged as the shipment service publishes it. */
-export function shipmentChanged(s: { shipmentId: string; merchantId: string; state: StateName; version: number; at: Date; codeHash: Uint8Array }): Uint8Array {
+export function shipmentChanged(s: { shipmentId: string; merchantId: string; state: StateName; version: number; at: Date; codeHash: Uint8Array; reasonCode?: string }): Uint8Array {
   return toBinary(
     ShipmentChangedSchema,
     create(ShipmentChangedSchema, {
@@ -119,6 +119,7 @@ export function shipmentChanged(s: { shipmentId: string; merchantId: string; sta
         pickup: { coordinate: PICKUP, addressLine: "King Fahd Rd", cityCode: "RUH" },
         destination: { coordinate: DESTINATION, addressLine: "Salah Al Din St", cityCode: "RUH" },
         createTime: timestampFromDate(s.at),
+        reasonCode: s.reasonCode ?? "",
       }),
       occurTime: timestampFromDate(s.at),
       trackingCodeSha256: s.codeHash,

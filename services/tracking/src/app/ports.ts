@@ -11,6 +11,8 @@ export interface ShipmentFact {
   readonly pickup: Coordinate;
   readonly destination: Coordinate;
   readonly cityCode: string;
+  /** Set on CANCELLED and DELIVERY_FAILED; null otherwise. */
+  readonly reasonCode: string | null;
   /** Empty for events published before the field existed. */
   readonly trackingCodeSha256: Uint8Array;
   readonly occurredAt: Date;

@@ -25,6 +25,7 @@ export function shipmentFactOf(payload: Uint8Array): ShipmentFact | null {
     pickup: { latitudeMicro: pickup.latitudeMicro, longitudeMicro: pickup.longitudeMicro },
     destination: { latitudeMicro: destination.latitudeMicro, longitudeMicro: destination.longitudeMicro },
     cityCode: shipment.pickup?.cityCode || shipment.destination?.cityCode || "",
+    reasonCode: shipment.reasonCode || null,
     trackingCodeSha256: event.trackingCodeSha256,
     occurredAt,
   };

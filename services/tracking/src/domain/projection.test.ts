@@ -17,6 +17,7 @@ function tracked(state: ShipmentState, withFix = true): TrackedShipment {
     destination: { latitudeMicro: 24_666_789, longitudeMicro: 46_730_321 },
     cityCode: "RUH",
     terminalAt: null,
+    reasonCode: null,
     history: [],
     fix: withFix ? fix : null,
   };

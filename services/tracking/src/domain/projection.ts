@@ -2,6 +2,7 @@ import type { Coordinate } from "@tawsil/domain";
 import { COARSE_ACCURACY_METRES, coarsen } from "./coarse-position";
 import { estimate, NO_ESTIMATES, toWholeMinute, type Estimates } from "./eta";
 import { isCarried, publicStatusOf, type PublicStatus, type ShipmentState } from "./lifecycle";
+import { publicReasonOf, type PublicReason } from "./public-reason";
 import { ageSeconds, locationStatusOf, refreshSecondsOf, STALE_AFTER_SECONDS, type LocationStatus } from "./location-status";
 
 /** The driver's last fix for a shipment, as dispatch reported it. */
@@ -21,6 +22,8 @@ export interface TrackedShipment {
   readonly cityCode: string;
   /** When the shipment reached a terminal state; null while it moves (or when not known yet). */
   readonly terminalAt: Date | null;
+  /** The merchant's or driver's code for a cancel or a failed delivery; never public as such. */
+  readonly reasonCode: string | null;
   /** Public statuses reached, oldest first. */
   readonly history: readonly { readonly status: PublicStatus; readonly at: Date }[];
   /** The assigned driver's last fix, if any. */
@@ -53,6 +56,8 @@ export interface PublicTracking {
   readonly estimates: Estimates;
   readonly pickupArea: Coordinate;
   readonly destinationArea: Coordinate;
+  /** Why a cancelled or failed delivery ended, in words a customer may read; null otherwise. */
+  readonly reason: PublicReason | null;
 }
 
 function shown(fix: DriverFix, now: Date): Omit<ShownPosition, "position" | "accuracyMetres"> {
@@ -96,6 +101,7 @@ export function publicTracking(tracked: TrackedShipment, now: Date): PublicTrack
     estimates: locationStatus === "AVAILABLE" && cell ? publicEstimates(tracked, cell, destinationArea) : NO_ESTIMATES,
     pickupArea: coarsen(tracked.pickup),
     destinationArea,
+    reason: publicReasonOf(tracked.state, tracked.reasonCode),
   };
 }
 

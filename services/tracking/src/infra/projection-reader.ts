@@ -13,6 +13,7 @@ interface Row {
   destination_longitude_micro: number;
   city_code: string;
   terminal_at: Date | null;
+  reason_code: string | null;
   fix_latitude_micro: number | null;
   fix_longitude_micro: number | null;
   fix_accuracy_metres: number | null;
@@ -27,7 +28,7 @@ interface Row {
  */
 const SELECT = `
   SELECT t.shipment_id::text, t.merchant_id::text, t.state, t.pickup_latitude_micro, t.pickup_longitude_micro,
-    t.destination_latitude_micro, t.destination_longitude_micro, t.city_code, t.terminal_at,
+    t.destination_latitude_micro, t.destination_longitude_micro, t.city_code, t.terminal_at, t.reason_code,
     f.latitude_micro AS fix_latitude_micro, f.longitude_micro AS fix_longitude_micro,
     f.accuracy_metres AS fix_accuracy_metres, f.recorded_at AS fix_recorded_at,
     COALESCE((SELECT json_agg(json_build_object('status', s.status, 'at', s.occurred_at)
@@ -68,6 +69,7 @@ function trackedFromRow(row: Row): TrackedShipment {
     destination: { latitudeMicro: row.destination_latitude_micro, longitudeMicro: row.destination_longitude_micro },
     cityCode: row.city_code,
     terminalAt: row.terminal_at,
+    reasonCode: row.reason_code,
     history: history.map((entry) => ({ status: entry.status as PublicStatus, at: new Date(entry.at) })),
     fix:
       row.fix_recorded_at === null

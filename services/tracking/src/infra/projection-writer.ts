@@ -12,9 +12,9 @@ export class SqlProjectionWriter implements ProjectionWriter {
   async saveShipment(fact: ShipmentFact, terminalAt: Date | null): Promise<void> {
     await this.tx.$executeRawUnsafe(
       `INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
-         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, updated_at)
-       VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())
-       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at,
+         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, reason_code, updated_at)
+       VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
+       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
          tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
        WHERE tracked_shipment.version < EXCLUDED.version`,
       fact.shipmentId,
@@ -28,6 +28,7 @@ export class SqlProjectionWriter implements ProjectionWriter {
       fact.destination.longitudeMicro,
       fact.cityCode,
       terminalAt,
+      fact.reasonCode,
     );
   }
 
@@ -84,13 +85,13 @@ export class SqlProjectionBatchWriter implements ProjectionBatchWriter {
     const column = <T>(pick: (fact: ShipmentFact, terminalAt: Date | null) => T) => rows.map((row) => pick(row.fact, row.terminalAt));
     await this.tx.$executeRawUnsafe(
       `INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
-         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, updated_at)
+         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, reason_code, updated_at)
        SELECT t.shipment_id, t.merchant_id, decode(t.code_hash, 'hex'), t.state, t.version, t.pickup_latitude_micro, t.pickup_longitude_micro,
-         t.destination_latitude_micro, t.destination_longitude_micro, t.city_code, t.terminal_at, now()
-       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::int[], $10::text[], $11::timestamptz[])
+         t.destination_latitude_micro, t.destination_longitude_micro, t.city_code, t.terminal_at, t.reason_code, now()
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::int[], $8::int[], $9::int[], $10::text[], $11::timestamptz[], $12::text[])
          AS t(shipment_id, merchant_id, code_hash, state, version, pickup_latitude_micro, pickup_longitude_micro, destination_latitude_micro,
-           destination_longitude_micro, city_code, terminal_at)
-       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at,
+           destination_longitude_micro, city_code, terminal_at, reason_code)
+       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
          tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
        WHERE tracked_shipment.version < EXCLUDED.version`,
       column((f) => f.shipmentId),
@@ -104,6 +105,7 @@ export class SqlProjectionBatchWriter implements ProjectionBatchWriter {
       column((f) => f.destination.longitudeMicro),
       column((f) => f.cityCode),
       column((_, terminalAt) => iso(terminalAt)),
+      column((f) => f.reasonCode),
     );
   }
 

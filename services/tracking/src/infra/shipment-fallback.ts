@@ -57,6 +57,7 @@ function trackedFromShipment(shipment: Shipment, terminalTime: Date | null): Tra
     destination: point(shipment.destination?.coordinate),
     cityCode: shipment.pickup?.cityCode || shipment.destination?.cityCode || "",
     terminalAt: isTerminal(state) ? (terminalTime ?? createdAt ?? new Date(0)) : null,
+    reasonCode: shipment.reasonCode || null,
     history: createdAt ? [{ status: "CREATED", at: createdAt }] : [],
     fix: null,
   };

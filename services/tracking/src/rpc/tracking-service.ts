@@ -3,7 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
 import { PublicStatus, ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
-import { DriverPositionSchema, EstimatesSchema, LocationStatus, type TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
+import { DriverPositionSchema, EstimatesSchema, LocationStatus, PublicReason, type TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
 import { withDomainErrors } from "@tawsil/rpc";
 import type { ReadTracking } from "../app/read-tracking";
 import type { Estimates } from "../domain/eta";
@@ -52,6 +52,7 @@ export function trackingService(deps: { readTracking: ReadTracking; logger: Logg
           estimates: estimates(view.estimates),
           pickupArea: view.pickupArea,
           destinationArea: view.destinationArea,
+          reason: view.reason ? PublicReason[view.reason] : PublicReason.UNSPECIFIED,
         };
       },
     },

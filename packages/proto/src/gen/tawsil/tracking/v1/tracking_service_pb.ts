@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/tracking/v1/tracking_service.proto.
  */
 export const file_tawsil_tracking_v1_tracking_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvdHJhY2tpbmcvdjEvdHJhY2tpbmdfc2VydmljZS5wcm90bxISdGF3c2lsLnRyYWNraW5nLnYxIq4BCg5Ecml2ZXJQb3NpdGlvbhIuCghwb3NpdGlvbhgBIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIXCg9hY2N1cmFjeV9tZXRyZXMYAiABKAUSLwoLcmVjb3JkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIEhMKC2FnZV9zZWNvbmRzGAUgASgDIm8KCUVzdGltYXRlcxIvCgtwaWNrdXBfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNZGVsaXZlcnlfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRgoaR2V0U2hpcG1lbnRUcmFja2luZ1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkivwIKG0dldFNoaXBtZW50VHJhY2tpbmdSZXNwb25zZRITCgtzaGlwbWVudF9pZBgBIAEoCRI6Cg9saWZlY3ljbGVfc3RhdGUYAiABKA4yIS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnRTdGF0ZRI7Cg9sb2NhdGlvbl9zdGF0dXMYAyABKA4yIi50YXdzaWwudHJhY2tpbmcudjEuTG9jYXRpb25TdGF0dXMSIwobcmVjb21tZW5kZWRfcmVmcmVzaF9zZWNvbmRzGAQgASgFEjsKD2RyaXZlcl9sb2NhdGlvbhgFIAEoCzIiLnRhd3NpbC50cmFja2luZy52MS5Ecml2ZXJQb3NpdGlvbhIwCgllc3RpbWF0ZXMYBiABKAsyHS50YXdzaWwudHJhY2tpbmcudjEuRXN0aW1hdGVzIigKGEdldFB1YmxpY1RyYWNraW5nUmVxdWVzdBIMCgRjb2RlGAEgASgJInAKDFN0YXR1c0NoYW5nZRIwCgZzdGF0dXMYASABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUHVibGljU3RhdHVzEi4KCm9jY3VyX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrwDChlHZXRQdWJsaWNUcmFja2luZ1Jlc3BvbnNlEjAKBnN0YXR1cxgBIAEoDjIgLnRhd3NpbC5zaGlwbWVudC52MS5QdWJsaWNTdGF0dXMSOwoPbG9jYXRpb25fc3RhdHVzGAIgASgOMiIudGF3c2lsLnRyYWNraW5nLnYxLkxvY2F0aW9uU3RhdHVzEiMKG3JlY29tbWVuZGVkX3JlZnJlc2hfc2Vjb25kcxgDIAEoBRIxCgdoaXN0b3J5GAQgAygLMiAudGF3c2lsLnRyYWNraW5nLnYxLlN0YXR1c0NoYW5nZRI7Cg9kcml2ZXJfbG9jYXRpb24YBSABKAsyIi50YXdzaWwudHJhY2tpbmcudjEuRHJpdmVyUG9zaXRpb24SMAoJZXN0aW1hdGVzGAYgASgLMh0udGF3c2lsLnRyYWNraW5nLnYxLkVzdGltYXRlcxIxCgtwaWNrdXBfYXJlYRgHIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRI2ChBkZXN0aW5hdGlvbl9hcmVhGAggASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlKpkCCg5Mb2NhdGlvblN0YXR1cxIfChtMT0NBVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIgChxMT0NBVElPTl9TVEFUVVNfTk9UX0FTU0lHTkVEEAESMQotTE9DQVRJT05fU1RBVFVTX1dBSVRJTkdfRk9SX0RSSVZFUl9BQ0NFUFRBTkNFEAISKAokTE9DQVRJT05fU1RBVFVTX0xPQ0FUSU9OX1VOQVZBSUxBQkxFEAMSHQoZTE9DQVRJT05fU1RBVFVTX0FWQUlMQUJMRRAEEhkKFUxPQ0FUSU9OX1NUQVRVU19TVEFMRRAFEi0KKUxPQ0FUSU9OX1NUQVRVU19URVJNSU5BTF9OT19MSVZFX0xPQ0FUSU9OEAYy+wEKD1RyYWNraW5nU2VydmljZRJ2ChNHZXRTaGlwbWVudFRyYWNraW5nEi4udGF3c2lsLnRyYWNraW5nLnYxLkdldFNoaXBtZW50VHJhY2tpbmdSZXF1ZXN0Gi8udGF3c2lsLnRyYWNraW5nLnYxLkdldFNoaXBtZW50VHJhY2tpbmdSZXNwb25zZRJwChFHZXRQdWJsaWNUcmFja2luZxIsLnRhd3NpbC50cmFja2luZy52MS5HZXRQdWJsaWNUcmFja2luZ1JlcXVlc3QaLS50YXdzaWwudHJhY2tpbmcudjEuR2V0UHVibGljVHJhY2tpbmdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_shipment]);
+  fileDesc("Cil0YXdzaWwvdHJhY2tpbmcvdjEvdHJhY2tpbmdfc2VydmljZS5wcm90bxISdGF3c2lsLnRyYWNraW5nLnYxIq4BCg5Ecml2ZXJQb3NpdGlvbhIuCghwb3NpdGlvbhgBIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIXCg9hY2N1cmFjeV9tZXRyZXMYAiABKAUSLwoLcmVjb3JkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YWxlGAQgASgIEhMKC2FnZV9zZWNvbmRzGAUgASgDIm8KCUVzdGltYXRlcxIvCgtwaWNrdXBfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNZGVsaXZlcnlfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRgoaR2V0U2hpcG1lbnRUcmFja2luZ1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkivwIKG0dldFNoaXBtZW50VHJhY2tpbmdSZXNwb25zZRITCgtzaGlwbWVudF9pZBgBIAEoCRI6Cg9saWZlY3ljbGVfc3RhdGUYAiABKA4yIS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnRTdGF0ZRI7Cg9sb2NhdGlvbl9zdGF0dXMYAyABKA4yIi50YXdzaWwudHJhY2tpbmcudjEuTG9jYXRpb25TdGF0dXMSIwobcmVjb21tZW5kZWRfcmVmcmVzaF9zZWNvbmRzGAQgASgFEjsKD2RyaXZlcl9sb2NhdGlvbhgFIAEoCzIiLnRhd3NpbC50cmFja2luZy52MS5Ecml2ZXJQb3NpdGlvbhIwCgllc3RpbWF0ZXMYBiABKAsyHS50YXdzaWwudHJhY2tpbmcudjEuRXN0aW1hdGVzIigKGEdldFB1YmxpY1RyYWNraW5nUmVxdWVzdBIMCgRjb2RlGAEgASgJInAKDFN0YXR1c0NoYW5nZRIwCgZzdGF0dXMYASABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUHVibGljU3RhdHVzEi4KCm9jY3VyX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIu4DChlHZXRQdWJsaWNUcmFja2luZ1Jlc3BvbnNlEjAKBnN0YXR1cxgBIAEoDjIgLnRhd3NpbC5zaGlwbWVudC52MS5QdWJsaWNTdGF0dXMSOwoPbG9jYXRpb25fc3RhdHVzGAIgASgOMiIudGF3c2lsLnRyYWNraW5nLnYxLkxvY2F0aW9uU3RhdHVzEiMKG3JlY29tbWVuZGVkX3JlZnJlc2hfc2Vjb25kcxgDIAEoBRIxCgdoaXN0b3J5GAQgAygLMiAudGF3c2lsLnRyYWNraW5nLnYxLlN0YXR1c0NoYW5nZRI7Cg9kcml2ZXJfbG9jYXRpb24YBSABKAsyIi50YXdzaWwudHJhY2tpbmcudjEuRHJpdmVyUG9zaXRpb24SMAoJZXN0aW1hdGVzGAYgASgLMh0udGF3c2lsLnRyYWNraW5nLnYxLkVzdGltYXRlcxIxCgtwaWNrdXBfYXJlYRgHIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRI2ChBkZXN0aW5hdGlvbl9hcmVhGAggASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEjAKBnJlYXNvbhgJIAEoDjIgLnRhd3NpbC50cmFja2luZy52MS5QdWJsaWNSZWFzb24qmQIKDkxvY2F0aW9uU3RhdHVzEh8KG0xPQ0FUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEiAKHExPQ0FUSU9OX1NUQVRVU19OT1RfQVNTSUdORUQQARIxCi1MT0NBVElPTl9TVEFUVVNfV0FJVElOR19GT1JfRFJJVkVSX0FDQ0VQVEFOQ0UQAhIoCiRMT0NBVElPTl9TVEFUVVNfTE9DQVRJT05fVU5BVkFJTEFCTEUQAxIdChlMT0NBVElPTl9TVEFUVVNfQVZBSUxBQkxFEAQSGQoVTE9DQVRJT05fU1RBVFVTX1NUQUxFEAUSLQopTE9DQVRJT05fU1RBVFVTX1RFUk1JTkFMX05PX0xJVkVfTE9DQVRJT04QBiqHAgoMUHVibGljUmVhc29uEh0KGVBVQkxJQ19SRUFTT05fVU5TUEVDSUZJRUQQABIiCh5QVUJMSUNfUkVBU09OX0NVU1RPTUVSX1JFUVVFU1QQARIlCiFQVUJMSUNfUkVBU09OX0NBTkNFTExFRF9CWV9TRU5ERVIQAhIeChpQVUJMSUNfUkVBU09OX05PVF9BQ0NFUFRFRBADEicKI1BVQkxJQ19SRUFTT05fUkVDSVBJRU5UX1VOUkVBQ0hBQkxFEAQSIwofUFVCTElDX1JFQVNPTl9BRERSRVNTX05PVF9GT1VORBAFEh8KG1BVQkxJQ19SRUFTT05fTk9UX0NPTVBMRVRFRBAGMvsBCg9UcmFja2luZ1NlcnZpY2USdgoTR2V0U2hpcG1lbnRUcmFja2luZxIuLnRhd3NpbC50cmFja2luZy52MS5HZXRTaGlwbWVudFRyYWNraW5nUmVxdWVzdBovLnRhd3NpbC50cmFja2luZy52MS5HZXRTaGlwbWVudFRyYWNraW5nUmVzcG9uc2UScAoRR2V0UHVibGljVHJhY2tpbmcSLC50YXdzaWwudHJhY2tpbmcudjEuR2V0UHVibGljVHJhY2tpbmdSZXF1ZXN0Gi0udGF3c2lsLnRyYWNraW5nLnYxLkdldFB1YmxpY1RyYWNraW5nUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_shipment]);
 
 /**
  * DriverPosition is a driver fix as one projection may show it.
@@ -290,6 +290,13 @@ export type GetPublicTrackingResponse = Message<"tawsil.tracking.v1.GetPublicTra
    * @generated from field: tawsil.common.v1.Coordinate destination_area = 8;
    */
   destinationArea?: Coordinate | undefined;
+
+  /**
+   * reason says why a cancelled or failed delivery ended; unspecified in every other status.
+   *
+   * @generated from field: tawsil.tracking.v1.PublicReason reason = 9;
+   */
+  reason: PublicReason;
 };
 
 /**
@@ -360,6 +367,70 @@ export enum LocationStatus {
  */
 export const LocationStatusSchema: GenEnum<LocationStatus> = /*@__PURE__*/
   enumDesc(file_tawsil_tracking_v1_tracking_service, 0);
+
+/**
+ * PublicReason is why a delivery ended without reaching its recipient, in terms a customer may read.
+ * The merchant's or driver's own reason code never leaves the tracking service: a merchant may
+ * cancel with a code that is private, or means nothing outside its own systems.
+ *
+ * @generated from enum tawsil.tracking.v1.PublicReason
+ */
+export enum PublicReason {
+  /**
+   * PUBLIC_REASON_UNSPECIFIED is no reason: the delivery is under way or was delivered.
+   *
+   * @generated from enum value: PUBLIC_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * PUBLIC_REASON_CUSTOMER_REQUEST is a cancel the merchant made at the customer's request.
+   *
+   * @generated from enum value: PUBLIC_REASON_CUSTOMER_REQUEST = 1;
+   */
+  CUSTOMER_REQUEST = 1,
+
+  /**
+   * PUBLIC_REASON_CANCELLED_BY_SENDER is any other cancel by the merchant.
+   *
+   * @generated from enum value: PUBLIC_REASON_CANCELLED_BY_SENDER = 2;
+   */
+  CANCELLED_BY_SENDER = 2,
+
+  /**
+   * PUBLIC_REASON_NOT_ACCEPTED is a shipment the operator rejected before dispatch.
+   *
+   * @generated from enum value: PUBLIC_REASON_NOT_ACCEPTED = 3;
+   */
+  NOT_ACCEPTED = 3,
+
+  /**
+   * PUBLIC_REASON_RECIPIENT_UNREACHABLE is a failed delivery whose recipient could not be reached.
+   *
+   * @generated from enum value: PUBLIC_REASON_RECIPIENT_UNREACHABLE = 4;
+   */
+  RECIPIENT_UNREACHABLE = 4,
+
+  /**
+   * PUBLIC_REASON_ADDRESS_NOT_FOUND is a failed delivery whose address could not be found.
+   *
+   * @generated from enum value: PUBLIC_REASON_ADDRESS_NOT_FOUND = 5;
+   */
+  ADDRESS_NOT_FOUND = 5,
+
+  /**
+   * PUBLIC_REASON_NOT_COMPLETED is a failed delivery for any other reason.
+   *
+   * @generated from enum value: PUBLIC_REASON_NOT_COMPLETED = 6;
+   */
+  NOT_COMPLETED = 6,
+}
+
+/**
+ * Describes the enum tawsil.tracking.v1.PublicReason.
+ */
+export const PublicReasonSchema: GenEnum<PublicReason> = /*@__PURE__*/
+  enumDesc(file_tawsil_tracking_v1_tracking_service, 1);
 
 /**
  * TrackingService answers the two tracking projections (decisions.md section 9) from the tracking
