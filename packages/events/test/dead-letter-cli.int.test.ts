@@ -24,11 +24,11 @@ afterAll(async () => {
   await drop?.();
 });
 
-async function parkRow(key: string, amount: number, offset: number, error: string): Promise<string> {
+async function parkRow(key: string, amount: number, offset: number, error: string, eventId: string = randomUUID()): Promise<string> {
   const [row] = await db.$queryRawUnsafe<{ id: string }[]>(
     `INSERT INTO parked_event (consumer_group, event_id, topic, partition, "offset", key, type, payload, error, attempts, parked_at)
      VALUES ($1, $2::uuid, 'test.topic', 0, $3, $4, 'test.Amount', $5, $6, 3, '2031-03-01T12:00:00Z') RETURNING id::text AS id`,
-    GROUP, randomUUID(), offset, key, Buffer.from(String(amount)), error,
+    GROUP, eventId, offset, key, Buffer.from(String(amount)), error,
   );
   return row!.id;
 }
@@ -75,9 +75,17 @@ describe("./tawsil dead-letters", () => {
     expect(rest.out.map((l) => l.split(" ")[0])).toEqual([second, third]);
     expect((await db.$queryRawUnsafe<{ amount: number }[]>(`SELECT amount FROM ledger_entry ORDER BY id`)).map((r) => r.amount)).toEqual([1, 2, 3]);
 
+    // Replaying an event applied before (its processed-event claim exists: a crash between the
+    // apply and the parking's commit, or a replay of a copy) resolves it without applying it again.
+    const appliedBefore = randomUUID();
+    await db.$executeRawUnsafe(`INSERT INTO processed_event (consumer_group, event_id) VALUES ($1, $2::uuid)`, GROUP, appliedBefore);
+    const twice = await parkRow("S3", 7, 14, "Error: cannot decode", appliedBefore);
+    expect((await cli("tracking", "replay", twice)).out[0]).toContain(`${twice} ALREADY_APPLIED`);
+    expect((await db.$queryRawUnsafe<{ amount: number }[]>(`SELECT amount FROM ledger_entry ORDER BY id`)).map((r) => r.amount)).toEqual([1, 2, 3]);
+
     expect((await cli("tracking", "discard", other)).out[0]).toContain(`${other} DISCARDED`);
     expect(await cli("tracking", "list")).toMatchObject({ code: 0, out: ["no parked event in tracking"] });
-    expect((await cli("tracking", "list", "--all")).out.map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual([`${first} REPLAYED`, `${second} REPLAYED`, `${third} REPLAYED`, `${other} DISCARDED`]);
+    expect((await cli("tracking", "list", "--all")).out.map((l) => l.split(" ").slice(0, 2).join(" "))).toEqual([`${first} REPLAYED`, `${second} REPLAYED`, `${third} REPLAYED`, `${other} DISCARDED`, `${twice} ALREADY_APPLIED`]);
     expect(await cli("tracking", "replay", first)).toMatchObject({ code: 1, err: [`tawsil: parked event ${first} was already REPLAYED`] });
     expect(await cli("tracking", "show", "12345")).toMatchObject({ code: 1, err: ["tawsil: no parked event 12345"] });
     expect((await cli("pricing", "list")).err[0]).toMatch(/^tawsil: usage: \.\/tawsil dead-letters <dispatch\|tracking\|webhook>/);
