@@ -15,6 +15,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
+import { localStorageEnv, startS3, type S3Handle } from "./infra/s3";
+import { freePort } from "../packages/testing/src/free-port";
 import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
 import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, type SidePorts, sidePortsFrom, startMesh, TOPICS } from "./mesh";
 import { generateIdentityKeys, identityFrom, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
@@ -30,6 +32,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The local secrets (.dev/secrets.env); the first two seal data stored in the databases. */
 const SECRET_NAMES = ["SIGNING_KEY_ENCRYPTION_KEY", "WEBHOOK_SECRET_ENCRYPTION_KEY", "TRACKING_LINK_SECRET", "CURSOR_SECRET"] as const;
+/** The local bucket of media bytes, on this checkout's own S3 server. */
+const MEDIA_BUCKET = "tawsil-media";
 
 /** The checkout's local data cannot be used as it is; the message says what happened and what to run. */
 export class LocalStateError extends Error {}
@@ -61,6 +65,7 @@ export interface DevStackOptions {
 export class DevStack {
   postgres: PostgresHandle | undefined;
   kafka: KafkaHandle | undefined;
+  s3: S3Handle | undefined;
   mesh: Mesh | undefined;
   databases: Record<DatabaseServiceName, MigratedDatabase> | undefined;
   readonly credentialsFile: string;
@@ -99,6 +104,8 @@ export class DevStack {
       ...(opts.kafkaControllerPort ? { controllerPort: opts.kafkaControllerPort } : {}),
     });
     await ensureTopics(this.kafka.brokers, TOPICS);
+    // This checkout's own S3 server on free ports, its objects in the state dir beside what the databases say of them.
+    this.s3 = await startS3({ port: await freePort(), httpsPort: await freePort(), bucket: MEDIA_BUCKET, log: say, keepIn: path.join(opts.stateDir, "s3") });
     say(`Kafka topics ready: ${TOPICS.map((t) => t.topic).join(", ")}`);
 
     const databases = await migrateAll(adminUrl, { dbPrefix: opts.dbPrefix });
@@ -121,9 +128,10 @@ export class DevStack {
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
       identityKeys: this.identityKeys(),
+      gatewayEnv: { MEDIA_DOWNLOAD_SECRET: this.secret("MEDIA_DOWNLOAD_SECRET") },
       serviceEnv: {
         merchant: { SIGNING_KEY_ENCRYPTION_KEY: this.secret("SIGNING_KEY_ENCRYPTION_KEY") },
-        shipment: { TRACKING_LINK_SECRET: this.secret("TRACKING_LINK_SECRET"), CURSOR_SECRET: this.secret("CURSOR_SECRET") },
+        shipment: { TRACKING_LINK_SECRET: this.secret("TRACKING_LINK_SECRET"), CURSOR_SECRET: this.secret("CURSOR_SECRET"), ...localStorageEnv(this.s3.endpoint, MEDIA_BUCKET) },
         // Local receivers (http, loopback) are allowed here only; production refuses them.
         webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: this.secret("WEBHOOK_SECRET_ENCRYPTION_KEY"), WEBHOOK_ALLOW_INSECURE_URLS: "true" },
       },
@@ -169,6 +177,7 @@ export class DevStack {
     this.#stopped ??= (async () => {
       await this.mesh?.stop();
       await this.kafka?.stop();
+      await this.s3?.stop();
       await this.postgres?.stop();
     })();
     return this.#stopped;

@@ -36,6 +36,8 @@ import { registerProbeRoutes } from "./routes/probes";
 import { ParameterisedPaths } from "./routes/parameterised-paths";
 import { acceptEveryParsedMethod } from "./routes/route-table";
 import { registerWebhook } from "./routes/webhook";
+import { DownloadLinks } from "./media/download-links";
+import { registerMediaAssets } from "./routes/media-assets";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -150,6 +152,11 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     perCode: new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60),
   });
   registerWebhook(app, peers.webhook);
+  registerMediaAssets(app, peers.mediaAssets, {
+    links: new DownloadLinks({ baseUrl: config.PUBLIC_BASE_URL, key: config.MEDIA_DOWNLOAD_SECRET, ttlSeconds: config.MEDIA_DOWNLOAD_TTL_SECONDS }),
+    limitBytes: config.MEDIA_UPLOAD_LIMIT_BYTES,
+    transferTimeoutMs: config.MEDIA_TRANSFER_TIMEOUT_MS,
+  });
   registerOpenApi(app);
   registerProblemPages(app);
   return app;

@@ -64,6 +64,22 @@ export const schema = commonEnv
   PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** Public tracking (JSON and the customer page together): requests per minute per client address, across codes, unknown codes included. */
   PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /**
+   * HMAC key (standard base64, at least 32 bytes; a Secret shared by the replicas) signing media
+   * download URLs. Unset outside production: a key of the process's own, so its URLs work on it alone.
+   */
+  MEDIA_DOWNLOAD_SECRET: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, "expected standard base64")
+    .transform((value) => Buffer.from(value, "base64"))
+    .refine((key) => key.length >= 32, "expected base64 of at least 32 bytes (openssl rand -base64 32)")
+    .optional(),
+  /** How long a media asset's downloadUrl works (decisions.md section 16: 15 minutes). */
+  MEDIA_DOWNLOAD_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** The body limit of a media content upload alone (decisions.md section 14: 10 MiB); every other route keeps BODY_LIMIT_BYTES. */
+  MEDIA_UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Deadline of moving one upload or download between the client and object storage. */
+  MEDIA_TRANSFER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
 });
 
 /** Issuers by environment; the merchant service of each environment uses the same defaults. */
@@ -73,6 +89,8 @@ export type GatewayConfig = z.output<typeof schema> & { readonly TOKEN_ISSUER: s
 
 export function readConfig(env: Record<string, string | undefined>): GatewayConfig {
   const config = loadConfig(schema, env);
+  // The replicas must verify each other's download URLs: one key for all of them.
+  if (config.NODE_ENV === "production" && !config.MEDIA_DOWNLOAD_SECRET) throw new Error("MEDIA_DOWNLOAD_SECRET is required when NODE_ENV is production");
   return Object.freeze({ ...config, TOKEN_ISSUER: config.TOKEN_ISSUER ?? DEFAULT_ISSUERS[config.TAWSIL_ENVIRONMENT] });
 }
 

@@ -64,6 +64,9 @@ export const FAKE_SECRET_VALUES: Record<string, string> = {
   TRACKING_LINK_SECRET: Buffer.alloc(32, 8).toString("base64"),
   CURSOR_SECRET: Buffer.alloc(32, 9).toString("base64"),
   WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 10).toString("base64"),
+  S3_ACCESS_KEY_ID: "AKIAEXAMPLEEXAMPLE00",
+  S3_SECRET_ACCESS_KEY: "not-a-secret-access-key",
+  MEDIA_DOWNLOAD_SECRET: Buffer.alloc(32, 11).toString("base64"),
 };
 
 export function sourceDir(name: ProcessName): string {
@@ -85,9 +88,9 @@ export function configKeys(name: ProcessName): Set<string> {
   return new Set([...keysIn(configSource(name)), ...keysIn(common)]);
 }
 
-/** Settings that are credentials: the database url, any key, secret or password of its own, and its identity key. */
+/** Settings that are credentials: the database url, any key, key id, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
-  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|SECRET|PASSWORD)/.test(key));
+  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|_KEY_ID$|SECRET|PASSWORD)/.test(key));
   return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, IDENTITY_KEY].sort();
 }
 

@@ -27,6 +27,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 13_2026);
 const WEIGHTS: Record<string, number> = {
   createShipment: 8, cancelShipment: 5, listShipments: 6, getShipment: 4, estimateShipmentPrice: 4, getShipmentTracking: 3, getPublicTracking: 3,
   registerWebhook: 2, getWebhook: 1, updateWebhook: 3, deleteWebhook: 1, rotateWebhookSecret: 1, issueAccessToken: 4, getMerchantProfile: 2,
+  createMediaAsset: 2, getMediaAsset: 2, uploadMediaAssetContent: 2, downloadMediaAsset: 1,
   getJsonWebKeySet: 1, getOpenApiDocument: 0.5, getTrackingPage: 1, getTrackingPageStylesheet: 0.5, getReferencePage: 0.3, getReferenceRenderer: 0.1,
 };
 
@@ -76,6 +77,9 @@ beforeAll(async () => {
   let webhookVersion: number | undefined = (await merchant.webhook.update(endpoint, { status: "PAUSED" })).version;
   const cursor = (await merchant.shipments.page({ limit: 1 })).page.nextCursor!;
   own = [target.id, cancelled.id];
+  // Media: one asset of the fuzz merchant waiting for its bytes, and another merchant's.
+  const mediaAsset = (await merchant.media.create({ purpose: "SHIPMENT_CREATION_EVIDENCE", contentType: "image/png", sizeBytes: 64 })).mediaAssetId;
+  const foreignMediaAsset = (await other.media.create({ purpose: "SHIPMENT_CREATION_EVIDENCE", contentType: "image/png", sizeBytes: 64 })).mediaAssetId;
   ctx = {
     token: await merchant.accessToken(),
     readOnlyToken: await testMesh.tokenFor(readOnly.client!.clientId, readOnly.clientSecret),
@@ -86,6 +90,8 @@ beforeAll(async () => {
     targetShipment: target.id,
     cancelledShipment: cancelled.id,
     foreignShipment: foreign.id,
+    mediaAsset,
+    foreignMediaAsset,
     trackingCode: new URL(target.trackingUrl, testMesh.gatewayUrl).pathname.split("/t/")[1]!,
     cursor,
     webhookVersion: () => webhookVersion,

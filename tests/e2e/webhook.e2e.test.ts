@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import { MerchantReceiver } from "./support/merchant-receiver";
+import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
@@ -18,18 +17,12 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
 let testMesh: TestMesh;
 const merchantReceiver = new MerchantReceiver();
 let merchantReceiverUrl = "";
-const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (c: Buffer) => chunks.push(c));
-  req.on("end", () => {
-    received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-    res.writeHead(204).end();
-  });
-});
+const receiver = new RecordingReceiver();
+const { received } = receiver;
+let receiverUrl = "";
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiverUrl = await receiver.listen("/tawsil-hooks");
   merchantReceiverUrl = await merchantReceiver.listen();
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
@@ -39,8 +32,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await testMesh?.close();
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   await merchantReceiver.close();
 });
 
@@ -50,7 +42,7 @@ describe("webhooks through the mesh", () => {
   it.concurrent("deliver every public status of a sandbox shipment exactly once, signed, with the shipment's own tracking link", async ({ expect }) => {
     const { credentials } = testMesh;
     const merchant = testMesh.sdkFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tawsil-hooks`;
+    const url = receiverUrl;
     const { signingSecret } = await merchant.webhook.register({ url });
 
     const created = await merchant.shipments.create({

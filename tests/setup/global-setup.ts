@@ -3,13 +3,16 @@ import { freePort } from "../../packages/testing/src/free-port";
 import { chooseInfraPath, type InfraPath } from "../../scripts/containers/runtime";
 import { ensureKafka } from "../../scripts/infra/kafka";
 import { ensurePostgres } from "../../scripts/infra/postgres";
+import { startS3, type S3Handle } from "../../scripts/infra/s3";
 import { startContainerInfra, type ContainerRun } from "./container-infra";
-import { needsKafka } from "./test-needs";
+import { needsKafka, needsS3 } from "./test-needs";
 
 declare module "vitest" {
   export interface ProvidedContext {
     databaseAdminUrl: string;
     kafkaBrokers: string[];
+    /** The run's own S3 server (S3Mock, no signature checks); null when the run's scope needs none. Tests make buckets of their own. */
+    s3: { endpoint: string; bucket: string } | null;
     /** Which path the run took and why; with containers, what a test needs to find or add its own. */
     testInfra: { kind: InfraPath["kind"]; reason: string; containers: ContainerRun | null };
   }
@@ -28,7 +31,7 @@ interface Infra {
  * Each project of the run calls this setup (with a module of its own), but the run needs one
  * broker: the first call starts the infrastructure, the others share it, the last teardown stops it.
  */
-const shared = globalThis as { tawsilTestInfra?: { infra: Promise<Infra>; users: number } };
+const shared = globalThis as { tawsilTestInfra?: { infra: Promise<Infra & { s3: S3Handle | null }>; users: number } };
 
 /**
  * Real infrastructure for the suite, on the path runtime.ts chooses (said in one line): PostgreSQL
@@ -72,13 +75,35 @@ async function startInfra(log: (line: string) => void): Promise<Infra> {
   };
 }
 
+/**
+ * The run's S3 server, a native JVM on free ports like the native broker, beside whichever path
+ * PostgreSQL and Kafka took: S3Mock is one jar from Maven Central, and Java is on every machine
+ * that runs these tests. Only when the run's scope asks for it (13 s of a busy core otherwise).
+ */
+async function startRunS3(log: (line: string) => void): Promise<S3Handle | null> {
+  const scope = process.env.TAWSIL_TEST_SCOPE;
+  if (scope && !needsS3(scope)) return null;
+  return startS3({ port: await freePort(), httpsPort: await freePort(), bucket: "tawsil-test-run", log });
+}
+
 export async function setup(project: TestProject): Promise<void> {
   const log = (line: string) => console.log(`[test infra] ${line}`);
-  shared.tawsilTestInfra ??= { infra: startInfra(log), users: 0 };
+  shared.tawsilTestInfra ??= {
+    infra: Promise.all([startInfra(log), startRunS3(log)]).then(([infra, s3]) => ({
+      ...infra,
+      s3,
+      stop: async () => {
+        await s3?.stop();
+        await infra.stop();
+      },
+    })),
+    users: 0,
+  };
   shared.tawsilTestInfra.users += 1;
   const infra = await shared.tawsilTestInfra.infra;
   project.provide("databaseAdminUrl", infra.adminUrl);
   project.provide("kafkaBrokers", infra.brokers);
+  project.provide("s3", infra.s3 ? { endpoint: infra.s3.endpoint, bucket: infra.s3.bucket } : null);
   project.provide("testInfra", { kind: infra.path.kind, reason: infra.path.reason, containers: infra.containers });
 }
 

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 const ASKS_FOR_KAFKA = /inject\(\s*["']kafkaBrokers["']\s*\)/;
+const ASKS_FOR_S3 = /inject\(\s*["']s3["']\s*\)/;
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -20,4 +21,9 @@ function sourcesUnder(dir: string): string[] {
 /** Whether any test or test helper under `dir` asks for the Kafka broker. */
 export function needsKafka(dir: string): boolean {
   return sourcesUnder(dir).some((file) => ASKS_FOR_KAFKA.test(readFileSync(file, "utf8")));
+}
+
+/** Whether any test or test helper under `dir` asks for the S3 server (`inject("s3")`). */
+export function needsS3(dir: string): boolean {
+  return sourcesUnder(dir).some((file) => ASKS_FOR_S3.test(readFileSync(file, "utf8")));
 }

@@ -113,6 +113,14 @@ export const EXPLANATIONS: Record<ProblemCode, Explanation> = {
     meaning: { en: "No delivery service can carry this shipment now: no driver is on shift in the city, its requirements or size exceed what is offered, or no commercial terms are agreed for your account.", ar: "لا توجد خدمة توصيل تستطيع نقل هذه الشحنة الآن: لا يوجد سائق مناوب في المدينة، أو متطلباتها أو حجمها يتجاوز المتاح، أو لم يُتفق على شروط تجارية لحسابك." },
     fix: { en: "Read detail; try again later, with fewer requirements or a smaller parcel, or contact Tawsil about your terms.", ar: "اقرأ detail؛ ثم أعد المحاولة لاحقًا أو بمتطلبات أقل أو طرد أصغر، أو تواصل مع توصيل بشأن شروطك." },
   },
+  MEDIA_ASSET_NOT_FOUND: {
+    meaning: { en: "No media asset has this id: it never existed, or it was deleted 24 hours after its creation because no shipment named it.", ar: "لا يوجد ملف وسائط بهذا المعرّف: لم يوجد قط، أو حُذف بعد 24 ساعة من إنشائه لأن أي شحنة لم تُشر إليه." },
+    fix: { en: "Use the mediaAssetId returned by POST /v2/external/media-assets, and name it in a create within 24 hours; otherwise upload it again.", ar: "استخدم mediaAssetId الذي أعاده POST /v2/external/media-assets وأشر إليه في إنشاء شحنة خلال 24 ساعة؛ وإلا فارفعه من جديد." },
+  },
+  MEDIA_REJECTED: {
+    meaning: { en: "The uploaded bytes do not match the asset: their signature is not the declared contentType, their length is not sizeBytes, or the image does not decode. Nothing of them was kept.", ar: "المحتوى المرفوع لا يطابق الملف المعلن: توقيعه ليس نوع contentType المعلن، أو طوله ليس sizeBytes، أو تعذّر فك ترميز الصورة. لم يُحتفظ بشيء منه." },
+    fix: { en: "Upload the complete file, of exactly sizeBytes bytes, in the format contentType names (JPEG, PNG, WebP or PDF). The asset stays PENDING_UPLOAD, so you may PUT its content again.", ar: "ارفع الملف كاملًا بطول sizeBytes تمامًا وبالصيغة التي يسمّيها contentType (JPEG أو PNG أو WebP أو PDF). يبقى الملف في PENDING_UPLOAD فيمكنك إعادة رفع محتواه." },
+  },
   UNSUPPORTED_CURRENCY: {
     meaning: { en: "Only Saudi riyals are supported.", ar: "العملة المدعومة هي الريال السعودي فقط." },
     fix: { en: "Send currency SAR, or omit it (SAR is the default).", ar: "أرسل العملة SAR أو احذفها (SAR هي القيمة الافتراضية)." },

@@ -26,7 +26,7 @@ export function violationsProblem(error: ConnectError, fieldOf: (field: string) 
   return new ProblemError("VALIDATION_FAILED", { en: "The request breaks the rules listed in violations.", ar: "الطلب يخالف القواعد المذكورة في violations." }, { violations });
 }
 
-const ENTITY_AR: Record<string, string> = { "saved location": "موقع محفوظ", branch: "فرع" };
+const ENTITY_AR: Record<string, string> = { "saved location": "موقع محفوظ", branch: "فرع", "media asset": "ملف وسائط جاهز وغير مرفق" };
 
 /** Domain outcomes the services report by reason, as the contract's problems. */
 const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
@@ -37,6 +37,15 @@ const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
   TRACKING_LINK_EXPIRED: simple("TRACKING_LINK_EXPIRED", {
     en: "This tracking link expired 7 days after the delivery ended.",
     ar: "انتهت صلاحية رابط التتبع هذا بعد 7 أيام من انتهاء التوصيل.",
+  }),
+  MEDIA_ASSET_NOT_FOUND: simple("MEDIA_ASSET_NOT_FOUND", { en: "No media asset has this id.", ar: "لا يوجد ملف وسائط بهذا المعرّف." }),
+  MEDIA_REJECTED: simple("MEDIA_REJECTED", {
+    en: "The bytes do not match the declared contentType and sizeBytes, or the image does not decode; nothing was kept.",
+    ar: "المحتوى لا يطابق contentType وsizeBytes المعلنين، أو تعذّر فك ترميز الصورة؛ لم يُحتفظ بشيء.",
+  }),
+  MEDIA_NOT_UPLOADABLE: simple("MEDIA_REJECTED", {
+    en: "The asset's content was already uploaded and accepted; it cannot be replaced.",
+    ar: "سبق رفع محتوى هذا الملف وقبوله؛ ولا يمكن استبداله.",
   }),
   MERCHANT_NOT_ACTIVE: simple("MERCHANT_NOT_ACTIVE", { en: "The merchant account is not active.", ar: "حساب التاجر غير نشط." }),
   INVALID_CURSOR: simple("INVALID_CURSOR", { en: "The cursor does not belong to this query.", ar: "المؤشر لا ينتمي إلى هذا الاستعلام." }),

@@ -35,6 +35,14 @@ const personName = z.string().min(DRAFT_BOUNDS.personName.min).max(DRAFT_BOUNDS.
 const description = z.string().min(ITEM_BOUNDS.description.min).max(ITEM_BOUNDS.description.max);
 const utc = z.iso.datetime();
 const requirement = z.string().regex(REQUIREMENT).pipe(z.enum(REQUIREMENTS));
+/**
+ * Evidence uploaded before the create (decisions.md section 16), in both shapes. Whether each
+ * asset is the merchant's, READY and free is the shipment service's judgement, in the create's
+ * transaction; here only the form. Merchants upload only SHIPMENT_CREATION_EVIDENCE.
+ */
+const timelineMedia = z
+  .array(z.strictObject({ mediaAssetId: z.uuid(), purpose: z.enum(["SHIPMENT_CREATION_EVIDENCE"]), sortOrder: z.number().int().min(0).max(1000) }))
+  .max(10);
 
 /** Shape A (simplified): no unknown properties anywhere. */
 export const shapeABody = z.strictObject({
@@ -74,6 +82,7 @@ export const shapeABody = z.strictObject({
   // decisions.md section 2 (>= 0, as in shape B) rather than delivery-api.md's "> 0": a 0 is prepaid.
   codAmount: amount.optional(),
   pickupWindow: z.strictObject({ start: utc, end: utc }).optional(),
+  timelineMedia: timelineMedia.optional(),
 });
 
 const EITHER_PICKUP = { en: "must be either {savedLocationCode} or {latitude, longitude}, not both", ar: "يجب أن يكون إما {savedLocationCode} أو {latitude, longitude} وليس كليهما" };
@@ -113,6 +122,7 @@ export const shapeBBody = z
       .min(DRAFT_BOUNDS.items.min)
       .max(DRAFT_BOUNDS.items.max),
     requirements: z.array(requirement).max(DRAFT_BOUNDS.requirements.max).optional(),
+    timelineMedia: timelineMedia.optional(),
   })
   .superRefine((body, ctx) => {
     if ((body.pickupWindowStart === undefined) !== (body.pickupWindowEnd === undefined)) {

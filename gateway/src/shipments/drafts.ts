@@ -34,6 +34,7 @@ export function draftFromShapeA(body: ShapeABody): Draft {
     paymentMethod: PaymentMethod.UNSPECIFIED,
     pickupWindowStart: timestamp(body.pickupWindow?.start),
     pickupWindowEnd: timestamp(body.pickupWindow?.end),
+    timelineMedia: body.timelineMedia ?? [],
   });
 }
 
@@ -67,5 +68,6 @@ export function draftFromShapeB(body: ShapeBBody): Draft {
     pickupWindowStart: timestamp(body.pickupWindowStart),
     pickupWindowEnd: timestamp(body.pickupWindowEnd),
     requirements: body.requirements ?? [],
+    timelineMedia: body.timelineMedia ?? [],
   });
 }

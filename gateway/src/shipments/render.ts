@@ -95,6 +95,6 @@ export function renderShapeB(s: Shipment) {
       heightCentimetres: num(item.heightCentimetres),
     })),
     requirements: [...s.requirements],
-    timelineMedia: [],
+    timelineMedia: s.timelineMedia.map((m) => ({ mediaAssetId: m.mediaAssetId, purpose: m.purpose, sortOrder: m.sortOrder })),
   };
 }

@@ -70,6 +70,8 @@ const ITEM_A: Readonly<Record<string, string>> = {
 };
 
 const ITEM_FIELD = /^items\[(\d+)\]\.([a-z_]+)$/;
+/** The same name in both shapes: timelineMedia is one list wherever it is sent. */
+const MEDIA_FIELD = /^timeline_media\[(\d+)\]\.media_asset_id$/;
 const LIST_ENTRY = /^([a-z_]+)\[(\d+)\]$/;
 
 /**
@@ -77,6 +79,9 @@ const LIST_ENTRY = /^([a-z_]+)\[(\d+)\]$/;
  * (none should reach a merchant) becomes "body": internal names never leave the gateway.
  */
 export function merchantField(shape: RequestShapeName, field: string): string {
+  const media = MEDIA_FIELD.exec(field);
+  if (media) return `timelineMedia[${media[1]}].mediaAssetId`;
+  if (field === "timeline_media") return "timelineMedia";
   const item = ITEM_FIELD.exec(field);
   if (item) {
     const [, index, name = ""] = item;

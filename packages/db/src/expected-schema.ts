@@ -26,7 +26,7 @@ export function expectedSchema(schema: PrismaSchema): SchemaShape {
     if (model.schema) throw new Error(`Model ${model.name} uses @@schema; drift detection covers one schema`);
     const table = tableShape(model, enumNames);
     if (schema.relationMode === "foreignKeys") table.foreignKeys.push(...foreignKeys(model, table.name, tableOf));
-    for (const index of datamodel.indexes.filter((candidate) => candidate.model === model.name)) addIndex(table, model, index);
+    for (const index of datamodel.indexes.filter((candidate) => candidate.model === model.name)) addIndex(table, model, index, schema.partialIndexes);
     tables.set(table.name, table);
   }
   const enums = new Map(datamodel.enums.map((e) => [e.dbName ?? e.name, e.values.map((value) => value.dbName ?? value.name)]));
@@ -72,14 +72,17 @@ function hasDatabaseDefault(field: DatamodelField): boolean {
 }
 
 /** Primary keys, unique and plain indexes: names as mapped, else Prisma's conventions. */
-function addIndex(table: TableShape, model: DatamodelModel, index: DatamodelIndex): void {
+function addIndex(table: TableShape, model: DatamodelModel, index: DatamodelIndex, partial: ReadonlySet<string>): void {
   const keys = index.fields.map((key) => ({ column: columnOf(model, key.name), descending: key.sortOrder === "desc" }));
   const columns = keys.map((key) => (key.descending ? `${key.column} DESC` : key.column));
   const plain = keys.map((key) => key.column);
   const mapped = index.dbName ?? undefined;
   if (index.type === "id") table.primaryKey = { name: mapped ?? primaryKeyName(table.name), columns };
   else if (index.type === "unique") table.indexes.push(indexShape(mapped ?? uniqueIndexName(table.name, plain), columns, true));
-  else if (index.type === "normal") table.indexes.push(indexShape(mapped ?? indexName(table.name, plain), columns, false, index.algorithm));
+  else if (index.type === "normal") {
+    const shape = indexShape(mapped ?? indexName(table.name, plain), columns, false, index.algorithm);
+    table.indexes.push(mapped && partial.has(mapped) ? { ...shape, special: "partial" } : shape);
+  }
   else throw new Error(`${index.type} index on ${model.name} is not covered by drift detection`);
 }
 

@@ -52,6 +52,8 @@ export interface PrismaSchema {
   readonly relationMode: "foreignKeys" | "prisma";
   /** Each generator's output folder, as written in the schema (relative to it). */
   readonly generatorOutputs: ReadonlyMap<string, string>;
+  /** Names (`map:`) of the indexes declared with a `where:` predicate (preview feature partialIndexes). */
+  readonly partialIndexes: ReadonlySet<string>;
 }
 
 interface SchemaConfig {
@@ -68,7 +70,23 @@ export async function readPrismaSchema(schema: string): Promise<PrismaSchema> {
   const parsed = JSON.parse(wasm.get_config(JSON.stringify({ prismaSchema: [["schema.prisma", schema]], datasourceOverrides: {}, ignoreEnvVarErrors: true, env: {} }))) as SchemaConfig;
   if (parsed.errors.length > 0) throw new Error(`Prisma rejected the schema's configuration: ${JSON.stringify(parsed.errors)}`);
   const generatorOutputs = new Map(parsed.config.generators.flatMap((g) => (g.output?.value ? [[g.name, g.output.value] as const] : [])));
-  return { datamodel, relationMode: relationModeOf(schema), generatorOutputs };
+  return { datamodel, relationMode: relationModeOf(schema), generatorOutputs, partialIndexes: partialIndexesOf(schema) };
+}
+
+/**
+ * The DMMF drops an index's `where:` predicate, so partial indexes are read from their `@@index`
+ * lines, which must name the index (`map:`) for the drift check to match it. The predicate itself
+ * is not compared: only that the index is partial.
+ */
+function partialIndexesOf(schema: string): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const line of schema.split("\n")) {
+    if (!/^\s*@@index\(.*\bwhere:/.test(line)) continue;
+    const name = /\bmap:\s*"([^"]+)"/.exec(line)?.[1];
+    if (!name) throw new Error(`A partial index needs a map: name for the drift check: ${line.trim()}`);
+    names.add(name);
+  }
+  return names;
 }
 
 /**

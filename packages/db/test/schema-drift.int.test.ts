@@ -115,6 +115,21 @@ describe("findSchemaDrift", () => {
     ]);
   });
 
+  it("matches a partial index (preview feature partialIndexes) by name, and reports one the migration made whole", async () => {
+    const partial = SCHEMA.replace('datasource db {', 'generator client {\n  provider        = "prisma-client"\n  previewFeatures = ["partialIndexes"]\n}\n\ndatasource db {').replace(
+      "  @@index([authorId(sort: Desc)])",
+      '  @@index([authorId(sort: Desc)])\n  @@index([isbn], map: "book_priced_isbn_idx", where: raw("price > 0"))',
+    );
+    const index = '\n-- CreateIndex\nCREATE INDEX "book_priced_isbn_idx" ON "book"("isbn")';
+    expect(await driftOf(partial, `${MIGRATION}${index} WHERE "price" > 0;\n`)).toEqual([]);
+    await db?.drop();
+    await dir?.remove();
+    expect(await driftOf(partial, `${MIGRATION}${index};\n`)).toEqual([
+      'table "book" has index btree "book_priced_isbn_idx" (isbn) that the model does not declare',
+      'table "book" is missing index partial btree "book_priced_isbn_idx" (isbn)',
+    ]);
+  });
+
   it("expects no foreign keys when the schema emulates relations (relationMode = prisma)", async () => {
     const emulated = SCHEMA.replace('provider = "postgresql"', 'provider     = "postgresql"\n  relationMode = "prisma"');
     const drift = await driftOf(emulated, MIGRATION);

@@ -4,9 +4,11 @@ import { TokenSource } from "./token.js";
 import type {
   CancelShipmentRequestA,
   CancelShipmentRequestB,
+  CreateMediaAssetRequest,
   CreateShipmentRequestA,
   CreateShipmentRequestB,
   ListShipmentsQuery,
+  MediaAsset,
   MerchantProfile,
   MerchantTracking,
   PriceEstimate,
@@ -94,6 +96,31 @@ export class TawsilClient {
   };
 
   readonly shipments = new Shipments(() => this.transport);
+
+  readonly media = {
+    /** Declares an asset (purpose, type, exact size); its bytes follow with `upload`. */
+    create: async (request: CreateMediaAssetRequest, options?: CallOptions): Promise<MediaAsset> =>
+      (await send<MediaAsset>(this.transport, { ...options, method: "POST", path: "/v2/external/media-assets", body: request })).body,
+    /** Sends an asset's bytes; the answer is the asset READY (or a MEDIA_REJECTED problem, nothing kept). */
+    upload: async (mediaAssetId: string, file: Blob | Uint8Array, contentType: string, options?: CallOptions): Promise<MediaAsset> =>
+      (await send<MediaAsset>(this.transport, { ...options, method: "PUT", path: `/v2/external/media-assets/${encodeURIComponent(mediaAssetId)}/content`, content: { data: file, type: contentType } })).body,
+    /** The asset, with a downloadUrl (15 minutes, no token needed) once READY. */
+    get: async (mediaAssetId: string, options?: CallOptions): Promise<MediaAsset> =>
+      (await send<MediaAsset>(this.transport, { ...options, method: "GET", path: `/v2/external/media-assets/${encodeURIComponent(mediaAssetId)}` })).body,
+  };
+
+  /**
+   * Declares and uploads a file in one call; name the answer's mediaAssetId in a create's
+   * timelineMedia within 24 hours. The type is the Blob's own unless given.
+   */
+  async uploadMediaAsset(file: Blob | Uint8Array, opts: { contentType?: CreateMediaAssetRequest["contentType"]; purpose?: CreateMediaAssetRequest["purpose"] } & CallOptions = {}): Promise<MediaAsset> {
+    const { contentType: given, purpose = "SHIPMENT_CREATION_EVIDENCE", ...options } = opts;
+    const contentType = given ?? (file instanceof Blob ? file.type : "");
+    if (!contentType) throw new Error("uploadMediaAsset needs a contentType for a file without one");
+    const sizeBytes = file instanceof Blob ? file.size : file.byteLength;
+    const asset = await this.media.create({ purpose, contentType: contentType as CreateMediaAssetRequest["contentType"], sizeBytes }, options);
+    return this.media.upload(asset.mediaAssetId, file, contentType, options);
+  }
 
   readonly tracking = {
     /** The merchant's view of a shipment's tracking. */

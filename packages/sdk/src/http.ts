@@ -17,10 +17,12 @@ export interface CallOptions {
 }
 
 export interface Call extends CallOptions {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A body sent as it is (a file), instead of `body` as JSON. */
+  content?: { data: Blob | Uint8Array; type: string };
   headers?: Record<string, string>;
   /** Sent with every attempt, so that the server sees retries as one call. */
   idempotencyKey?: string;
@@ -118,6 +120,7 @@ function headersOf(call: Call, token: string | undefined): Record<string, string
     accept: "application/json",
     ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     ...(call.body === undefined ? {} : { "content-type": "application/json" }),
+    ...(call.content === undefined ? {} : { "content-type": call.content.type }),
     ...(call.idempotencyKey === undefined ? {} : { "idempotency-key": call.idempotencyKey }),
     ...(call.acceptLanguage === undefined ? {} : { "accept-language": call.acceptLanguage }),
     ...(call.correlationId === undefined ? {} : { "x-correlation-id": call.correlationId }),
@@ -125,7 +128,7 @@ function headersOf(call: Call, token: string | undefined): Record<string, string
   };
 }
 
-const bodyOf = (call: Call) => (call.body === undefined ? undefined : JSON.stringify(call.body));
+const bodyOf = (call: Call): RequestInit["body"] => (call.content !== undefined ? (call.content.data as RequestInit["body"]) : call.body === undefined ? undefined : JSON.stringify(call.body));
 
 async function errorOf(res: Response, now: number): Promise<TawsilProblemError | TawsilUnexpectedResponseError> {
   const text = await res.text();

@@ -7,3 +7,4 @@ export { rawQuery } from "./raw-query";
 export { openApiResponseCheck, validateResponsesFrom, type ResponseCheck } from "./openapi-responses";
 export { countPgRoundTrips, type RoundTripCounter } from "./pg-round-trips";
 export { artefactDirFor, failureReport, forgetErrorAnswers, recordErrorAnswersFrom, watchProcessLogs, type ErrorAnswer } from "./process-logs";
+export { jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "./media-files";

@@ -40,6 +40,28 @@ export const schema = commonEnv
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
     /** Days a processed-event record is kept (the service consumes no topic today; the table is bounded all the same). */
     PROCESSED_EVENT_RETENTION_DAYS: consumerEnv.shape.PROCESSED_EVENT_RETENTION_DAYS,
+    /** The S3 API endpoint of media storage; empty for AWS itself (the region's own endpoint). */
+    S3_ENDPOINT: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
+    /** The bucket's region. */
+    S3_REGION: z.string().min(1).default("us-east-1"),
+    /** The private bucket holding media bytes (one per environment; its lifecycle rule is in deploy/). */
+    S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "expected an S3 bucket name"),
+    /** Access key of the service's storage credentials (a Secret). */
+    S3_ACCESS_KEY_ID: z.string().min(1),
+    /** Secret key of the service's storage credentials (a Secret). */
+    S3_SECRET_ACCESS_KEY: z.string().min(1),
+    /** Bucket in the URL path rather than the host name: S3-compatible servers without bucket DNS need it. */
+    S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
+    /** Deadline of each call to object storage; a storage outage fails requests with Unavailable after it. */
+    S3_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    /** How long a presigned upload or download URL handed to the gateway works. */
+    MEDIA_PRESIGN_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
+    /** How long a media asset that no create attached lives, with its bytes (decisions.md section 18). */
+    MEDIA_UNATTACHED_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+    /** Age of stored bytes without metadata (a crash between the two writes) before they are deleted. */
+    MEDIA_ORPHAN_GRACE_MINUTES: z.coerce.number().int().min(1).max(24 * 60 * 7).default(60),
+    /** How often media retention runs (expired unattached assets, then orphaned bytes). */
+    MEDIA_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).max(24 * 3600_000).default(10 * 60_000),
   });
 
 export type Config = z.output<typeof schema>;

@@ -3,12 +3,15 @@ import type { Logger } from "@tawsil/logging";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
+import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createMetrics, createPeerClient, processIdentity, startInProcess, type Metrics, type ReadinessCheck, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
 import { DecideApproval } from "./app/decide-approval";
+import { MediaAssets } from "./app/media-assets";
+import { MediaRetention } from "./app/media-retention";
 import { ReadShipments } from "./app/read-shipments";
 import { ReserveForOffer } from "./app/reserve-for-offer";
 import type { Config } from "./config";
@@ -16,7 +19,11 @@ import { CachedMerchantDirectory } from "./infra/merchant-directory";
 import { PricingServiceQuotes } from "./infra/pricing-quotes";
 import { FindTrackedShipment } from "./app/find-tracked-shipment";
 import { trackingLinkOf } from "./domain/tracking-link";
+import { startMediaRetention } from "./infra/media-retention-job";
+import { PrismaMediaStore } from "./infra/prisma-media-store";
 import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
+import { S3ObjectStorage } from "./infra/s3-object-storage";
+import { mediaAssetService } from "./rpc/media-asset-service";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
@@ -27,7 +34,7 @@ import { shipmentRetention } from "./infra/retention-policies";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
-export const SERVICE_NAMES = [ShipmentService.typeName] as const;
+export const SERVICE_NAMES = [ShipmentService.typeName, MediaAssetService.typeName] as const;
 export const ADMIN_SERVICE_NAMES = [ShipmentAdminService.typeName] as const;
 
 export interface ShipmentServiceParts extends ServiceParts {
@@ -37,6 +44,8 @@ export interface ShipmentServiceParts extends ServiceParts {
   readonly admin: NonNullable<ServiceParts["admin"]>;
   /** Merchants as this replica knows them; main.ts keeps it fresh from merchant events. */
   readonly merchantCache: CachedMerchantDirectory["cache"];
+  /** Media retention; tests run it on demand. */
+  readonly mediaRetention: ReturnType<typeof startMediaRetention>;
   /** The database, for the composition root's outbox relay. */
   readonly database: ReturnType<typeof openDatabase<PrismaClient>>;
 }
@@ -79,13 +88,42 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   // On the admin listener only, as the merchant service serves its MerchantAdminService: dispatch
   // and the gateway reach the service port, never the approvals.
   const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), links, logger });
+  const metrics = createMetrics("shipment");
+  const storage = new S3ObjectStorage({
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    bucket: config.S3_BUCKET,
+    accessKeyId: config.S3_ACCESS_KEY_ID,
+    secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    timeoutMs: config.S3_TIMEOUT_MS,
+  });
+  const mediaStore = new PrismaMediaStore(database.client);
+  const mediaAssets = new MediaAssets({
+    store: mediaStore,
+    storage,
+    unattachedRetentionMs: config.MEDIA_UNATTACHED_RETENTION_HOURS * 3600_000,
+    presignSeconds: config.MEDIA_PRESIGN_SECONDS,
+    onRejected: (assetId, reason) => logger.info({ assetId, reason }, "media upload rejected"),
+  });
+  const mediaRetention = startMediaRetention({
+    retention: new MediaRetention({ store: mediaStore, storage, batchSize: 100, orphanGraceMs: config.MEDIA_ORPHAN_GRACE_MINUTES * 60_000 }),
+    logger,
+    registry: metrics.registry,
+    intervalMs: config.MEDIA_RETENTION_INTERVAL_MS,
+  });
+  const media = mediaAssetService({ mediaAssets, logger });
   return {
-    routes: (router) => void router.service(ShipmentService, service),
+    routes: (router) => {
+      router.service(ShipmentService, service);
+      router.service(MediaAssetService, media);
+    },
     admin: { routes: (router) => void router.service(ShipmentAdminService, admin), serviceNames: ADMIN_SERVICE_NAMES },
     callers: identity.callers,
     checks: [database.readiness],
-    closers: [database],
-    metrics: createMetrics("shipment"),
+    closers: [mediaRetention, database],
+    metrics,
+    mediaRetention,
     merchantCache: merchants.cache,
     database,
   };

@@ -53,6 +53,7 @@ function shipment(merchant: string, index: number, state: State, version: bigint
     destination: { coordinate: AL_MALAZ, addressLine: "Al Malaz, Riyadh", cityCode: "RUH" },
     items: [{ description: "Box", quantity: 1, weightKilograms: "1.000", lengthCentimetres: null, widthCentimetres: null, heightCentimetres: null }],
     requirements: [],
+    timelineMedia: [],
     branchCode: null,
     reasonCode: null,
     terms: { rateCardId: randomUUID(), rateCardVersion: 1, serviceLevel: "BIKE", price: "25.00", distanceMetres: 6854 },

@@ -58,6 +58,7 @@ function shipment(merchantId: string, index: number, createdAt: Date): Shipment 
     destination: { coordinate: { latitudeMicro: -1, longitudeMicro: 0 }, addressLine: "Al Malaz", cityCode: "JED" },
     items: ITEM_VARIANTS[index % ITEM_VARIANTS.length]!,
     requirements: index % 4 === 0 ? [] : index % 4 === 1 ? ["FRAGILE"] : ["FRAGILE", "COLD_CHAIN"],
+    timelineMedia: [],
     branchCode: odd ? "BRANCH-1" : null,
     reasonCode: index % 5 === 0 ? "CUSTOMER_REQUEST" : null,
     terms: { rateCardId: randomUUID(), rateCardVersion: index + 1, serviceLevel: odd ? "CAR" : "BIKE", price: odd ? "28.75" : "1000000.1", distanceMetres: index * 37 },

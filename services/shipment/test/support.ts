@@ -46,6 +46,12 @@ export function testConfig(databaseUrl: string, peers: { merchantUrl: string; pr
     MERCHANT_CACHE_MAX_AGE_MS: "0",
     SHUTDOWN_GRACE_MS: "200",
     LOG_LEVEL: "debug",
+    // Storage is only reached by the media tests, which name a real server in env.
+    S3_ENDPOINT: "http://127.0.0.1:9",
+    S3_BUCKET: "tawsil-media",
+    S3_ACCESS_KEY_ID: "test",
+    S3_SECRET_ACCESS_KEY: "test-secret",
+    S3_FORCE_PATH_STYLE: "true",
     ...env,
   });
 }

@@ -1,5 +1,6 @@
 import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
+import { DNS_DEADLINE_MS } from "./infra/dns-resolver";
 
 /** A key of exactly 256 bits, as standard base64 (openssl rand -base64 32). */
 const secretKey = z
@@ -27,14 +28,27 @@ export const schema = commonEnv
     WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(15_000),
     /** First wait of the retry schedule, doubling after each failure (decisions.md section 11: 30 s); shorter only for fault runs. */
     WEBHOOK_FIRST_RETRY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
-    /** Deliveries claimed and sent concurrently per round by each replica. */
-    WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+    /** Sends in flight per replica: a pool that claims due deliveries as its slots free, each attempt on its own (no rounds). */
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
+    /** Sends in flight per endpoint per replica (decisions.md section 11): a hanging receiver holds at most this many slots. */
+    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+    /** How long a claimed delivery is this replica's before another may attempt it; at least the attempt timeout plus the DNS deadline plus 30 s, and no send starts with less than its timeout plus 10 s of it left. */
+    WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+    /** Name servers the delivery guard asks (`ip` or `ip:port`, comma-separated); the pod's own (/etc/resolv.conf) when unset. */
+    WEBHOOK_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value) => (value ?? "").split(",").map((server) => server.trim()).filter((server) => server !== "")),
     /** Longest idle sleep of the sender between looks at the queue. */
     WEBHOOK_IDLE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     /** Secret rotations per merchant per hour (decisions.md section 14). */
     WEBHOOK_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).default(5),
     /** Days a webhook delivery and its attempts are kept after its last attempt. */
     WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  })
+  .refine((c) => c.WEBHOOK_LEASE_MS >= c.WEBHOOK_ATTEMPT_TIMEOUT_MS + DNS_DEADLINE_MS + 30_000, {
+    path: ["WEBHOOK_LEASE_MS"],
+    message: `must be at least WEBHOOK_ATTEMPT_TIMEOUT_MS + ${DNS_DEADLINE_MS} ms (the DNS deadline) + 30000 ms`,
   })
   .refine((c) => !(c.TAWSIL_ENVIRONMENT === "production" && c.WEBHOOK_ALLOW_INSECURE_URLS), {
     path: ["WEBHOOK_ALLOW_INSECURE_URLS"],

@@ -8,7 +8,7 @@ import { ManageEndpoint } from "./app/manage-endpoint";
 import type { Clock, Receiver, Resolver } from "./app/ports";
 import type { Config } from "./config";
 import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
-import { SystemResolver } from "./infra/dns-resolver";
+import { aresQuery, DnsResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics } from "./infra/metrics";
 import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
@@ -51,7 +51,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const box = new SecretBox(config.WEBHOOK_SECRET_ENCRYPTION_KEY);
   const clock = overrides.clock ?? systemClock;
-  const resolver = overrides.resolver ?? new SystemResolver();
+  const resolver = overrides.resolver ?? new DnsResolver(aresQuery({ servers: config.WEBHOOK_DNS_SERVERS }));
   const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
   const endpointRoutes = new EndpointRoutes({ db: database.client, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }) });
   const manage = new ManageEndpoint({
@@ -73,7 +73,9 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     policy,
     timeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
     firstRetrySeconds: config.WEBHOOK_FIRST_RETRY_SECONDS,
-    batchSize: config.WEBHOOK_BATCH_SIZE,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    leaseMs: config.WEBHOOK_LEASE_MS,
     idleMs: config.WEBHOOK_IDLE_MS,
     observer: deliveryMetrics(metrics.registry, queue),
     logger: logger.child({ component: "delivery-engine" }),

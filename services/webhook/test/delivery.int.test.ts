@@ -204,6 +204,23 @@ describe("a delivery", () => {
     expect(() => verify(old, receiver.requests[1]!, clock.now())).toThrow();
   });
 
+  it("fails alone when its endpoint's secret cannot be opened, while the other deliveries of the same claim go out", async () => {
+    const broken = await register();
+    const others = [await register(), await register()];
+    // A sealed secret copied from another endpoint does not open (the endpoint id is its additional data): as after a key change.
+    await sql(`UPDATE webhook_endpoint SET secret_sealed = (SELECT secret_sealed FROM webhook_endpoint WHERE merchant_id = $2::uuid) WHERE merchant_id = $1::uuid`, broken.merchantId, others[0]!.merchantId);
+    const brokenShipment = await queueChange(harness.service, { merchantId: broken.merchantId, status: "CREATED" }, clock.now());
+    const sent = [];
+    for (const other of others) sent.push({ secret: other.secret, shipmentId: await queueChange(harness.service, { merchantId: other.merchantId, status: "CREATED" }, clock.now()) });
+    expect(await engine().runOnce()).toBe(3);
+    expect(receiver.requests).toHaveLength(2);
+    for (const { secret, shipmentId } of sent) verify(secret, receiver.requests.find((r) => r.body.includes(shipmentId))!, clock.now());
+    const [row] = await sql<{ id: string; status: string; attempts: number; last_error: string }>(`SELECT id::text, status::text, attempts, last_error FROM webhook_delivery WHERE shipment_id = $1::uuid`, brokenShipment);
+    expect(row).toMatchObject({ status: "PENDING", attempts: 1, last_error: "SECRET_UNREADABLE" });
+    expect(await attemptsOf(row!.id)).toEqual([{ number: 1, outcome: "SECRET_UNREADABLE", status_code: null }]);
+    expect(harness.logLines.join("\n")).not.toMatch(/whsec_/);
+  });
+
   it("leaves nothing to send once the endpoint is deleted", async () => {
     const { merchantId, version } = await register();
     await queueChange(harness.service, { merchantId, status: "CREATED" }, clock.now());

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { createSocket } from "node:dgram";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { enqueueShipmentEvent } from "../src/app/enqueue-event";
 import type { Clock, ResolvedAddress, Resolver } from "../src/app/ports";
 import { readConfig, type Config } from "../src/config";
 import type { PublicStatus } from "../src/domain/event-types";
-import { SystemResolver } from "../src/infra/dns-resolver";
+import { DnsResolver } from "../src/infra/dns-resolver";
 import type { EndpointRoutes } from "../src/infra/endpoint-routes";
 import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
 import { startWebhookService, type RunningWebhookService, type WebhookOverrides } from "../src/server";
@@ -53,19 +54,19 @@ export class TestClock implements Clock {
 }
 
 /**
- * The system resolver over a made-up getaddrinfo: names resolve where the test says, names in
- * `failures` fail with that error code (EAI_AGAIN: the resolver could not answer), and any other
+ * The service's resolver over made-up DNS answers: names resolve where the test says, names in
+ * `failures` fail with that error code (ESERVFAIL: the resolver could not answer), and any other
  * name does not exist (ENOTFOUND).
  */
-export class TestResolver extends SystemResolver implements Resolver {
+export class TestResolver extends DnsResolver implements Resolver {
   readonly names = new Map<string, ResolvedAddress[]>();
   readonly failures = new Map<string, string>();
   constructor() {
-    super(async (hostname) => {
+    super(async (hostname, family) => {
       const failure = this.failures.get(hostname);
       const found = this.names.get(hostname);
-      if (failure !== undefined || !found) throw Object.assign(new Error(`getaddrinfo ${failure ?? "ENOTFOUND"} ${hostname}`), { code: failure ?? "ENOTFOUND" });
-      return found;
+      if (failure !== undefined || !found) throw Object.assign(new Error(`query ${failure ?? "ENOTFOUND"} ${hostname}`), { code: failure ?? "ENOTFOUND" });
+      return found.filter((a) => a.family === family).map((a) => a.address);
     });
   }
 }
@@ -80,14 +81,16 @@ export interface TestReceiver {
   readonly url: string;
   readonly port: number;
   readonly requests: Received[];
-  /** How the next requests are answered (default 200); `hang` never answers. */
-  respond(answer: (req: Received) => { status: number; headers?: Record<string, string> } | "hang"): void;
+  /** How the next requests are answered (default 200), after `delayMs` when given; `hang` never answers. */
+  respond(answer: (req: Received) => Answer): void;
   close(): Promise<void>;
 }
 
+type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | "hang";
+
 export async function startReceiver(): Promise<TestReceiver> {
   const requests: Received[] = [];
-  let answer: (req: Received) => { status: number; headers?: Record<string, string> } | "hang" = () => ({ status: 200 });
+  let answer: (req: Received) => Answer = () => ({ status: 200 });
   const hanging: ServerResponse[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -97,7 +100,9 @@ export async function startReceiver(): Promise<TestReceiver> {
       requests.push(received);
       const a = answer(received);
       if (a === "hang") return void hanging.push(res);
-      res.writeHead(a.status, a.headers ?? {}).end();
+      if (!a.delayMs) return void res.writeHead(a.status, a.headers ?? {}).end();
+      hanging.push(res);
+      setTimeout(() => res.destroyed || res.writeHead(a.status, a.headers ?? {}).end(), a.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -168,10 +173,57 @@ export async function queueChange(
         version: fact.version ?? ++version,
         occurredAt: now,
         trackingUrl: `http://localhost:8080/t/${shipmentId}`,
+        timelineMedia: [],
         reasonCode: fact.reasonCode ?? "",
       },
       now,
     ),
   );
   return shipmentId;
+}
+
+/**
+ * A merchant's DNS zone: a name server on 127.0.0.1 (UDP) that answers A queries for `names` with
+ * their address (TTL 0, so nothing is cached), AAAA with no records, and never answers a name in
+ * `silent`: the receiver whose name stops resolving. `server` is WEBHOOK_DNS_SERVERS's value.
+ */
+export interface TestNameServer {
+  readonly server: string;
+  readonly names: Map<string, string>;
+  readonly silent: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startNameServer(): Promise<TestNameServer> {
+  const names = new Map<string, string>();
+  const silent = new Set<string>();
+  const socket = createSocket("udp4");
+  socket.on("message", (query, peer) => {
+    let end = 12;
+    const labels: string[] = [];
+    while (end < query.length && query[end]! !== 0) {
+      labels.push(query.subarray(end + 1, end + 1 + query[end]!).toString("ascii"));
+      end += query[end]! + 1;
+    }
+    const name = labels.join(".").toLowerCase();
+    if (silent.has(name)) return;
+    const type = query.readUInt16BE(end + 1);
+    const address = type === 1 ? names.get(name) : undefined;
+    const known = names.has(name);
+    const header = Buffer.alloc(12);
+    query.copy(header, 0, 0, 2);
+    header.writeUInt16BE(known ? 0x8180 : 0x8183, 2); // a response, recursion available; NXDOMAIN for unknown names
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(address ? 1 : 0, 6);
+    const question = query.subarray(12, end + 5);
+    const answer = address ? Buffer.concat([Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4]), Buffer.from(address.split(".").map(Number))]) : Buffer.alloc(0);
+    socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  return {
+    server: `127.0.0.1:${socket.address().port}`,
+    names,
+    silent,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
 }

@@ -9,10 +9,11 @@ import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
 import { identityFrom } from "@tawsil/rpc";
 import { TawsilClient } from "@tawsil/sdk";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
 import { artefactDirFor, freePort, recordErrorAnswersFrom, validateResponsesFrom, watchProcessLogs } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
 import { ensureTopics } from "../../../scripts/infra/kafka";
+import { createBucket, localStorageEnv } from "../../../scripts/infra/s3";
 import { type DatabaseServiceName, freeSidePorts, type Mesh, SERVICES, SERVICES_WITH_DATABASE, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
 import { seedDevMerchants } from "../../../scripts/seed-dev";
@@ -26,6 +27,8 @@ export interface TestMesh {
   readonly credentials: Record<string, string>;
   /** Each process's log, kept after the run: `.artefacts/<suite>/<test>/<process>.log`. */
   readonly logDir: string;
+  /** The mesh's own bucket on the run's S3 server (media bytes). */
+  readonly s3: { readonly endpoint: string; readonly bucket: string };
   /** An access token for a client, through POST /oauth/token (by the SDK). */
   tokenFor(clientId: string, clientSecret: string): Promise<string>;
   /**
@@ -59,6 +62,11 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   const databases = await migrateAll(opts.adminUrl, { dbPrefix: prefix });
   const databaseUrls = Object.fromEntries(SERVICES_WITH_DATABASE.map((s) => [s, databases[s].url])) as Record<DatabaseServiceName, string>;
   await opts.beforeStart?.(databaseUrls);
+  // A bucket per mesh: one mesh's orphan sweep must never see another's objects.
+  const runS3 = inject("s3");
+  if (!runS3) throw new Error("this run started no S3 server");
+  const s3 = { endpoint: runS3.endpoint, bucket: `e2e-${prefix.slice(11, 19)}` };
+  await createBucket(s3.endpoint, s3.bucket);
   const servicePorts = await Promise.all(SERVICES.map(() => freePort()));
   const mesh = await startMesh({
     databaseUrls,
@@ -68,11 +76,19 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     sidePorts: await freeSidePorts(freePort),
     logDir,
     env: { LOG_LEVEL: "warn", ...opts.env },
-    ...(opts.gatewayEnv ? { gatewayEnv: opts.gatewayEnv(Object.fromEntries(SERVICES.map((s, i) => [s, servicePorts[i]!])) as Record<ServiceName, number>) } : {}),
+    gatewayEnv: {
+      MEDIA_DOWNLOAD_SECRET: randomBytes(32).toString("base64"),
+      ...opts.gatewayEnv?.(Object.fromEntries(SERVICES.map((s, i) => [s, servicePorts[i]!])) as Record<ServiceName, number>),
+    },
     serviceEnv: {
       ...opts.serviceEnv,
       merchant: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...opts.serviceEnv?.merchant },
-      shipment: { TRACKING_LINK_SECRET: randomBytes(32).toString("base64"), CURSOR_SECRET: randomBytes(32).toString("base64"), ...opts.serviceEnv?.shipment },
+      shipment: {
+        TRACKING_LINK_SECRET: randomBytes(32).toString("base64"),
+        CURSOR_SECRET: randomBytes(32).toString("base64"),
+        ...localStorageEnv(s3.endpoint, s3.bucket),
+        ...opts.serviceEnv?.shipment,
+      },
       webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_INSECURE_URLS: "true", ...opts.serviceEnv?.webhook },
     },
   });
@@ -98,6 +114,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     gatewayUrl: mesh.gatewayUrl,
     credentials,
     logDir,
+    s3,
     tokenFor: (clientId, clientSecret) => sdkFor(clientId, clientSecret).accessToken(),
     sdkFor,
     async close() {

@@ -321,6 +321,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/external/media-assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declare a media asset to upload
+         * @description Declares the purpose, type and exact size of a file; its bytes follow with
+         *     `PUT /v2/external/media-assets/{mediaAssetId}/content`. An asset that no create names is
+         *     deleted with its bytes 24 hours after its creation (`expiresAt`).
+         */
+        post: operations["createMediaAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/external/media-assets/{mediaAssetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a media asset
+         * @description Once READY, with a `downloadUrl` that works without a token for 15 minutes.
+         */
+        get: operations["getMediaAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/external/media-assets/{mediaAssetId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a media asset's bytes
+         * @description The file itself as the body, exactly `sizeBytes` bytes (at most 10 MiB), streamed to
+         *     storage. The bytes must be of the declared `contentType` (by their signature, not the
+         *     request's Content-Type), complete, and an image must decode; else 422 MEDIA_REJECTED and
+         *     nothing is kept (the asset stays PENDING_UPLOAD and may be uploaded again). A body over
+         *     10 MiB is 413. Storage unavailable: 503, nothing kept.
+         */
+        put: operations["uploadMediaAssetContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/media-downloads/{mediaAssetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media asset (signed link)
+         * @description The `downloadUrl` of a READY asset, valid 15 minutes, without a token: the file as an
+         *     attachment of its own verified type, with `X-Content-Type-Options: nosniff` and a sandbox
+         *     CSP so that it never renders as a page. An altered or expired link: 403.
+         */
+        get: operations["downloadMediaAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/openapi.json": {
         parameters: {
             query?: never;
@@ -553,6 +641,7 @@ export interface components {
                 start: components["schemas"]["UtcDateTime"];
                 end: components["schemas"]["UtcDateTime"];
             };
+            timelineMedia?: components["schemas"]["TimelineMediaRequest"];
         };
         /** Shape B (canonical) */
         CreateShipmentRequestB: {
@@ -603,6 +692,7 @@ export interface components {
                 heightCentimetres?: number;
             }[];
             requirements?: components["schemas"]["Requirement"][];
+            timelineMedia?: components["schemas"]["TimelineMediaRequest"];
         };
         /** Shape A */
         CancelShipmentRequestA: {
@@ -780,6 +870,47 @@ export interface components {
              */
             estimatedDeliveryAt: string | null;
         };
+        /** @description Up to 10 READY assets of the merchant that no other shipment holds; each broken rule is a violation on `timelineMedia[i].mediaAssetId`. */
+        TimelineMediaRequest: {
+            /** Format: uuid */
+            mediaAssetId: string;
+            /** @enum {string} */
+            purpose: "SHIPMENT_CREATION_EVIDENCE";
+            sortOrder: number;
+        }[];
+        CreateMediaAssetRequest: {
+            /** @enum {string} */
+            purpose: "SHIPMENT_CREATION_EVIDENCE";
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png" | "image/webp" | "application/pdf";
+            /** @description The file's exact length. */
+            sizeBytes: number;
+        };
+        MediaAsset: {
+            /** Format: uuid */
+            mediaAssetId: string;
+            /** @example SHIPMENT_CREATION_EVIDENCE */
+            purpose: string;
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png" | "image/webp" | "application/pdf";
+            sizeBytes: number;
+            /** @enum {string} */
+            status: "PENDING_UPLOAD" | "READY";
+            createdAt: components["schemas"]["UtcDateTime"];
+            /** @description When it is deleted unless a create names it first. */
+            expiresAt: components["schemas"]["UtcDateTime"];
+            /** @description Of the stored bytes; once READY. */
+            sha256?: string;
+            /** @description Pixels, read from the image; images only. */
+            width?: number;
+            /** @description Pixels, read from the image; images only. */
+            height?: number;
+            /**
+             * Format: uri
+             * @description On reads of a READY asset: the file, without a token, for 15 minutes.
+             */
+            downloadUrl?: string;
+        };
         RegisterWebhookRequest: {
             /**
              * Format: uri
@@ -930,6 +1061,18 @@ export interface components {
             /** @constant */
             code?: "SHIPMENT_NOT_FOUND";
         } & components["schemas"]["Problem"];
+        MediaAssetNotFoundProblem: {
+            /** @constant */
+            status?: 404;
+            /** @constant */
+            code?: "MEDIA_ASSET_NOT_FOUND";
+        } & components["schemas"]["Problem"];
+        MediaRejectedProblem: {
+            /** @constant */
+            status?: 422;
+            /** @constant */
+            code?: "MEDIA_REJECTED";
+        } & components["schemas"]["Problem"];
         WebhookNotFoundProblem: {
             /** @constant */
             status?: 404;
@@ -1076,6 +1219,42 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["ForbiddenProblem"];
+            };
+        };
+        /** @description No media asset has this id (never created, or deleted unattached after 24 hours). */
+        MediaAssetNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MediaAssetNotFoundProblem"];
+            };
+        };
+        /** @description The body exceeds 10 MiB. */
+        MediaPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
+            };
+        };
+        /** @description The bytes are not the declared asset (type by signature, exact size, a decodable image); nothing was kept. */
+        MediaRejected: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MediaRejectedProblem"];
             };
         };
         /** @description No shipment has this id. */
@@ -1234,6 +1413,8 @@ export interface components {
          * @example "3"
          */
         IfMatch: string;
+        /** @description The asset's id (a uuid). */
+        MediaAssetId: string;
         /** @description The shipment id; a malformed uuid is a 400 `INVALID_PARAMETER`. */
         ShipmentId: string;
         /** @description The 43-character base64url code of a tracking link (256 bits); anything else is a 400 `INVALID_PARAMETER`. */
@@ -1253,6 +1434,8 @@ export interface components {
         ETag: string;
         /** @description A strong validator of the content. */
         ContentETag: string;
+        /** @description The asset's URL. */
+        MediaAssetLocation: string;
         /** @description The shipment's address. */
         ShipmentLocation: string;
         /** @description Never cached. */
@@ -2254,6 +2437,196 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMediaAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purpose": "SHIPMENT_CREATION_EVIDENCE",
+                 *       "contentType": "image/jpeg",
+                 *       "sizeBytes": 482113
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMediaAssetRequest"];
+            };
+        };
+        responses: {
+            /** @description Declared, in PENDING_UPLOAD. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Location: components["headers"]["MediaAssetLocation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMediaAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description The asset's id (a uuid). */
+                mediaAssetId: components["parameters"]["MediaAssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MediaAssetNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadMediaAssetContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description The asset's id (a uuid). */
+                mediaAssetId: components["parameters"]["MediaAssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "application/pdf": string;
+            };
+        };
+        responses: {
+            /** @description Stored and checked; READY. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MediaAssetNotFound"];
+            413: components["responses"]["MediaPayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["MediaRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadMediaAsset: {
+        parameters: {
+            query: {
+                merchant: string;
+                expires: string;
+                signature: string;
+            };
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description The asset's id (a uuid). */
+                mediaAssetId: components["parameters"]["MediaAssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Disposition": string;
+                    "X-Content-Type-Options": "nosniff";
+                    "Content-Security-Policy": "default-src 'none'; sandbox";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MediaAssetNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

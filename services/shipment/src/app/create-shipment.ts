@@ -176,6 +176,7 @@ export class CreateShipment {
       },
       items: draft.items,
       requirements: draft.requirements,
+      timelineMedia: [...draft.timelineMedia].sort((a, b) => a.sortOrder - b.sortOrder),
       branchCode: draft.branchCode,
       reasonCode: null,
       terms: {

@@ -24,6 +24,7 @@ const draft = (fields: Partial<DraftInput> = {}): DraftInput => ({
   pickupWindowStart: null,
   pickupWindowEnd: null,
   requirements: [],
+  timelineMedia: [],
   totalWeightKilograms: "",
   ...fields,
 });

@@ -2,6 +2,7 @@ import { DRAFT_BOUNDS, ITEM_BOUNDS, isRequirement, MONEY_BOUNDS, parseCoordinate
 import { FailedPreconditionError } from "@tawsil/errors";
 import Decimal from "decimal.js";
 import { ShipmentValidationError, type FieldViolation } from "./errors";
+import { timelineViolations, type TimelineEntry } from "./media-asset";
 import type { Item, PaymentMethod } from "./shipment";
 
 export type PickupInput = { readonly kind: "saved"; readonly code: string } | { readonly kind: "coordinate"; readonly coordinate: Coordinate | undefined };
@@ -26,6 +27,8 @@ export interface DraftInput {
   readonly pickupWindowStart: Date | null;
   readonly pickupWindowEnd: Date | null;
   readonly requirements: readonly string[];
+  /** Assets to attach; whether each is attachable is judged in the create's transaction. */
+  readonly timelineMedia: readonly TimelineEntry[];
   /** "" for the sum of the items; shape A sends its parcel weight (the items carry weight / pieces). */
   readonly totalWeightKilograms: string;
 }
@@ -59,6 +62,7 @@ export interface ValidDraft {
   readonly paymentMethod: PaymentMethod;
   readonly pickupWindow: { readonly start: Date; readonly end: Date } | null;
   readonly requirements: readonly string[];
+  readonly timelineMedia: readonly TimelineEntry[];
 }
 
 const PHONE = /^\+9665\d{8}$/;
@@ -119,6 +123,7 @@ export function validateDraft(input: DraftInput, now: Date): ValidDraft {
     if (!isRequirement(requirement)) violate(`requirements[${index}]`, "UNSUPPORTED_VALUE");
   });
   if (input.requirements.length > DRAFT_BOUNDS.requirements.max) violate("requirements", "TOO_MANY_ITEMS", { max: String(DRAFT_BOUNDS.requirements.max) });
+  for (const v of timelineViolations(input.timelineMedia)) violate(v.field, v.code, v.params);
 
   if (violations.length > 0) throw new ShipmentValidationError(violations.slice(0, 20));
   if (input.currency !== "" && input.currency !== "SAR") {
@@ -147,6 +152,7 @@ export function validateDraft(input: DraftInput, now: Date): ValidDraft {
     paymentMethod,
     pickupWindow,
     requirements: [...input.requirements],
+    timelineMedia: [...input.timelineMedia],
   };
 }
 

@@ -44,4 +44,6 @@ export class DuplicateReferenceError extends DuplicateError {
 }
 
 /** The shipment belongs to another merchant: ACCESS_DENIED, never a hint that it exists otherwise. */
-export const accessDenied = () => new PermissionDeniedError("ACCESS_DENIED", "the shipment belongs to another merchant");
+export const accessDenied = () => accessDeniedTo("shipment");
+/** The entity (shipment, media asset) belongs to another merchant. */
+export const accessDeniedTo = (entity: string) => new PermissionDeniedError("ACCESS_DENIED", `the ${entity} belongs to another merchant`);

@@ -26,6 +26,7 @@ const shipment = (state: ShipmentState, version = 1n): Shipment => ({
   destination: { coordinate: { latitudeMicro: 2, longitudeMicro: 2 }, addressLine: "b", cityCode: "RUH" },
   items: [],
   requirements: [],
+  timelineMedia: [],
   branchCode: null,
   reasonCode: null,
   terms: { rateCardId: "x", rateCardVersion: 1, serviceLevel: "BIKE", price: "25.00", distanceMetres: 1 },

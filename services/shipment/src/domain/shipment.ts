@@ -1,5 +1,6 @@
 import type { Coordinate } from "@tawsil/domain";
 import { FailedPreconditionError, VersionConflictError } from "@tawsil/errors";
+import type { TimelineEntry } from "./media-asset";
 import {
   canTransition,
   cancelVerdict,
@@ -67,6 +68,8 @@ export interface Shipment {
   readonly branchCode: string | null;
   readonly reasonCode: string | null;
   readonly terms: FrozenTerms;
+  /** Assets attached by the create, by sortOrder (decisions.md section 16). */
+  readonly timelineMedia: readonly TimelineEntry[];
 }
 
 /** A change of the aggregate, as the outbox event describes it. */

@@ -11,6 +11,10 @@ import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from ".
  * a dozen; what it read comes back so the caller can answer a replay or DUPLICATE_REFERENCE.
  * An expired record still holding the key is overwritten in place (it no longer counts). The
  * outbox relay is notified as writeOutbox would (delivered at commit).
+ * The assets the create names are attached by the same statement, with a conditional UPDATE (the
+ * merchant's own, READY, of the named purpose, attached to nothing): of two creates racing for
+ * one asset, the second waits on the first's row lock, then finds shipment_id set and attaches
+ * nothing; the caller compares what was attached with what was named and rolls back on a miss.
  */
 export function createStatement(input: NewShipment, link: TrackingLink): Prisma.Sql {
   const { scope, shipment: s, record, now } = input;
@@ -22,6 +26,17 @@ export function createStatement(input: NewShipment, link: TrackingLink): Prisma.
     const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, link) });
     return Prisma.sql`(${row.eventId}::uuid, ${row.topic}, ${row.key}, ${row.type}, ${Buffer.from(row.payload)}::bytea, ${row.headers}::jsonb)`;
   });
+  const media = s.timelineMedia.map((m) => Prisma.sql`(${m.mediaAssetId}::uuid, ${m.purpose}, ${m.sortOrder}::int)`);
+  const attached =
+    media.length === 0
+      ? Prisma.empty
+      : Prisma.sql`, attached AS (
+  UPDATE media_asset m SET shipment_id = inserted.id, sort_order = v.sort_order
+  FROM inserted, (VALUES ${Prisma.join(media)}) AS v(id, purpose, sort_order)
+  WHERE m.id = v.id AND m.purpose = v.purpose AND m.merchant_id = ${s.merchantId}::uuid AND m.status = 'READY' AND m.shipment_id IS NULL
+  RETURNING m.id
+)`;
+  const attachedIds = media.length === 0 ? Prisma.sql`ARRAY[]::text[]` : Prisma.sql`ARRAY(SELECT id::text FROM attached)`;
   return Prisma.sql`
 WITH existing AS (
   SELECT fingerprint, snapshot, error_reason FROM idempotency_record
@@ -64,13 +79,14 @@ WITH existing AS (
     fingerprint = EXCLUDED.fingerprint, shipment_id = EXCLUDED.shipment_id, snapshot = EXCLUDED.snapshot,
     error_reason = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
   WHERE idempotency_record.expires_at <= ${now}::timestamptz
-)
+)${attached}
 SELECT (SELECT count(*) FROM inserted)::int AS inserted,
   EXISTS (SELECT 1 FROM taken) AS "referenceTaken",
   (SELECT fingerprint FROM existing) AS fingerprint,
   (SELECT snapshot FROM existing) AS snapshot,
   (SELECT error_reason FROM existing) AS "errorReason",
-  (SELECT pg_notify(${OUTBOX_CHANNEL}, '')::text FROM inserted) AS notified`;
+  (SELECT pg_notify(${OUTBOX_CHANNEL}, '')::text FROM inserted) AS notified,
+  ${attachedIds} AS "attachedIds"`;
 }
 
 /** What the statement read and did. */
@@ -80,4 +96,6 @@ export interface CreateStatementRow {
   readonly fingerprint: string | null;
   readonly snapshot: Uint8Array | null;
   readonly errorReason: string | null;
+  /** The named assets the statement attached (all of them, or the create must roll back). */
+  readonly attachedIds: string[];
 }

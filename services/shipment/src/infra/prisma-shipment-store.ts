@@ -3,7 +3,8 @@ import { VersionConflictError } from "@tawsil/errors";
 import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
 import type { Position } from "../domain/cursor";
-import { DuplicateReferenceError } from "../domain/errors";
+import { DuplicateReferenceError, ShipmentValidationError } from "../domain/errors";
+import { unattachedViolations } from "../domain/media-asset";
 import { isTerminal, type ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
@@ -16,7 +17,7 @@ import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipme
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
 
-const ITEMS = { items: { orderBy: { position: "asc" } } } as const;
+const ITEMS = { items: { orderBy: { position: "asc" } }, timelineMedia: { orderBy: { sortOrder: "asc" }, select: { id: true, purpose: true, sortOrder: true } } } as const;
 /** A shipment and its items in one statement (a LATERAL join), not one query per relation. */
 const JOINED = "join" as const;
 
@@ -56,6 +57,9 @@ export class PrismaShipmentStore implements ShipmentStore {
           if (row.fingerprint !== null) return { kind: "replay", record: storedRecordOf({ id: input.scope.key, ...row, fingerprint: row.fingerprint }) };
           if (row.referenceTaken) return { kind: "reference-taken" };
           if (row.inserted !== 1) throw new Error(`the create statement inserted ${row.inserted} shipments`);
+          // Throwing rolls the whole create back: a shipment never exists with part of its timeline.
+          const missing = unattachedViolations(input.shipment.timelineMedia, row.attachedIds);
+          if (missing.length > 0) throw new ShipmentValidationError(missing);
           return { kind: "created" };
         },
         { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs },

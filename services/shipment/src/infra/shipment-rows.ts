@@ -1,11 +1,12 @@
 import type { Shipment } from "../domain/shipment";
-import type { Prisma, Shipment as ShipmentRow, ShipmentItem as ItemRow } from "./prisma/generated/client";
+import type { Prisma, Shipment as ShipmentRow, ShipmentItem as ItemRow, MediaAsset as MediaRow } from "./prisma/generated/client";
 
 /** Decimals leave the database as canonical strings with the column's scale. */
 const fixed = (value: Prisma.Decimal, places: number) => value.toFixed(places);
 const plain = (value: Prisma.Decimal | null) => (value === null ? null : value.toString());
 
-export function shipmentFromRow(row: ShipmentRow & { items: ItemRow[] }): Shipment {
+/** `timelineMedia` absent: a row read without the relation, whose reader needs no timeline. */
+export function shipmentFromRow(row: ShipmentRow & { items: ItemRow[]; timelineMedia?: Pick<MediaRow, "id" | "purpose" | "sortOrder">[] }): Shipment {
   return {
     id: row.id,
     shipmentNumber: row.shipmentNumber,
@@ -48,6 +49,7 @@ export function shipmentFromRow(row: ShipmentRow & { items: ItemRow[] }): Shipme
     requirements: row.requirements,
     branchCode: row.branchCode,
     reasonCode: row.reasonCode,
+    timelineMedia: (row.timelineMedia ?? []).map((m) => ({ mediaAssetId: m.id, purpose: m.purpose, sortOrder: m.sortOrder ?? 0 })),
     terms: {
       rateCardId: row.rateCardId,
       rateCardVersion: row.rateCardVersion,

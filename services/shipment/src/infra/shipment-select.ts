@@ -30,7 +30,9 @@ const COLUMNS = Prisma.sql`s.id::text AS id, s.shipment_number AS "shipmentNumbe
   (SELECT COALESCE(json_agg(json_build_array(i.description, i.quantity, i.weight_kilograms::text,
       trim_scale(i.length_centimetres)::text, trim_scale(i.width_centimetres)::text, trim_scale(i.height_centimetres)::text)
     ORDER BY i.position), '[]')::text
-   FROM shipment_item i WHERE i.shipment_id = s.id) AS items`;
+   FROM shipment_item i WHERE i.shipment_id = s.id) AS items,
+  (SELECT COALESCE(json_agg(json_build_array(m.id::text, m.purpose, m.sort_order) ORDER BY m.sort_order), '[]')::text
+   FROM media_asset m WHERE m.shipment_id = s.id) AS "timelineMedia"`;
 
 /** One row of the statements above, as Prisma's $queryRaw deserialises it. */
 export interface ShipmentSelectRow {
@@ -71,6 +73,8 @@ export interface ShipmentSelectRow {
   readonly distanceMetres: number;
   /** JSON text: [[description, quantity, weight, length, width, height], ...] in position order. */
   readonly items: string;
+  /** JSON text: [[mediaAssetId, purpose, sortOrder], ...] in sortOrder. */
+  readonly timelineMedia: string;
 }
 
 type ItemTuple = [string, number, string, string | null, string | null, string | null];
@@ -148,6 +152,7 @@ export function shipmentFromSelectRow(row: ShipmentSelectRow): Shipment {
     requirements: row.requirements,
     branchCode: row.branchCode,
     reasonCode: row.reasonCode,
+    timelineMedia: (JSON.parse(row.timelineMedia) as [string, string, number][]).map(([mediaAssetId, purpose, sortOrder]) => ({ mediaAssetId, purpose, sortOrder })),
     terms: {
       rateCardId: row.rateCardId,
       rateCardVersion: row.rateCardVersion,

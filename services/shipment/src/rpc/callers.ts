@@ -1,4 +1,5 @@
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
+import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { CallerPolicy, callersOf, operatorService } from "@tawsil/rpc";
 
@@ -16,6 +17,12 @@ export const CALLERS = new CallerPolicy([
     reserveForOffer: ["dispatch"],
     applyDispatchStep: ["dispatch"],
     findTrackedShipment: ["tracking"],
+  }),
+  callersOf(MediaAssetService, {
+    createMediaAsset: ["gateway"],
+    beginMediaUpload: ["gateway"],
+    completeMediaUpload: ["gateway"],
+    getMediaAsset: ["gateway"],
   }),
   operatorService(ShipmentAdminService),
 ]);

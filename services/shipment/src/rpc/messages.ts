@@ -71,5 +71,6 @@ export function draftFromProto(draft: ShipmentDraft | undefined): DraftInput {
     pickupWindowEnd: draft?.pickupWindowEnd ? timestampDate(draft.pickupWindowEnd) : null,
     requirements: draft?.requirements ?? [],
     totalWeightKilograms: draft?.totalWeightKilograms ?? "",
+    timelineMedia: (draft?.timelineMedia ?? []).map((m) => ({ mediaAssetId: m.mediaAssetId, purpose: m.purpose, sortOrder: m.sortOrder })),
   };
 }

@@ -62,6 +62,7 @@ export function shipmentToProto(shipment: Shipment): ShipmentMessage {
     requirements: [...shipment.requirements],
     branchCode: shipment.branchCode ?? "",
     reasonCode: shipment.reasonCode ?? "",
+    timelineMedia: shipment.timelineMedia.map((m) => ({ mediaAssetId: m.mediaAssetId, purpose: m.purpose, sortOrder: m.sortOrder })),
   });
 }
 

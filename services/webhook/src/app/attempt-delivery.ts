@@ -4,7 +4,7 @@ import { parseEndpointUrl } from "../domain/endpoint-url";
 import { EndpointUrlError } from "../domain/errors";
 import { parseRetryAfter, retryDelaySeconds } from "../domain/retry-schedule";
 import { signatureHeader } from "../domain/signature";
-import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, Clock, Receiver, Resolver } from "./ports";
+import type { AttemptOutcome, AttemptRecord, AttemptStage, ClaimedDelivery, Clock, Receiver, Resolver } from "./ports";
 import { checkedAddress, type AddressPolicy } from "./receiver-address";
 
 export interface AttemptDeps {
@@ -17,22 +17,32 @@ export interface AttemptDeps {
   readonly firstRetrySeconds?: number;
 }
 
+/** Lease a send must have left beyond its own timeout to start: clock distance between replicas and the time to record it. */
+export const LEASE_MARGIN_MS = 10_000;
+
+export type AttemptResult = { readonly record: AttemptRecord; readonly outcome: AttemptOutcome } | { readonly notSent: "LEASE_SHORT" };
+
 /**
  * One attempt of one claimed delivery: check the receiver's address again (it may resolve elsewhere
  * now), sign with this attempt's timestamp, send, and decide what comes next. Only a 2xx answer
  * delivers; redirects, other statuses, timeouts, transport errors (a name that could not be
- * resolved now included) and refused addresses are failed
- * attempts that follow the retry schedule (Retry-After on 429 and 503).
+ * resolved now included), refused addresses and a secret that cannot be opened are failed
+ * attempts that follow the retry schedule (Retry-After on 429 and 503). A send never starts with
+ * less of the claim's lease left than its timeout and a margin: past the lease another replica
+ * may make the same attempt, so such a claim is given back unsent (`notSent`).
  */
-export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery): Promise<{ record: AttemptRecord; outcome: AttemptOutcome }> {
+export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery, stage: (now: AttemptStage) => void = () => undefined): Promise<AttemptResult> {
   const startedAt = deps.clock.now();
   const started = performance.now();
   const finish = (outcome: string, statusCode?: number, retryAfter?: number) => {
     const record: AttemptRecord = { startedAt, durationMs: Math.round(performance.now() - started), statusCode, outcome };
     return { record, outcome: next(claim.attempt, outcome, deps.clock.now(), retryAfter, deps.firstRetrySeconds) };
   };
+  // Not this delivery's fault, nor any other's: retried on schedule, and a fixed key sends it.
+  if (!claim.secrets) return finish("SECRET_UNREADABLE");
   let address;
   let url: URL;
+  stage("resolving");
   try {
     url = parseEndpointUrl(claim.url, { allowHttp: deps.policy.allowInsecure });
     address = await checkedAddress(url, deps.resolver, deps.policy);
@@ -50,6 +60,8 @@ export async function attemptDelivery(deps: AttemptDeps, claim: ClaimedDelivery)
     "webhook-timestamp": String(timestamp),
     "webhook-signature": signatureHeader(signingSecrets(claim.secrets, startedAt), claim.id, timestamp, claim.body),
   };
+  if (claim.leaseUntil.getTime() - deps.clock.now().getTime() < deps.timeoutMs + LEASE_MARGIN_MS) return { notSent: "LEASE_SHORT" };
+  stage("sending");
   const answer = await deps.receiver.send({ url, address, headers, body: claim.body, timeoutMs: deps.timeoutMs });
   if (answer.kind === "timeout") return finish("TIMEOUT");
   if (answer.kind === "transport") return finish("TRANSPORT");

@@ -1,14 +1,19 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
 import { attemptDelivery, type AttemptDeps } from "./attempt-delivery";
-import type { ClaimedDelivery, CompletedAttempt, DeliveryObserver, DeliveryQueue } from "./ports";
+import { AttemptRecorder } from "./attempt-recorder";
+import type { AttemptStage, ClaimedDelivery, DeliveryObserver, DeliveryQueue } from "./ports";
 
 export interface DeliveryEngineOptions extends AttemptDeps {
   readonly queue: DeliveryQueue;
   readonly observer: DeliveryObserver;
   readonly logger: Logger;
-  /** Deliveries claimed and sent concurrently per round. */
-  readonly batchSize: number;
+  /** Sends in flight on this replica. */
+  readonly concurrency: number;
+  /** Sends in flight per endpoint on this replica (decisions.md section 11: a per-endpoint cap). */
+  readonly perEndpoint: number;
+  /** How long a claim is this replica's; well beyond the attempt timeout and the DNS deadline. */
+  readonly leaseMs: number;
   /** Longest sleep when nothing is due: bounds how late another replica's new event or a resumed endpoint is noticed. */
   readonly idleMs: number;
 }
@@ -16,10 +21,12 @@ export interface DeliveryEngineOptions extends AttemptDeps {
 const tracer = () => trace.getTracer("@tawsil/webhook");
 
 /**
- * One replica's sender. Each round claims a batch of due deliveries (SKIP LOCKED, so replicas never
- * share a row), sends them concurrently and records each outcome. Between rounds it sleeps until the
- * next delivery is due, at most idleMs, and a wake() (a new event queued here) cuts the sleep short:
- * no work while nothing is due, and no scan that grows with the queue.
+ * One replica's sender: a pool of `concurrency` attempts, each on its own. Whenever slots are free
+ * it claims due deliveries (SKIP LOCKED, so replicas never share a row) for them, at most
+ * `perEndpoint` in flight per endpoint, so a receiver that hangs holds its own slots and no one
+ * else's, and nothing waits for the slowest send of a batch. When nothing can be claimed it sleeps
+ * until the next delivery is due, at most idleMs; a wake() (an event queued here, a slot freed that
+ * a claim lacked) cuts the sleep short: no work while nothing is due, no scan that grows with the queue.
  */
 export class DeliveryEngine {
   readonly name = "delivery-engine";
@@ -27,8 +34,15 @@ export class DeliveryEngine {
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #woken = false;
+  #inFlight = 0;
+  /** Sends in flight by endpoint id. */
+  readonly #busy = new Map<string, number>();
+  readonly #attempts = new Set<Promise<void>>();
+  readonly #recorder: AttemptRecorder;
 
-  constructor(private readonly opts: DeliveryEngineOptions) {}
+  constructor(private readonly opts: DeliveryEngineOptions) {
+    this.#recorder = new AttemptRecorder(opts.queue, opts.clock, opts.logger);
+  }
 
   start(): void {
     if (this.#running) return;
@@ -36,61 +50,92 @@ export class DeliveryEngine {
     this.#loop = this.#run();
   }
 
-  /** Something may be due now: run a round without waiting for the timer. */
+  /** Something may be due now: claim without waiting for the timer. */
   wake(): void {
     this.#woken = true;
     this.#wake?.();
   }
 
+  /** Stops claiming, then lets the attempts in flight finish and be recorded (SIGTERM drains). */
   async close(): Promise<void> {
     this.#running = false;
     this.wake();
     await this.#loop;
+    await Promise.all(this.#attempts);
+    await this.#recorder.idle();
   }
 
-  /** Claims and attempts one batch; returns how many were attempted. Tests drive the engine with it. */
+  /** Claims what the free slots allow and waits for those attempts to be recorded; returns how many. Tests drive the engine with it. */
   async runOnce(): Promise<number> {
-    const now = this.opts.clock.now();
-    // The lease outlives the attempt's timeout, so a live worker always records its own outcome.
-    const claims = await this.opts.queue.claimDue(now, this.opts.batchSize, this.opts.timeoutMs * 2 + 30_000);
-    const results = (await Promise.all(claims.map((claim) => this.#attempt(claim)))).filter((r) => r !== undefined);
-    try {
-      await this.opts.queue.complete(results);
-    } catch (err) {
-      // The leases expire and later rounds make these attempts again, under the same webhook-id.
-      this.opts.logger.error({ err, deliveries: results.length }, "webhook attempts could not be recorded");
-      return claims.length;
-    }
-    for (const { claim, record, outcome } of results) {
-      this.opts.observer.attempted(record.outcome, record.statusCode);
-      if (outcome.kind !== "delivered") {
-        this.opts.logger.info({ deliveryId: claim.id, attempt: claim.attempt, outcome: record.outcome, next: outcome.kind }, "webhook attempt failed");
-      }
-    }
-    return claims.length;
+    const started = await this.#claim();
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /** Claims for the free slots and starts each attempt; the promises end when each is recorded. */
+  async #claim(): Promise<Promise<void>[]> {
+    const limit = this.opts.concurrency - this.#inFlight;
+    if (limit <= 0) return [];
+    const claims = await this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy });
+    return claims.map((claim) => this.#start(claim));
+  }
+
+  #start(claim: ClaimedDelivery): Promise<void> {
+    this.#inFlight++;
+    this.#busy.set(claim.endpointId, (this.#busy.get(claim.endpointId) ?? 0) + 1);
+    const attempt = this.#attempt(claim).finally(() => {
+      // A claim may have been short of this slot: the pool was full or this endpoint at its cap.
+      const starved = this.#inFlight === this.opts.concurrency || this.#busy.get(claim.endpointId) === this.opts.perEndpoint;
+      this.#inFlight--;
+      const left = (this.#busy.get(claim.endpointId) ?? 1) - 1;
+      if (left === 0) this.#busy.delete(claim.endpointId);
+      else this.#busy.set(claim.endpointId, left);
+      this.#attempts.delete(attempt);
+      if (starved && this.#running) this.wake();
+    });
+    this.#attempts.add(attempt);
+    return attempt;
   }
 
   /**
    * One attempt, in a span of the trace that queued the delivery (the merchant's request that
    * changed the shipment), so a create shows as one trace from the gateway to each attempt.
    */
-  #attempt(claim: ClaimedDelivery): Promise<CompletedAttempt | undefined> {
+  #attempt(claim: ClaimedDelivery): Promise<void> {
     const parent = claim.traceParent ? propagation.extract(ROOT_CONTEXT, { traceparent: claim.traceParent }) : ROOT_CONTEXT;
     const span = tracer().startSpan("webhook attempt", { kind: SpanKind.CLIENT, attributes: { "tawsil.webhook.delivery_id": claim.id, "tawsil.webhook.attempt": claim.attempt } }, parent);
+    let stage: AttemptStage | undefined;
+    const enter = (next: AttemptStage | undefined) => {
+      if (stage) this.opts.observer.inFlight(stage, -1);
+      if (next) this.opts.observer.inFlight(next, 1);
+      stage = next;
+    };
     return context.with(trace.setSpan(parent, span), async () => {
       try {
         if (claim.attempt === 1) this.opts.observer.firstAttemptLag(Math.max(0, (this.opts.clock.now().getTime() - claim.occurredAt.getTime()) / 1000));
-        const done = await attemptDelivery(this.opts, claim);
-        span.setAttribute("tawsil.webhook.outcome", done.record.outcome);
-        if (done.outcome.kind !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR, message: done.record.outcome });
-        this.opts.logger.debug({ deliveryId: claim.id, attempt: claim.attempt, outcome: done.record.outcome }, "webhook attempt");
-        return { claim, ...done };
+        const done = await attemptDelivery(this.opts, claim, enter);
+        if ("notSent" in done) {
+          this.opts.logger.warn({ deliveryId: claim.id, attempt: claim.attempt }, "webhook attempt given back unsent: too little of its lease left");
+          enter(undefined);
+          await this.opts.queue.release([claim], this.opts.clock.now());
+          return;
+        }
+        const { record, outcome } = done;
+        span.setAttribute("tawsil.webhook.outcome", record.outcome);
+        if (outcome.kind !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR, message: record.outcome });
+        this.opts.logger.debug({ deliveryId: claim.id, attempt: claim.attempt, outcome: record.outcome }, "webhook attempt");
+        enter("recording");
+        if (!(await this.#recorder.record({ claim, record, outcome }))) return;
+        this.opts.observer.attempted(record.outcome, record.statusCode);
+        if (outcome.kind !== "delivered") {
+          this.opts.logger.info({ deliveryId: claim.id, attempt: claim.attempt, outcome: record.outcome, next: outcome.kind }, "webhook attempt failed");
+        }
       } catch (err) {
-        // Not an answer of the receiver but our own failure: the lease expires and a later round retries.
+        // Not an answer of the receiver but our own failure: the lease expires and a later claim retries.
         span.setStatus({ code: SpanStatusCode.ERROR });
         this.opts.logger.error({ err, deliveryId: claim.id }, "webhook attempt failed before sending");
-        return undefined;
       } finally {
+        enter(undefined);
         span.end();
       }
     });
@@ -99,21 +144,24 @@ export class DeliveryEngine {
   async #run(): Promise<void> {
     while (this.#running) {
       this.#woken = false;
-      let attempted = 0;
+      const free = this.opts.concurrency - this.#inFlight;
+      let claimed = 0;
       try {
-        attempted = await this.runOnce();
+        claimed = (await this.#claim()).length;
       } catch (err) {
         this.opts.logger.error({ err }, "claiming webhook deliveries failed; retrying");
       }
       if (!this.#running) break;
-      if (attempted === this.opts.batchSize || this.#woken) continue;
-      await this.#sleep(await this.#untilNextDue());
+      if (this.#woken || (free > 0 && claimed === free)) continue;
+      // Pool full: a freed slot wakes the loop. Otherwise sleep until the next delivery this replica may take is due.
+      await this.#sleep(free <= claimed ? this.opts.idleMs : await this.#untilNextDue());
     }
   }
 
   async #untilNextDue(): Promise<number> {
     try {
-      const due = await this.opts.queue.nextDueAt();
+      const full = [...this.#busy].filter(([, n]) => n >= this.opts.perEndpoint).map(([id]) => id);
+      const due = await this.opts.queue.nextDueAt(full);
       if (!due) return this.opts.idleMs;
       return Math.min(this.opts.idleMs, Math.max(0, due.getTime() - this.opts.clock.now().getTime()));
     } catch {

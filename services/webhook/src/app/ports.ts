@@ -54,6 +54,9 @@ export interface QueueWriter {
 export interface ClaimedDelivery {
   readonly id: string;
   readonly claimToken: string;
+  readonly endpointId: string;
+  /** When the claim lapses and another worker may make this attempt: no send starts close to it. */
+  readonly leaseUntil: Date;
   /** 1-based number of the attempt being made. */
   readonly attempt: number;
   readonly body: string;
@@ -62,7 +65,18 @@ export interface ClaimedDelivery {
   /** W3C traceparent of the change that queued it, when it was queued inside a trace. */
   readonly traceParent?: string;
   readonly url: string;
-  readonly secrets: Pick<Endpoint, "secret" | "previousSecret" | "previousSecretValidUntil">;
+  /** Undefined when the endpoint's sealed secret cannot be opened (the key changed): this attempt fails alone, unsent. */
+  readonly secrets: Pick<Endpoint, "secret" | "previousSecret" | "previousSecretValidUntil"> | undefined;
+}
+
+/** What one claim may take: free slots of the replica's pool and of each endpoint. */
+export interface ClaimRequest {
+  readonly limit: number;
+  readonly leaseMs: number;
+  /** Sends in flight per endpoint allowed on this replica. */
+  readonly perEndpoint: number;
+  /** Sends this replica has in flight, by endpoint id. */
+  readonly busy: ReadonlyMap<string, number>;
 }
 
 export type AttemptOutcome =
@@ -74,7 +88,7 @@ export interface AttemptRecord {
   readonly startedAt: Date;
   readonly durationMs: number;
   readonly statusCode: number | undefined;
-  /** DELIVERED, HTTP_<status>, REDIRECT, TIMEOUT, TRANSPORT, DNS_FAILURE, ADDRESS_REFUSED. */
+  /** DELIVERED, HTTP_<status>, REDIRECT, TIMEOUT, TRANSPORT, DNS_FAILURE, ADDRESS_REFUSED, SECRET_UNREADABLE. */
   readonly outcome: string;
 }
 
@@ -86,12 +100,17 @@ export interface CompletedAttempt {
 
 /** The durable queue that every replica shares. */
 export interface DeliveryQueue {
-  /** Claims up to `limit` due deliveries of ACTIVE endpoints, leasing each for `leaseMs`; no two callers get the same row. */
-  claimDue(now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Claims up to `limit` due deliveries of ACTIVE endpoints, oldest first, at most `perEndpoint`
+   * minus `busy` of each endpoint, leasing each for `leaseMs`; no two callers get the same row.
+   */
+  claimDue(now: Date, request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Records each attempt and its outcome, together; one whose claim was lost (its lease expired and another worker took it) is ignored. */
   complete(results: readonly CompletedAttempt[]): Promise<void>;
-  /** When the earliest pending delivery of an ACTIVE endpoint is due, if any. */
-  nextDueAt(): Promise<Date | undefined>;
+  /** Gives back claims that were not attempted (too little lease left): due again at `now`, the attempt not counted. */
+  release(claims: readonly ClaimedDelivery[], now: Date): Promise<void>;
+  /** When the earliest pending delivery of an ACTIVE endpoint, other than `excluded` endpoints', is due, if any. */
+  nextDueAt(excluded: readonly string[]): Promise<Date | undefined>;
   /** Pending deliveries. */
   depth(): Promise<number>;
 }
@@ -118,4 +137,8 @@ export interface Receiver {
 export interface DeliveryObserver {
   attempted(outcome: string, statusCode: number | undefined): void;
   firstAttemptLag(seconds: number): void;
+  /** Attempts of this replica by stage (resolving, sending, recording), changed by `delta`. */
+  inFlight(stage: AttemptStage, delta: number): void;
 }
+
+export type AttemptStage = "resolving" | "sending" | "recording";

@@ -45,6 +45,7 @@ export function publicFactOf(payload: Uint8Array, now: Date): ShipmentFact | nul
     occurredAt: changed.occurTime ? timestampDate(changed.occurTime) : now,
     trackingUrl: shipment.trackingUrl,
     reasonCode: shipment.reasonCode,
+    timelineMedia: shipment.timelineMedia,
   };
 }
 

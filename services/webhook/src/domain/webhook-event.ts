@@ -10,6 +10,8 @@ export interface ShipmentFact {
   readonly occurredAt: Date;
   readonly trackingUrl: string;
   readonly reasonCode: string;
+  /** The assets the create attached (decisions.md section 16); announced on shipment.created only. */
+  readonly timelineMedia: readonly { readonly mediaAssetId: string; readonly purpose: string; readonly sortOrder: number }[];
 }
 
 export interface WebhookEvent {
@@ -23,7 +25,7 @@ export interface WebhookEvent {
 /**
  * The event body: `{id, type, timestamp, sequence, data}`. `timestamp` is when the change happened
  * (the `webhook-timestamp` header is per attempt); reasonCode only on failed and cancelled;
- * timelineMedia only on created (none travel on the shipment event yet, so an empty list).
+ * timelineMedia only on created (the assets the create attached, as the shipment event carries them).
  */
 export function webhookEventOf(id: string, fact: ShipmentFact): WebhookEvent {
   const type = eventTypeOf(fact.status);
@@ -35,7 +37,7 @@ export function webhookEventOf(id: string, fact: ShipmentFact): WebhookEvent {
     trackingUrl: fact.trackingUrl,
   };
   if (type === "shipment.failed" || type === "shipment.cancelled") data.reasonCode = fact.reasonCode;
-  if (type === "shipment.created") data.timelineMedia = [];
+  if (type === "shipment.created") data.timelineMedia = fact.timelineMedia.map((m) => ({ mediaAssetId: m.mediaAssetId, purpose: m.purpose, sortOrder: m.sortOrder }));
   const body = JSON.stringify({ id, type, timestamp: fact.occurredAt.toISOString(), sequence: Number(fact.version), data });
   return { id, type, sequence: fact.version, body };
 }

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { DeliveryObserver, DeliveryQueue } from "../app/ports";
 
-/** Attempts and outcomes by status, queue depth (read at scrape time) and lag from event to first attempt. */
+/** Attempts and outcomes by status, queue depth (read at scrape time), lag from event to first attempt, attempts in flight by stage. */
 export function deliveryMetrics(registry: Registry, queue: DeliveryQueue): DeliveryObserver {
   const attempts = new Counter({
     name: "webhook_delivery_attempts_total",
@@ -23,7 +23,15 @@ export function deliveryMetrics(registry: Registry, queue: DeliveryQueue): Deliv
       this.set(await queue.depth());
     },
   });
+  const inFlight = new Gauge({
+    name: "webhook_attempts_in_flight",
+    help: "This replica's webhook attempts under way, by stage: resolving the receiver's name, sending, recording the outcome.",
+    labelNames: ["stage"] as const,
+    registers: [registry],
+  });
+  for (const stage of ["resolving", "sending", "recording"] as const) inFlight.set({ stage }, 0);
   return {
+    inFlight: (stage, delta) => inFlight.inc({ stage }, delta),
     attempted: (outcome, statusCode) => attempts.inc({ outcome: outcome.startsWith("HTTP_") ? "HTTP_ERROR" : outcome, status_code: statusCode === undefined ? "" : String(statusCode) }),
     firstAttemptLag: (seconds) => lag.observe(seconds),
   };

@@ -1,29 +1,45 @@
 import { context, propagation } from "@opentelemetry/api";
 import type { TransactionClient } from "@tawsil/db";
 import type { WebhookEvent } from "../domain/webhook-event";
-import type { ClaimedDelivery, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
+import type { ClaimedDelivery, ClaimRequest, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
 import { readRoute, type EndpointRoutes } from "./endpoint-routes";
-import type { PrismaClient } from "./prisma/generated/client";
+import type { PrismaClient, WebhookEndpoint } from "./prisma/generated/client";
 import type { SecretBox } from "./secret-box";
 
 /*
- * Claiming takes due rows of ACTIVE endpoints with FOR UPDATE SKIP LOCKED, so concurrent replicas
- * each get different rows, and in the same statement counts the attempt, moves next_attempt_at past
- * the lease and sets a fresh claim token. The send happens after that commits; a worker that dies
- * mid-send leaves the row to be claimed again when the lease ends.
+ * Claiming reads the partial index of due, claimable rows (PENDING, not held by a pause: migration
+ * claimable_index), oldest first, skipping endpoints this replica has at their cap, and keeps at
+ * most each endpoint's free slots of what it read; then it takes those rows with FOR UPDATE SKIP
+ * LOCKED, so concurrent replicas each get different rows, and in the same statement counts the
+ * attempt, moves next_attempt_at to the lease's end and sets a fresh claim token. The send happens
+ * after that commits; a worker that dies mid-send leaves the row to be claimed again when the
+ * lease ends. The window read is the limit times the cap: enough that one endpoint's backlog at
+ * the head of the queue cannot fill a claim with rows it may not take.
  */
 const CLAIM = `
-WITH due AS (
-  SELECT d.id FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
-  WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1 AND e.status = 'ACTIVE'
+WITH candidate AS (
+  SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_delivery d
+  WHERE d.status = 'PENDING' AND NOT d.held AND d.next_attempt_at <= $1 AND d.endpoint_id <> ALL($4::uuid[])
   ORDER BY d.next_attempt_at
-  LIMIT $2
+  LIMIT $5
+), ranked AS (
+  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at) AS rank, $6::int - COALESCE(b.busy, 0) AS free
+  FROM candidate c LEFT JOIN unnest($7::uuid[], $8::int[]) AS b(endpoint_id, busy) ON b.endpoint_id = c.endpoint_id
+), due AS (
+  SELECT d.id FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
+  WHERE d.id IN (SELECT id FROM ranked WHERE rank <= free ORDER BY next_attempt_at LIMIT $2)
+    AND d.status = 'PENDING' AND NOT d.held AND d.next_attempt_at <= $1 AND e.status = 'ACTIVE'
   FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE webhook_delivery d
 SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), first_attempt_at = COALESCE(d.first_attempt_at, $1)
 FROM due WHERE d.id = due.id
-RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id, d.trace_parent`;
+RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id::text AS endpoint_id, d.trace_parent`;
+
+/* A claim given back unsent: due now, its attempt not counted, if it is still ours. */
+const RELEASE = `
+UPDATE webhook_delivery SET attempts = attempts - 1, next_attempt_at = $3, claim_token = NULL
+WHERE id = ANY($1::uuid[]) AND claim_token = ANY($2::uuid[]) AND status = 'PENDING'`;
 
 /* Records each outcome only while its claim is still ours, and its attempt, in one statement per batch. */
 const COMPLETE = `
@@ -39,13 +55,17 @@ WITH input AS (
 INSERT INTO webhook_attempt (delivery_id, number, started_at, duration_ms, status_code, outcome)
 SELECT done.id, done.attempts, i.started_at, i.duration_ms, i.status_code, i.outcome FROM done JOIN input i ON i.id = done.id`;
 
+/* The claim's own index and conditions, so what it answers is what a claim would take. */
 const NEXT_DUE = `
 SELECT d.next_attempt_at AS at FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id
-WHERE d.status = 'PENDING' AND e.status = 'ACTIVE' ORDER BY d.next_attempt_at LIMIT 1`;
+WHERE d.status = 'PENDING' AND NOT d.held AND e.status = 'ACTIVE' AND d.endpoint_id <> ALL($1::uuid[])
+ORDER BY d.next_attempt_at LIMIT 1`;
 
+/* An event of a PAUSED endpoint is queued held (outside the claim index) until the resume. */
 const ENQUEUE = `
-INSERT INTO webhook_delivery (id, endpoint_id, shipment_id, sequence, event_type, payload, status, next_attempt_at, occurred_at, created_at, trace_parent)
-VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6, 'PENDING', $7, $8, $7, $9)
+INSERT INTO webhook_delivery (id, endpoint_id, shipment_id, sequence, event_type, payload, status, next_attempt_at, occurred_at, created_at, trace_parent, held)
+SELECT $1::uuid, e.id, $3::uuid, $4, $5, $6, 'PENDING', $7, $8, $7, $9, e.status = 'PAUSED'
+FROM (SELECT id, status FROM webhook_endpoint WHERE id = $2::uuid FOR SHARE) e
 ON CONFLICT (endpoint_id, shipment_id, sequence) DO NOTHING`;
 
 interface ClaimedRow {
@@ -65,8 +85,12 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
     private readonly box: SecretBox,
   ) {}
 
-  async claimDue(now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, limit, new Date(now.getTime() + leaseMs));
+  async claimDue(now: Date, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const busy = [...request.busy];
+    const full = busy.filter(([, n]) => n >= request.perEndpoint).map(([id]) => id);
+    const leaseUntil = new Date(now.getTime() + request.leaseMs);
+    const window = Math.min(request.limit * request.perEndpoint, 10_000);
+    const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, request.limit, leaseUntil, full, window, request.perEndpoint, busy.map(([id]) => id), busy.map(([, n]) => n));
     if (rows.length === 0) return [];
     const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.endpoint_id))] } } });
     const byId = new Map(endpoints.map((e) => [e.id, e]));
@@ -77,20 +101,31 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
         {
           id: row.id,
           claimToken: row.claim_token,
+          endpointId: row.endpoint_id,
+          leaseUntil,
           attempt: Number(row.attempts),
           body: row.payload,
           eventType: row.event_type,
           occurredAt: row.occurred_at,
           traceParent: row.trace_parent ?? undefined,
           url: endpoint.url,
-          secrets: {
-            secret: this.box.open(endpoint.secretSealed, endpoint.id),
-            previousSecret: endpoint.previousSecretSealed ? this.box.open(endpoint.previousSecretSealed, endpoint.id) : undefined,
-            previousSecretValidUntil: endpoint.previousSecretValidUntil ?? undefined,
-          },
+          secrets: this.#secretsOf(endpoint),
         },
       ];
     });
+  }
+
+  /** Opened per row: an endpoint whose secret does not open fails its own attempt (SECRET_UNREADABLE), not the claim. */
+  #secretsOf(endpoint: WebhookEndpoint): ClaimedDelivery["secrets"] {
+    try {
+      return {
+        secret: this.box.open(endpoint.secretSealed, endpoint.id),
+        previousSecret: endpoint.previousSecretSealed ? this.box.open(endpoint.previousSecretSealed, endpoint.id) : undefined,
+        previousSecretValidUntil: endpoint.previousSecretValidUntil ?? undefined,
+      };
+    } catch {
+      return undefined;
+    }
   }
 
   async complete(results: readonly CompletedAttempt[]): Promise<void> {
@@ -111,8 +146,13 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
     );
   }
 
-  async nextDueAt(): Promise<Date | undefined> {
-    const [row] = await this.db.$queryRawUnsafe<{ at: Date }[]>(NEXT_DUE);
+  async release(claims: readonly ClaimedDelivery[], now: Date): Promise<void> {
+    if (claims.length === 0) return;
+    await this.db.$executeRawUnsafe(RELEASE, claims.map((c) => c.id), claims.map((c) => c.claimToken), now);
+  }
+
+  async nextDueAt(excluded: readonly string[]): Promise<Date | undefined> {
+    const [row] = await this.db.$queryRawUnsafe<{ at: Date }[]>(NEXT_DUE, [...excluded]);
     return row?.at;
   }
 

@@ -10,6 +10,14 @@ import type { SecretBox } from "./secret-box";
 
 const LOCK = `SELECT id FROM webhook_endpoint WHERE merchant_id = $1::uuid FOR UPDATE`;
 
+/*
+ * A pause takes the endpoint's pending deliveries out of the claim index, a resume puts them back
+ * (`held`, migration claimable_index): one write per backlog row at the change, none per claim.
+ * Under the endpoint's lock, so an event queued meanwhile (its insert holds a key share on the
+ * endpoint row) is either seen here or reads the new status when queued.
+ */
+const HOLD = `UPDATE webhook_delivery SET held = $2 WHERE endpoint_id = $1::uuid AND status = 'PENDING' AND held <> $2`;
+
 /**
  * Endpoints in the webhook database; every change runs under the endpoint's row lock, and
  * announces itself in its transaction (ENDPOINTS_CHANNEL: every replica's routes cache drops its
@@ -53,6 +61,7 @@ export class PrismaEndpointStore implements EndpointStore {
       if (unchanged) return endpoint;
       const { id: _id, merchantId: _merchant, createdAt: _created, ...fields } = endpointToRow(endpoint, this.box);
       await tx.webhookEndpoint.update({ where: { id: current.id }, data: fields });
+      if (endpoint.status !== current.status) await tx.$executeRawUnsafe(HOLD, current.id, endpoint.status === "PAUSED");
       if (rotatedAt) await tx.secretRotation.create({ data: { merchantId, rotatedAt } });
       await announceEndpointChange(tx, merchantId);
       return endpoint;

@@ -20,6 +20,9 @@ export interface FuzzContext {
   targetShipment: string;
   cancelledShipment: string;
   foreignShipment: string;
+  /** A media asset of the fuzz merchant waiting for its bytes, and another merchant's. */
+  mediaAsset: string;
+  foreignMediaAsset: string;
   trackingCode: string;
   /** A real next-page cursor of the fuzz merchant's list (limit=1). */
   cursor: string;
@@ -86,6 +89,11 @@ function pathOf(random: Random, op: Operation, ctx: FuzzContext, bad: boolean): 
     if (name === "shipmentId") {
       const value = bad ? random.pick(BAD_IDS) : random.pick([ctx.targetShipment, ctx.targetShipment, ctx.cancelledShipment, ctx.foreignShipment, randomUUID(), ctx.targetShipment.toUpperCase()]);
       change = bad ? `shipmentId=${value.slice(0, 40)}` : "";
+      return value;
+    }
+    if (name === "mediaAssetId") {
+      const value = bad ? random.pick(BAD_IDS) : random.pick([ctx.mediaAsset, ctx.mediaAsset, ctx.foreignMediaAsset, randomUUID(), ctx.mediaAsset.toUpperCase()]);
+      change = bad ? `mediaAssetId=${value.slice(0, 40)}` : "";
       return value;
     }
     const value = bad ? random.pick(BAD_CODES) : random.pick([ctx.trackingCode, ctx.trackingCode, random.string(43, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")]);

@@ -1,0 +1,13 @@
+import { z } from "zod";
+
+/** What merchants may upload (decisions.md section 16); the shipment service checks the same. */
+export const MEDIA_CONTENT_TYPES = ["image/jpeg", "image/png", "image/webp", "application/pdf"] as const;
+
+/** POST /v2/external/media-assets: `{purpose, contentType, sizeBytes}`, sizeBytes at most the upload limit. */
+export function createAssetBody(limitBytes: number) {
+  return z.strictObject({
+    purpose: z.enum(["SHIPMENT_CREATION_EVIDENCE"]),
+    contentType: z.enum(MEDIA_CONTENT_TYPES),
+    sizeBytes: z.number().int().min(1).max(limitBytes),
+  });
+}

@@ -1,0 +1,145 @@
+import type { Client } from "@connectrpc/connect";
+import { isUuid } from "@tawsil/domain";
+import type { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Readable } from "node:stream";
+import { ProblemError } from "../problem/problem-error";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problem/from-connect";
+import type { DownloadLinks } from "../media/download-links";
+import { BodyTooLargeError, BodyTooShortError, streamFromStorage, streamToStorage, StorageUnavailableError } from "../media/object-transfer";
+import { fileNameOf, renderAsset } from "../media/render";
+import { createAssetBody } from "../media/schemas";
+import { validateBody } from "../validation/validate";
+import { resource } from "./route-table";
+
+const PATH = "/v2/external/media-assets";
+
+/** A download can never render in the gateway's origin: no script, no plugin, no sniffing, saved not shown. */
+const SAFE_DOWNLOAD_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "content-security-policy": "default-src 'none'; sandbox",
+  "cross-origin-resource-policy": "same-origin",
+  "cache-control": "private, no-store",
+} as const;
+
+export interface MediaRouteOptions {
+  readonly links: DownloadLinks;
+  readonly limitBytes: number;
+  readonly transferTimeoutMs: number;
+}
+
+function assetIdOf(request: FastifyRequest): string {
+  const id = (request.params as { mediaAssetId?: string }).mediaAssetId ?? "";
+  if (!isUuid(id)) throw new ProblemError("INVALID_PARAMETER", { en: "The media asset id in the path is not a uuid.", ar: "معرّف ملف الوسائط في المسار ليس UUID صالحًا." });
+  return id.toLowerCase();
+}
+
+const storageDown = () =>
+  new ProblemError(
+    "SERVICE_UNAVAILABLE",
+    { en: "Media storage is unavailable; nothing was kept. Retry the upload with exponential backoff.", ar: "تخزين الوسائط غير متاح؛ لم يُحتفظ بشيء. أعد الرفع مع تأخير متزايد." },
+    { headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+  );
+const rejected = () =>
+  new ProblemError("MEDIA_REJECTED", { en: "The body's length is not the asset's sizeBytes; nothing was kept.", ar: "طول المحتوى لا يساوي sizeBytes المعلن؛ لم يُحتفظ بشيء." });
+const tooLarge = (limitBytes: number) =>
+  new ProblemError("PAYLOAD_TOO_LARGE", { en: `A media upload's body may not exceed ${limitBytes} bytes.`, ar: `لا يجوز أن يتجاوز محتوى رفع الوسائط ${limitBytes} بايت.` });
+
+/** A refusal sent before the body was read: the connection closes after it, so the unread rest is never read. */
+function beforeTheBody(reply: FastifyReply, problem: ProblemError): ProblemError {
+  void reply.header("connection", "close");
+  return problem;
+}
+
+/**
+ * The asset resource (decisions.md section 16). The content upload streams: this route alone
+ * takes any body type as a stream (its own content-type parser, in its own plugin scope), counts
+ * it against the declared size and the 10 MiB limit while passing it on to a presigned PUT, and
+ * then asks the shipment service to check what was stored. Every other route keeps the JSON
+ * parser and BODY_LIMIT_BYTES.
+ */
+export function registerMediaAssets(app: FastifyInstance, media: Client<typeof MediaAssetService>, opts: MediaRouteOptions): void {
+  const merchantOf = (request: FastifyRequest) => request.principal!.merchantId;
+  const createBody = createAssetBody(opts.limitBytes);
+  resource(app, PATH, {
+    POST: {
+      onRequest: app.guard("shipments:write"),
+      handler: async (request, reply) => {
+        const body = validateBody(createBody, request.body);
+        const { asset } = await media.createMediaAsset({ merchantId: merchantOf(request), ...body, sizeBytes: BigInt(body.sizeBytes) });
+        const rendered = renderAsset(asset);
+        return reply.code(201).header("location", `${PATH}/${rendered.mediaAssetId}`).send(rendered);
+      },
+    },
+  });
+  resource(app, `${PATH}/:mediaAssetId`, {
+    GET: {
+      onRequest: app.guard("shipments:read"),
+      handler: async (request) => {
+        const merchantId = merchantOf(request);
+        const { asset, downloadUrl } = await media.getMediaAsset({ merchantId, mediaAssetId: assetIdOf(request) });
+        return renderAsset(asset, downloadUrl && asset ? opts.links.urlFor({ merchantId, mediaAssetId: asset.mediaAssetId }) : undefined);
+      },
+    },
+  });
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    resource(scope, `${PATH}/:mediaAssetId/content`, {
+      PUT: {
+        onRequest: scope.guard("shipments:write"),
+        handler: async (request, reply) => {
+          const merchantId = merchantOf(request);
+          const mediaAssetId = assetIdOf(request);
+          const length = request.headers["content-length"];
+          if (length !== undefined && Number(length) > opts.limitBytes) throw beforeTheBody(reply, tooLarge(opts.limitBytes));
+          const begun = await media.beginMediaUpload({ merchantId, mediaAssetId });
+          const sizeBytes = Number(begun.asset?.sizeBytes ?? 0);
+          if (length !== undefined && Number(length) !== sizeBytes) throw beforeTheBody(reply, rejected());
+          try {
+            await streamToStorage(begun.uploadUrl, request.body as Readable, {
+              contentType: begun.asset?.contentType ?? "application/octet-stream",
+              sizeBytes,
+              limitBytes: opts.limitBytes,
+              timeoutMs: opts.transferTimeoutMs,
+            });
+          } catch (error) {
+            if (error instanceof BodyTooLargeError) throw beforeTheBody(reply, error.overLimit ? tooLarge(opts.limitBytes) : rejected());
+            if (error instanceof BodyTooShortError) throw rejected();
+            if (error instanceof StorageUnavailableError) throw beforeTheBody(reply, storageDown());
+            throw error;
+          }
+          const { asset } = await media.completeMediaUpload({ merchantId, mediaAssetId });
+          return renderAsset(asset);
+        },
+      },
+    });
+  });
+  resource(app, "/v2/media-downloads/:mediaAssetId", {
+    GET: {
+      handler: async (request, reply) => {
+        const grant = opts.links.verify(assetIdOf(request), request.query as Record<string, unknown>);
+        if (!grant) {
+          throw new ProblemError("ACCESS_DENIED", { en: "This download link is not valid or has expired; read the asset again for a new one.", ar: "رابط التنزيل هذا غير صالح أو انتهت صلاحيته؛ اقرأ الملف مجددًا للحصول على رابط جديد." });
+        }
+        const { asset, downloadUrl } = await media.getMediaAsset(grant);
+        if (!asset || !downloadUrl) throw new ProblemError("MEDIA_ASSET_NOT_FOUND", { en: "The asset has no content yet.", ar: "لا يحوي الملف محتوى بعد." });
+        let object;
+        try {
+          object = await streamFromStorage(downloadUrl, opts.transferTimeoutMs);
+        } catch {
+          throw storageDown();
+        }
+        // The type is the one the bytes were verified as, never what storage says.
+        return reply
+          .headers({
+            ...SAFE_DOWNLOAD_HEADERS,
+            "content-type": asset.contentType,
+            "content-length": String(asset.sizeBytes),
+            "content-disposition": `attachment; filename="${fileNameOf(asset)}"`,
+          })
+          .send(object);
+      },
+    },
+  });
+}

@@ -1,0 +1,100 @@
+import { ShipmentValidationError, type FieldViolation } from "./errors";
+
+/** decisions.md section 16: what a merchant may upload. Drivers' purposes come with section 17. */
+export const MEDIA_CONTENT_TYPES = ["image/jpeg", "image/png", "image/webp", "application/pdf"] as const;
+export type MediaContentType = (typeof MEDIA_CONTENT_TYPES)[number];
+export const MERCHANT_MEDIA_PURPOSES = ["SHIPMENT_CREATION_EVIDENCE"] as const;
+/** 10 MiB, the limit of one asset and of a content upload's body. */
+export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
+/** A shipment's timeline holds at most this many assets (delivery-api.md limits). */
+export const MAX_TIMELINE_MEDIA = 10;
+
+export type MediaAssetStatus = "PENDING_UPLOAD" | "READY";
+
+/** Facts read from verified bytes, never from the merchant. */
+export interface VerifiedContent {
+  readonly sha256: Uint8Array;
+  /** Pixels, as the image's own header says; null for a PDF. */
+  readonly width: number | null;
+  readonly height: number | null;
+}
+
+export interface MediaAsset {
+  readonly id: string;
+  readonly merchantId: string;
+  readonly purpose: string;
+  readonly contentType: MediaContentType;
+  readonly sizeBytes: number;
+  readonly status: MediaAssetStatus;
+  readonly content: VerifiedContent | null;
+  readonly createdAt: Date;
+  /** When it is deleted unless a create attached it first. */
+  readonly expiresAt: Date;
+  readonly shipmentId: string | null;
+}
+
+/** An attachment named by a create: the asset, the purpose the merchant says it serves, its place. */
+export interface TimelineEntry {
+  readonly mediaAssetId: string;
+  readonly purpose: string;
+  readonly sortOrder: number;
+}
+
+/** The object's key in the bucket: one per asset, so a retried upload overwrites, never piles up. */
+export const objectKeyOf = (assetId: string) => `media/${assetId}`;
+/** The asset an object key belongs to, or null for a key that is not an asset's. */
+export function assetIdOfKey(key: string): string | null {
+  const match = /^media\/([0-9a-f-]{36})$/.exec(key);
+  return match ? match[1]! : null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+export function isMediaContentType(value: string): value is MediaContentType {
+  return (MEDIA_CONTENT_TYPES as readonly string[]).includes(value);
+}
+
+/** A declared upload, before anything is stored (the gateway checks the same; this is the service's own guard). */
+export function declaredAsset(input: { id: string; merchantId: string; purpose: string; contentType: string; sizeBytes: number; now: Date; retentionMs: number }): MediaAsset {
+  const violations: FieldViolation[] = [];
+  if (!(MERCHANT_MEDIA_PURPOSES as readonly string[]).includes(input.purpose)) violations.push({ field: "purpose", code: "UNSUPPORTED_VALUE" });
+  if (!isMediaContentType(input.contentType)) violations.push({ field: "content_type", code: "UNSUPPORTED_VALUE" });
+  if (!Number.isInteger(input.sizeBytes) || input.sizeBytes < 1 || input.sizeBytes > MAX_MEDIA_BYTES) {
+    violations.push({ field: "size_bytes", code: "OUT_OF_RANGE", params: { min: "1", max: String(MAX_MEDIA_BYTES) } });
+  }
+  if (violations.length > 0 || !isMediaContentType(input.contentType)) throw new ShipmentValidationError(violations);
+  return {
+    id: input.id,
+    merchantId: input.merchantId,
+    purpose: input.purpose,
+    contentType: input.contentType,
+    sizeBytes: input.sizeBytes,
+    status: "PENDING_UPLOAD",
+    content: null,
+    createdAt: input.now,
+    expiresAt: new Date(input.now.getTime() + input.retentionMs),
+    shipmentId: null,
+  };
+}
+
+/** A create's timelineMedia, judged before any lookup: bounds, duplicates (the rest is the store's, in the create's transaction). */
+export function timelineViolations(entries: readonly TimelineEntry[]): FieldViolation[] {
+  if (entries.length > MAX_TIMELINE_MEDIA) return [{ field: "timeline_media", code: "TOO_MANY_ITEMS", params: { max: String(MAX_TIMELINE_MEDIA) } }];
+  const seen = new Set<string>();
+  return entries.flatMap((entry, i): FieldViolation[] => {
+    const field = `timeline_media[${i}].media_asset_id`;
+    if (!isUuid(entry.mediaAssetId)) return [{ field, code: "INVALID_FORMAT" }];
+    if (seen.has(entry.mediaAssetId.toLowerCase())) return [{ field, code: "INCONSISTENT_VALUE" }];
+    seen.add(entry.mediaAssetId.toLowerCase());
+    return [];
+  });
+}
+
+/** The violation for each named asset the create could not attach (not the merchant's, not READY, taken). */
+export function unattachedViolations(entries: readonly TimelineEntry[], attachedIds: readonly string[]): FieldViolation[] {
+  const attached = new Set(attachedIds.map((id) => id.toLowerCase()));
+  return entries.flatMap((entry, i) =>
+    attached.has(entry.mediaAssetId.toLowerCase()) ? [] : [{ field: `timeline_media[${i}].media_asset_id`, code: "UNKNOWN_REFERENCE", params: { entity: "media asset" } }],
+  );
+}

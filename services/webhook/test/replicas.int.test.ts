@@ -1,0 +1,136 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
+import { createPeerClient } from "@tawsil/rpc";
+import type { TestDatabase } from "@tawsil/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import type { ClaimRequest, ResolvedAddress, Resolver } from "../src/app/ports";
+import { PrismaDeliveryQueue } from "../src/infra/prisma-delivery-queue";
+import { SecretBox } from "../src/infra/secret-box";
+import { createWebhookDatabase, queueChange, startHarness, startReceiver, TestClock, TestResolver, type Harness, type TestReceiver } from "./support";
+
+/**
+ * Two replicas never make one attempt twice: a claim is leased well beyond the attempt's timeout
+ * and the DNS deadline, and a send never starts with less lease left than its timeout and a margin
+ * (past the lease the other replica may take the row), so a send within its 15 s timeout always
+ * ends, and is recorded, before another replica may claim it.
+ */
+const key = randomBytes(32).toString("base64");
+let db: TestDatabase;
+let receiver: TestReceiver;
+let harnesses: Harness[] = [];
+
+beforeAll(async () => {
+  db = await createWebhookDatabase(inject("databaseAdminUrl"), "replicas");
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  for (const h of harnesses) await h.close();
+  harnesses = [];
+  receiver.requests.length = 0;
+  receiver.respond(() => ({ status: 200 }));
+});
+afterAll(async () => {
+  await receiver?.close();
+  await db?.drop();
+});
+
+async function replica(opts: Parameters<typeof startHarness>[1]): Promise<Harness> {
+  const harness = await startHarness(db.url, { ...opts, env: { WEBHOOK_SECRET_ENCRYPTION_KEY: key, WEBHOOK_ATTEMPT_TIMEOUT_MS: "15000", ...opts?.env } });
+  harnesses.push(harness);
+  return harness;
+}
+
+const sql = <T>(h: Harness, text: string, ...params: unknown[]) => h.service.parts.database.client.$queryRawUnsafe<T[]>(text, ...params);
+
+describe("two webhook replicas", () => {
+  it("never send one attempt twice, a send of 14 s included, while both keep delivering", async () => {
+    const env = { WEBHOOK_IDLE_MS: "50" };
+    const [a, b] = [await replica({ engine: false, env }), await replica({ engine: false, env })];
+    const client = createPeerClient(WebhookService, a!.service.url, { timeoutMs: 30_000 });
+    const merchants = [randomUUID(), randomUUID(), randomUUID()];
+    for (const merchantId of merchants) await client.registerEndpoint({ merchantId, url: receiver.url });
+    const now = new Date();
+    const slow = await queueChange(a!.service, { merchantId: merchants[0]!, status: "CREATED" }, now);
+    for (let i = 0; i < 150; i++) await queueChange(a!.service, { merchantId: merchants[i % 3]!, status: "CREATED" }, now);
+    receiver.respond((req) => (req.body.includes(slow) ? { status: 200, delayMs: 14_000 } : { status: 200 }));
+    a!.service.parts.engine.start();
+    b!.service.parts.engine.start();
+    const deadline = Date.now() + 60_000;
+    const delivered = async () =>
+      (await sql<{ n: bigint }>(a!, `SELECT count(*) AS n FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE d.status = 'DELIVERED' AND e.merchant_id = ANY($1::uuid[])`, merchants))[0]!.n;
+    while ((await delivered()) < 151n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await delivered()).toBe(151n);
+    const attempts = await sql<{ delivery_id: string; shipment_id: string; number: number; outcome: string; duration_ms: number }>(
+      a!,
+      `SELECT d.id::text AS delivery_id, d.shipment_id::text, a.number, a.outcome, a.duration_ms FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE e.merchant_id = ANY($1::uuid[])`,
+      merchants,
+    );
+    // An attempt sent twice is two requests under one attempt row (the lost claim's record is
+    // refused): every request has an attempt of its own. On a machine at load 20 the 14 s answer can
+    // pass the 15 s timeout; that TIMEOUT is retried and seen again, as the contract says.
+    const requests = new Map<string, number>();
+    for (const r of receiver.requests) requests.set(String(r.headers["webhook-id"]), (requests.get(String(r.headers["webhook-id"])) ?? 0) + 1);
+    const made = new Map<string, number>();
+    for (const row of attempts) made.set(row.delivery_id, (made.get(row.delivery_id) ?? 0) + 1);
+    expect({ ids: requests.size, sentTwice: [...requests].filter(([id, n]) => n > (made.get(id) ?? 0)) }).toEqual({ ids: 151, sentTwice: [] });
+    expect(attempts.filter((row) => row.outcome !== "DELIVERED" && !(row.shipment_id === slow && row.outcome === "TIMEOUT"))).toEqual([]);
+    const slowFirst = attempts.find((row) => row.shipment_id === slow && row.number === 1)!;
+    expect(slowFirst.duration_ms).toBeGreaterThanOrEqual(14_000);
+    console.info(`[replicas] the 14 s send: ${slowFirst.outcome} after ${slowFirst.duration_ms} ms; ${receiver.requests.length} requests for ${attempts.length} attempts of 151 deliveries`);
+  }, 120_000);
+
+  it("give back a claim whose lease ran short before its send, and the other replica makes that attempt once", async () => {
+    const clock = new TestClock();
+    const name = "stalls.merchant.test";
+    const resolver = new TestResolver();
+    resolver.names.set(name, [{ address: "127.0.0.1", family: 4 }]);
+    // Replica A stalls between its claim and its send for 100 s (a paused process, an overloaded
+    // node): the attempt's lease has less left than the attempt's timeout when it would send.
+    let stalled!: () => void;
+    const reachedStall = new Promise<void>((resolve) => (stalled = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const stalling: Resolver = {
+      async resolve(): Promise<ResolvedAddress[]> {
+        clock.advance(100);
+        stalled();
+        await resumed;
+        return [{ address: "127.0.0.1", family: 4 }];
+      },
+    };
+    const a = await replica({ engine: false, clock, resolver: stalling });
+    const b = await replica({ engine: false, clock, resolver });
+    const merchantId = randomUUID();
+    await createPeerClient(WebhookService, b.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: `http://${name}:${receiver.port}/hooks` });
+    const shipmentId = await queueChange(b.service, { merchantId, status: "CREATED" }, clock.now());
+
+    const roundOfA = a.service.parts.engine.runOnce();
+    await reachedStall;
+    const takenByB = await b.service.parts.engine.runOnce(); // A's claim is still leased to A
+    resume();
+    expect(await roundOfA).toBe(1);
+    const retakenByB = await b.service.parts.engine.runOnce(); // A gave it back unsent
+    expect({ takenByB, retakenByB }).toEqual({ takenByB: 0, retakenByB: 1 });
+    expect(receiver.requests.filter((r) => r.body.includes(shipmentId))).toHaveLength(1);
+    const attempts = await sql<{ number: number; outcome: string }>(a, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = $1::uuid`, shipmentId);
+    expect(attempts).toEqual([{ number: 1, outcome: "DELIVERED" }]);
+  }, 60_000);
+
+  it("record nothing for a replica whose lease was lost: the attempt is the new holder's to record, once", async () => {
+    const h = await replica({ engine: false });
+    const merchantId = randomUUID();
+    await createPeerClient(WebhookService, h.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
+    const t0 = new Date();
+    const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, t0);
+    const queue = new PrismaDeliveryQueue(h.service.parts.database.client, new SecretBox(Buffer.from(key, "base64")));
+    const request: ClaimRequest = { limit: 10, leaseMs: 1_000, perEndpoint: 4, busy: new Map() };
+    const [lost] = await queue.claimDue(t0, request);
+    const [held] = await queue.claimDue(new Date(t0.getTime() + 1_001), request); // the first lease lapsed
+    expect([lost?.attempt, held?.attempt]).toEqual([1, 2]);
+    const done = (claim: typeof lost, outcome: string) => ({ claim: claim!, record: { startedAt: t0, durationMs: 5, statusCode: 200, outcome }, outcome: { kind: "delivered" as const } });
+    await queue.complete([done(lost, "LOST_CLAIM")]);
+    await queue.complete([done(held, "DELIVERED")]);
+    const attempts = await sql<{ number: number; outcome: string }>(h, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = $1::uuid`, shipmentId);
+    expect(attempts).toEqual([{ number: 2, outcome: "DELIVERED" }]);
+  });
+});
