@@ -143,6 +143,7 @@ export class DevStack {
       merchantUrl: merchant.url,
       merchantAdminUrl: merchant.adminUrl!,
       shipmentAdminUrl: this.mesh.processes.find((p) => p.name === "shipment")!.adminUrl!,
+      otherAdminUrls: Object.fromEntries(this.mesh.processes.filter((p) => p.adminUrl && p.name !== "merchant" && p.name !== "shipment").map((p) => [p.name, p.adminUrl!])),
       gatewayBaseUrl: this.gatewayBaseUrl,
       credentialsFile: this.credentialsFile,
       log: say,

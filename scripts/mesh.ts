@@ -23,7 +23,7 @@ export type DatabaseServiceName = (typeof SERVICES_WITH_DATABASE)[number];
 export const ownsDatabase = (name: ServiceName): name is DatabaseServiceName => (SERVICES_WITH_DATABASE as readonly ServiceName[]).includes(name);
 
 /** The services with operators' RPCs, served on an admin listener of their own (ADMIN_PORT). */
-export const ADMIN_SERVICES = ["merchant", "shipment"] as const satisfies readonly ServiceName[];
+export const ADMIN_SERVICES = ["merchant", "shipment", "dispatch", "tracking", "webhook"] as const satisfies readonly ServiceName[];
 export type AdminServiceName = (typeof ADMIN_SERVICES)[number];
 const hasAdmin = (name: ServiceName): name is AdminServiceName => (ADMIN_SERVICES as readonly ServiceName[]).includes(name);
 

@@ -11,11 +11,17 @@ export const CHECKOUT_CREDENTIALS = path.join(ROOT, ".dev", "credentials.env");
 const RECORDED: Readonly<Record<string, string>> = {
   MERCHANT_ADMIN_URL: "TAWSIL_MERCHANT_ADMIN_URL",
   SHIPMENT_ADMIN_URL: "TAWSIL_SHIPMENT_ADMIN_URL",
+  DISPATCH_ADMIN_URL: "TAWSIL_DISPATCH_ADMIN_URL",
+  TRACKING_ADMIN_URL: "TAWSIL_TRACKING_ADMIN_URL",
+  WEBHOOK_ADMIN_URL: "TAWSIL_WEBHOOK_ADMIN_URL",
 };
 
 const PORT_FORWARD: Readonly<Record<string, string>> = {
   MERCHANT_ADMIN_URL: "kubectl port-forward deploy/merchant 7011, then MERCHANT_ADMIN_URL=http://127.0.0.1:7011",
   SHIPMENT_ADMIN_URL: "kubectl port-forward deploy/shipment 7012, then SHIPMENT_ADMIN_URL=http://127.0.0.1:7012",
+  DISPATCH_ADMIN_URL: "kubectl port-forward deploy/dispatch 7014, then DISPATCH_ADMIN_URL=http://127.0.0.1:7014",
+  TRACKING_ADMIN_URL: "kubectl port-forward deploy/tracking 7015, then TRACKING_ADMIN_URL=http://127.0.0.1:7015",
+  WEBHOOK_ADMIN_URL: "kubectl port-forward deploy/webhook 7016, then WEBHOOK_ADMIN_URL=http://127.0.0.1:7016",
 };
 
 /**

@@ -29,6 +29,8 @@ export interface SeedOptions {
    * operators' CLI of this checkout reads them there (scripts/operator-env.ts).
    */
   readonly shipmentAdminUrl: string;
+  /** The other admin listeners (dead letters), by service, written as TAWSIL_<SERVICE>_ADMIN_URL. */
+  readonly otherAdminUrls?: Readonly<Record<string, string>>;
   /** Written as TAWSIL_BASE_URL and used in the printed curl. */
   readonly gatewayBaseUrl: string;
   /**
@@ -110,6 +112,7 @@ export async function seedDevMerchants(opts: SeedOptions): Promise<void> {
   credentials.TAWSIL_SAVED_LOCATION = PICKUP.code;
   credentials.TAWSIL_MERCHANT_ADMIN_URL = opts.merchantAdminUrl;
   credentials.TAWSIL_SHIPMENT_ADMIN_URL = opts.shipmentAdminUrl;
+  for (const [name, url] of Object.entries(opts.otherAdminUrls ?? {})) credentials[`TAWSIL_${name.toUpperCase()}_ADMIN_URL`] = url;
   writeDotenv(opts.credentialsFile, credentials);
 
   const [id, secret] = [credentials.TAWSIL_CLIENT_ID, credentials.TAWSIL_CLIENT_SECRET];

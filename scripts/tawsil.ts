@@ -7,6 +7,7 @@
 import { createAdminClient, failureOf } from "../services/merchant/src/cli/admin-client";
 import { runCli } from "../services/merchant/src/cli/run-cli";
 import { runShipmentCli, SHIPMENT_HELP } from "../services/shipment/src/cli/run-cli";
+import { adminUrlSetting, DEAD_LETTER_HELP, DEAD_LETTER_SERVICES, runDeadLetterCli, type DeadLetterService } from "../packages/events/src/index";
 import { operatorEnv } from "./operator-env";
 
 const argv = process.argv.slice(2);
@@ -15,6 +16,15 @@ const io = { out: (line: string) => console.log(line), err: (line: string) => co
 
 async function main(): Promise<number> {
   const resolved = operatorEnv(process.env);
+  if (argv[0] === "dead-letters") {
+    const service = argv[1] ?? "";
+    const setting = (DEAD_LETTER_SERVICES as readonly string[]).includes(service) ? adminUrlSetting(service as DeadLetterService) : undefined;
+    if (setting && !resolved.env[setting]) {
+      io.err(resolved.missing(setting));
+      return 1;
+    }
+    return runDeadLetterCli(argv, { ...io, env: resolved.env });
+  }
   const shipments = argv[0] === "shipments";
   const needs = shipments ? (argv.includes("--merchant") || argv.some((a) => a.startsWith("--merchant=")) ? ["SHIPMENT_ADMIN_URL", "MERCHANT_ADMIN_URL"] : ["SHIPMENT_ADMIN_URL"]) : ["MERCHANT_ADMIN_URL"];
   const missing = help ? undefined : needs.find((name) => !resolved.env[name]);
@@ -25,7 +35,7 @@ async function main(): Promise<number> {
   const env = resolved.env;
   if (!shipments) {
     const code = await runCli(argv, { ...io, env });
-    if (help && argv.length > 0) ["", ...SHIPMENT_HELP].forEach((line) => io.out(line));
+    if (help && argv.length > 0) ["", ...SHIPMENT_HELP, "", ...DEAD_LETTER_HELP].forEach((line) => io.out(line));
     return code;
   }
   const merchantAdmin = env.MERCHANT_ADMIN_URL ? createAdminClient(env.MERCHANT_ADMIN_URL) : undefined;

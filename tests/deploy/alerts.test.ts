@@ -3,7 +3,7 @@
  * by their process, on metrics that exist, each with a runbook section in the process's README,
  * and every runbook section of a README backed by a real alert.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { find, PROCESSES, sourceDir, type ProcessName } from "./facts";
@@ -22,10 +22,12 @@ const OWN_METRICS = [
   ...["packages/rpc/src/metrics.ts", "gateway/src/request/metrics.ts", "gateway/src/consumers/access-revocations.ts", "services/webhook/src/infra/metrics.ts"].flatMap((file) =>
     [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/name: "(\w+)"/g)].map((m) => m[1] as string)),
   ...[...readFileSync(path.join(ROOT, "packages/events/src/outbox-lag.ts"), "utf8").matchAll(/OUTBOX_LAG_METRIC = "(\w+)"/g)].map((m) => m[1] as string),
+  ...[...readFileSync(path.join(ROOT, "packages/events/src/idempotent-consumer.ts"), "utf8").matchAll(/PARKED_EVENTS_METRIC = "(\w+)"/g)].map((m) => m[1] as string),
+  ...[...readFileSync(path.join(ROOT, "packages/retention/src/retention-metrics.ts"), "utf8").matchAll(/^ {2}\w+: "(\w+)"/gm)].map((m) => m[1] as string),
 ];
 /** Exporters the alerts may rely on: prom-client's Node defaults, kube-state-metrics, Strimzi's Kafka Exporter. */
 const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_status_\w+|kafka_consumergroup_lag)$/;
-const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile", "outcome", "status_code"]);
+const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile", "outcome", "status_code", "table", "increase", "reason"]);
 
 /** Consumer groups an IdempotentConsumer of the process commits offsets under (`..._GROUP = "..."`). */
 function consumerGroupsOf(name: ProcessName): string[] {
@@ -79,6 +81,15 @@ describe.each(PROCESSES)("alerts of %s", (name) => {
     for (const group of consumerGroupsOf(name)) expect(rules.some((r) => r.expr.includes(`consumergroup="${group}"`)), group).toBe(true);
     // A process that relays an outbox (its main passes its registry to startOutboxRelay) is alerted on its lag.
     if (relaysOutbox(name)) expect(rules.some((r) => r.alert === `${pascal(name)}OutboxLag` && r.expr.includes("outbox_oldest_unsent_age_seconds"))).toBe(true);
+    // A process that runs the retention job (decisions.md section 18) is alerted when a table falls behind its period.
+    const server = path.join(ROOT, sourceDir(name), "src", "server.ts");
+    if (existsSync(server) && readFileSync(server, "utf8").includes("startRetention(")) {
+      expect(rules.some((r) => r.alert === `${pascal(name)}RetentionBehind` && r.expr.includes("retention_oldest_row_age_seconds") && r.expr.includes("retention_period_seconds"))).toBe(true);
+    }
+    // A process whose consumer parks poison events is alerted when it does.
+    if (existsSync(server) && readFileSync(server, "utf8").includes("maxAttempts")) {
+      expect(rules.some((r) => r.alert === `${pascal(name)}EventsParked` && r.expr.includes("consumer_events_parked_total"))).toBe(true);
+    }
     if (name === "webhook") expect(rules.some((r) => r.expr.includes("webhook_delivery_attempts_total") && r.expr.includes('outcome!="DELIVERED"'))).toBe(true);
   });
 });

@@ -105,7 +105,7 @@ describe.each(PROCESSES)("process %s", (name) => {
 
   it("keeps admin RPCs, if it has any, on a loopback port that no containerPort or Service names", () => {
     const data = configOf(name);
-    expect("ADMIN_PORT" in data).toBe(name === "merchant" || name === "shipment");
+    expect("ADMIN_PORT" in data).toBe(["merchant", "shipment", "dispatch", "tracking", "webhook"].includes(name));
     if (!("ADMIN_PORT" in data)) return;
     // ADMIN_HOST is left to its default, 127.0.0.1: reached by `kubectl port-forward`, by no pod.
     expect("ADMIN_HOST" in data).toBe(false);

@@ -110,3 +110,29 @@ function publicKeyList(value: string, ctx: z.RefinementCtx): ReadonlyMap<string,
   }
   return keys;
 }
+
+const days = (fallback: number) => z.coerce.number().int().min(1).max(3650).default(fallback);
+
+/** The retention job of a service with growing tables (decisions.md section 18). */
+export const retentionEnv = z.object({
+  /** How often the retention job deletes expired rows and measures each table's oldest row; one replica deletes at a time. */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
+  /** Most rows one retention statement deletes (each is its own short transaction). */
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
+});
+
+/** A service with a transactional outbox. */
+export const outboxRetentionEnv = z.object({
+  /** Days a published outbox row is kept after it was sent. */
+  OUTBOX_RETENTION_DAYS: days(7),
+});
+
+/** A service with idempotent Kafka consumers. */
+export const consumerEnv = z.object({
+  /** Days a consumer remembers an applied event (longer than the broker keeps it, so a redelivery is still recognised). */
+  PROCESSED_EVENT_RETENTION_DAYS: days(14),
+  /** Attempts to apply an event (a database outage aside) before it is parked as a dead letter. */
+  CONSUMER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Days a parked event is kept (replayed or not) before it is deleted. */
+  PARKED_EVENT_RETENTION_DAYS: days(30),
+});

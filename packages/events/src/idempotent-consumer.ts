@@ -1,7 +1,10 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from "kafkajs";
+import { isDatabaseUnavailable, sqlStateOf } from "@tawsil/db/failures";
+import { Counter, type Registry } from "prom-client";
 import { restartAfterCrash } from "./crash-restart";
+import { describeError, lockAndCheckWaiting, park, PARKED_BEHIND, waitingKeys } from "./dead-letters";
 import { EVENT_HEADERS } from "./headers";
 import type { RunInTransaction, SqlClient } from "./sql";
 
@@ -45,7 +48,30 @@ export interface IdempotentConsumerOptions<Tx extends SqlClient> {
   readonly logger: Logger;
   /** Observes every delivery, duplicates included (metrics, tests). */
   readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
+  /**
+   * Poison events (dead-letters.ts): an event whose handler failed `maxAttempts` times (failures of
+   * a database that is down, or of a transaction that lost a race, do not count: they say nothing
+   * of the event) is parked in the service's `parked_event` table, and so is every later event of
+   * its key; the partition moves on. Without it a failing event is retried forever.
+   */
+  readonly deadLetters?: DeadLetterOptions;
 }
+
+export interface DeadLetterOptions {
+  readonly maxAttempts: number;
+  readonly clock?: () => Date;
+  /** Where `consumer_events_parked_total` goes (the process's /metrics). */
+  readonly registry?: Registry;
+}
+
+/** The metric deploy/base/alerts read as parked events (the <Service>EventsParked alerts). */
+export const PARKED_EVENTS_METRIC = "consumer_events_parked_total";
+
+/** A chunk holding an event of a key that waits behind a parked event: applied one by one instead. */
+class KeyWaitsError extends Error {}
+
+/** A serialization failure or a deadlock: the transaction lost a race, the event is not at fault. */
+const TRANSIENT_STATES = new Set(["40001", "40P01"]);
 
 const CLAIM_EVENT = `INSERT INTO processed_event (consumer_group, event_id) VALUES ($1, $2::uuid) ON CONFLICT DO NOTHING`;
 
@@ -74,11 +100,20 @@ export class IdempotentConsumer<Tx extends SqlClient> {
   readonly #consumer: Consumer;
   readonly #log: Logger;
   #stopped = false;
+  /** Failed attempts of each event still failing, by event id (in memory: a restart counts afresh). */
+  readonly #attempts = new Map<string, number>();
+  readonly #parked: Counter<"consumer_group" | "reason"> | undefined;
 
   constructor(private readonly opts: IdempotentConsumerOptions<Tx>) {
     this.#consumer = opts.kafka.consumer({ groupId: opts.groupId, allowAutoTopicCreation: false });
     this.#log = opts.logger.child({ consumerGroup: opts.groupId });
     restartAfterCrash(this.#consumer, () => this.start(), this.#log, () => this.#stopped);
+    const registry = opts.deadLetters?.registry;
+    if (registry) {
+      this.#parked = (registry.getSingleMetric(PARKED_EVENTS_METRIC) as Counter<"consumer_group" | "reason"> | undefined) ??
+        new Counter({ name: PARKED_EVENTS_METRIC, help: "Events a consumer parked as dead letters: failing (reason=failed) or waiting behind one of their key (reason=behind).", labelNames: ["consumer_group", "reason"] as const, registers: [registry] });
+      for (const reason of ["failed", "behind"]) this.#parked.inc({ consumer_group: opts.groupId, reason }, 0);
+    }
   }
 
   async start(): Promise<void> {
@@ -117,9 +152,18 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       }
       return;
     }
+    // A chunk holding an event that failed before fails again: straight to one by one, where attempts count.
+    if (events.some((event) => event && this.#attempts.has(event.eventId))) {
+      for (const message of messages) await this.#handle(topic, partition, message);
+      return;
+    }
     let applied: boolean[];
     try {
       applied = await this.opts.runInTransaction(async (tx) => {
+        if (this.opts.deadLetters) {
+          const keys = events.flatMap((event, i) => (event && !ignored[i] ? [event.key] : []));
+          if ((await waitingKeys(tx, this.opts.groupId, keys)).size > 0) throw new KeyWaitsError();
+        }
         const ids = events.flatMap((event, i) => (event && !ignored[i] ? [event.eventId] : []));
         const fresh = new Set((await tx.$queryRawUnsafe<{ event_id: string }[]>(CLAIM_EVENTS, this.opts.groupId, ids)).map((row) => row.event_id));
         const outcomes: boolean[] = [];
@@ -135,7 +179,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
         return outcomes;
       });
     } catch (err) {
-      this.#log.warn({ err, topic, partition, events: messages.length }, "a batch of events failed, applying them one by one");
+      if (!(err instanceof KeyWaitsError)) this.#log.warn({ err, topic, partition, events: messages.length }, "a batch of events failed, applying them one by one");
       for (const message of messages) await this.#handle(topic, partition, message);
       return;
     }
@@ -159,21 +203,63 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       this.opts.onDelivery?.(event, false);
       return;
     }
+    let outcome: "applied" | "duplicate" | "behind" | "parked";
     try {
-      const applied = await this.#inSpan(event, message, () =>
+      outcome = await this.#inSpan(event, message, () =>
         this.opts.runInTransaction(async (tx) => {
+          if (await this.#waits(tx, event)) {
+            await park(tx, this.opts.groupId, event, PARKED_BEHIND, 0, this.#now());
+            return "behind";
+          }
           const claimed = await tx.$executeRawUnsafe(CLAIM_EVENT, this.opts.groupId, event.eventId);
-          if (claimed === 0) return false; // applied before: a redelivery
+          if (claimed === 0) return "duplicate"; // applied before: a redelivery
           await this.opts.handler(tx, event);
-          return true;
+          return "applied";
         }),
       );
-      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
-      this.opts.onDelivery?.(event, applied);
     } catch (err) {
-      this.#log.warn({ err, topic, partition, offset: message.offset, eventId: event.eventId }, "event handling failed, will retry");
-      throw err; // kafkajs backs off and redelivers from the uncommitted offset
+      if (!(await this.#parkedAfter(err, event))) {
+        this.#log.warn({ err, topic, partition, offset: message.offset, eventId: event.eventId }, "event handling failed, will retry");
+        throw err; // kafkajs backs off and redelivers from the uncommitted offset
+      }
+      outcome = "parked";
     }
+    this.#attempts.delete(event.eventId);
+    await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+    if (outcome === "behind") {
+      this.#parked?.inc({ consumer_group: this.opts.groupId, reason: "behind" });
+      this.#log.warn({ topic, partition, offset: message.offset, eventId: event.eventId, key: event.key }, "event parked behind an earlier parked event of its key");
+    }
+    this.opts.onDelivery?.(event, outcome === "applied");
+  }
+
+  /** Whether the event's key waits behind a parked event (checked again under the key's lock, which a replay takes too). */
+  async #waits(tx: Tx, event: ConsumedEvent): Promise<boolean> {
+    if (!this.opts.deadLetters) return false;
+    if (!(await waitingKeys(tx, this.opts.groupId, [event.key])).has(event.key)) return false;
+    return lockAndCheckWaiting(tx, this.opts.groupId, event.key);
+  }
+
+  /**
+   * Counts a failed attempt and, at the last one, parks the event (true). A database that is down
+   * or a transaction that lost a race (serialization failure, deadlock) says nothing about the
+   * event: it is retried without counting, however long that lasts.
+   */
+  async #parkedAfter(err: unknown, event: ConsumedEvent): Promise<boolean> {
+    const options = this.opts.deadLetters;
+    if (!options || isDatabaseUnavailable(err) || TRANSIENT_STATES.has(sqlStateOf(err) ?? "")) return false;
+    const attempts = (this.#attempts.get(event.eventId) ?? 0) + 1;
+    this.#attempts.set(event.eventId, attempts);
+    if (attempts < options.maxAttempts) return false;
+    // Parking can fail too (the database went away meanwhile): the event is then retried, and parked at its next failure.
+    await this.opts.runInTransaction((tx) => park(tx, this.opts.groupId, event, describeError(err), attempts, this.#now()));
+    this.#parked?.inc({ consumer_group: this.opts.groupId, reason: "failed" });
+    this.#log.error({ err, topic: event.topic, partition: event.partition, offset: event.offset, eventId: event.eventId, key: event.key, attempts }, "event parked after its last attempt; its partition moves on");
+    return true;
+  }
+
+  #now(): Date {
+    return this.opts.deadLetters?.clock?.() ?? new Date();
   }
 
   /** Runs `fn` in a consumer span of the trace the event's producer started. */
@@ -255,7 +341,7 @@ export async function startConsumer<Tx extends SqlClient>(
   runInTransaction: RunInTransaction<Tx>,
   handler: EventHandler<Tx>,
   logger: Logger,
-  options: Pick<IdempotentConsumerOptions<Tx>, "batchHandler" | "ignores"> = {},
+  options: Pick<IdempotentConsumerOptions<Tx>, "batchHandler" | "ignores" | "deadLetters"> = {},
 ): Promise<{ name: string; close(): Promise<void> }> {
   const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger, ...options });
   await consumer.start();

@@ -1,10 +1,15 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Its admin RPCs (dead letters) listen apart (ADMIN_HOST:ADMIN_PORT).
+  .extend(adminEnv.shape)
   .extend(kafkaEnv.shape)
+  .extend(retentionEnv.shape)
+  .extend(outboxRetentionEnv.shape)
+  .extend(consumerEnv.shape)
   .extend({
     /** How often each replica reloads the carrier catalogue; an operator's edit is live after at most this. */
     CATALOGUE_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),

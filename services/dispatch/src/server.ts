@@ -3,7 +3,7 @@ import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
@@ -27,12 +27,14 @@ import { shipmentsOver } from "./infra/shipment-client";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, startConsumer, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
 
 export interface DispatchServiceParts extends ServiceParts {
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   /** The service's database, for what main.ts adds around the server (the outbox relay). */
   readonly database: ServiceDatabase<PrismaClient>;
   /** What the background workers share with the RPC handlers. */
@@ -94,7 +96,10 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
   const driverApi = new DriverApi(context, activeDrivers);
+  // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
   return {
+    admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => {
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
@@ -164,7 +169,7 @@ export async function startDispatchWorkers(
   parts: DispatchServiceParts,
   config: Config,
   logger: Logger,
-  opts: { kafka?: Kafka | undefined; consumerGroupId?: string } = {},
+  opts: { kafka?: Kafka | undefined; consumerGroupId?: string; registry?: Metrics["registry"] } = {},
 ): Promise<Closer[]> {
   const closers: Closer[] = [];
   const stopAll = async () => {
@@ -173,7 +178,8 @@ export async function startDispatchWorkers(
   try {
     if (opts.kafka) {
       const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
-      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger));
+      const deadLetters = { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, ...(opts.registry ? { registry: opts.registry } : {}) };
+      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger, { deadLetters }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS });
@@ -229,6 +235,7 @@ export async function startDispatchService(
     logger,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    admin: parts.admin,
     callers: parts.callers,
     checks: parts.checks,
     closers: [...workerClosers, ...parts.closers],
@@ -242,7 +249,8 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const metrics = createMetrics("dispatch");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
-  const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka });
+  const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka, registry: metrics.registry });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
-  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks, closers: [...workers, relay, ...parts.closers] };
+  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config)], logger, registry: metrics.registry });
+  return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks, closers: [retention, ...workers, relay, ...parts.closers] };
 }

@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
+import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** Token issuers by environment; the gateway verifies `iss` against the same defaults. */
@@ -19,6 +19,8 @@ export const schema = commonEnv
   .extend(adminEnv.shape)
   // Merchant changes leave through the outbox to merchant.merchant.events.v1.
   .extend(kafkaEnv.shape)
+  .extend(retentionEnv.shape)
+  .extend(outboxRetentionEnv.shape)
   .extend({
     /** `iss` of every token; defaults by TAWSIL_ENVIRONMENT. */
     TOKEN_ISSUER: z.url().optional(),

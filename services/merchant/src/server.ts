@@ -24,7 +24,8 @@ import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
 import { CALLERS } from "./rpc/callers";
 import { merchantService } from "./rpc/merchant-service";
-import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, outboxRetention, startOutboxRelay } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
 
 /** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
 export const SERVICE_NAMES = [MerchantService.typeName] as const;
@@ -114,5 +115,6 @@ export async function merchantProcess(config: Config, logger: Logger): Promise<S
   const metrics = createMetrics("merchant");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
-  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks: parts.checks, closers: [relay, ...parts.closers] };
+  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS)], logger, registry: metrics.registry });
+  return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks: parts.checks, closers: [retention, relay, ...parts.closers] };
 }

@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** A key of at least 256 bits, as standard base64 (openssl rand -base64 32). */
@@ -14,6 +14,8 @@ export const schema = commonEnv
   // Its admin RPCs listen apart (ADMIN_HOST:ADMIN_PORT).
   .extend(adminEnv.shape)
   .extend(kafkaEnv.shape)
+  .extend(retentionEnv.shape)
+  .extend(outboxRetentionEnv.shape)
   .extend({
     /** The merchant service: status, saved locations, branches, rate card maximums. */
     MERCHANT_SERVICE_URL: peerUrl,
@@ -36,6 +38,8 @@ export const schema = commonEnv
     IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
     /** How long idempotency records answer replays. */
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+    /** Days a processed-event record is kept (the service consumes no topic today; the table is bounded all the same). */
+    PROCESSED_EVENT_RETENTION_DAYS: consumerEnv.shape.PROCESSED_EVENT_RETENTION_DAYS,
     /** The S3 API endpoint of media storage; empty for AWS itself (the region's own endpoint). */
     S3_ENDPOINT: z.union([z.literal(""), z.url({ protocol: /^https?$/ })]).default(""),
     /** The bucket's region. */

@@ -15,7 +15,6 @@ import { MediaRetention } from "./app/media-retention";
 import { ReadShipments } from "./app/read-shipments";
 import { ReserveForOffer } from "./app/reserve-for-offer";
 import type { Config } from "./config";
-import { startIdempotencyPurge } from "./infra/idempotency-purge";
 import { CachedMerchantDirectory } from "./infra/merchant-directory";
 import { PricingServiceQuotes } from "./infra/pricing-quotes";
 import { FindTrackedShipment } from "./app/find-tracked-shipment";
@@ -30,13 +29,13 @@ import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
 import { CALLERS } from "./rpc/callers";
 import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
+import { shipmentRetention } from "./infra/retention-policies";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 
 /** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
 export const SERVICE_NAMES = [ShipmentService.typeName, MediaAssetService.typeName] as const;
 export const ADMIN_SERVICE_NAMES = [ShipmentAdminService.typeName] as const;
-
-const PURGE_INTERVAL_MS = 10 * 60_000;
 
 export interface ShipmentServiceParts extends ServiceParts {
   /** The database only: a peer that is down fails creates with Unavailable, reads still work. */
@@ -89,7 +88,6 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   // On the admin listener only, as the merchant service serves its MerchantAdminService: dispatch
   // and the gateway reach the service port, never the approvals.
   const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), links, logger });
-  const purge = startIdempotencyPurge({ store, logger, intervalMs: PURGE_INTERVAL_MS });
   const metrics = createMetrics("shipment");
   const storage = new S3ObjectStorage({
     endpoint: config.S3_ENDPOINT,
@@ -123,7 +121,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     admin: { routes: (router) => void router.service(ShipmentAdminService, admin), serviceNames: ADMIN_SERVICE_NAMES },
     callers: identity.callers,
     checks: [database.readiness],
-    closers: [purge, mediaRetention, database],
+    closers: [mediaRetention, database],
     metrics,
     mediaRetention,
     merchantCache: merchants.cache,
@@ -163,6 +161,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     databaseUrl: config.DATABASE_URL,
     registry: parts.metrics.registry,
   });
+  const retention = startRetention(config, { policies: shipmentRetention(config), logger, registry: parts.metrics.registry });
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.merchantCache, logger);
   merchantChanges.startInBackground();
   return {
@@ -175,6 +174,6 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
     serviceNames: SERVICE_NAMES,
     callers: parts.callers,
     checks: parts.checks,
-    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, relay, ...parts.closers],
+    closers: [{ name: "merchant-changes", close: () => merchantChanges.stop() }, retention, relay, ...parts.closers],
   };
 }

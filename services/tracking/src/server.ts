@@ -1,25 +1,28 @@
-import { openDatabase, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_service_pb";
-import { createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
 import type { Config } from "./config";
-import { startProjectionConsumer, type Topics } from "./consumers/projection-consumer";
+import { PROJECTION_GROUP, projectionHandler, startProjectionConsumer, type Topics } from "./consumers/projection-consumer";
 import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { CALLERS } from "./rpc/callers";
 import { trackingService } from "./rpc/tracking-service";
-import { connectKafka } from "@tawsil/events";
+import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
+import { trackingRetention } from "./infra/retention-policies";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [TrackingService.typeName] as const;
 
 export interface TrackingServiceParts extends ServiceParts {
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   readonly database: ServiceDatabase<PrismaClient>;
 }
 
@@ -32,8 +35,11 @@ export function composeTrackingService(config: Config, logger: Logger, clock: Cl
     fallback: new ShipmentServiceFallback(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self })),
     clock,
   });
+  // Operators' RPCs: the projection consumer's dead letters, replayed through its own handler.
+  const deadLetters = new DeadLetterAdmin({ groupId: PROJECTION_GROUP, runInTransaction: transactionRunner(database.client), handler: projectionHandler(logger) });
   return {
     routes: (router) => router.service(TrackingService, trackingService({ readTracking, logger })),
+    admin: deadLetterAdminRoutes(deadLetters),
     callers: identity.callers,
     checks: [database.readiness],
     closers: [database],
@@ -58,19 +64,21 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
   const closers: Closer[] = [];
   if (opts.workers) {
     try {
-      closers.push(await startProjectionConsumer({ db: parts.database.client, logger, ...opts.workers }));
+      closers.push(await startProjectionConsumer({ db: parts.database.client, logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS }, ...opts.workers }));
     } catch (error) {
       await parts.database.close();
       throw error;
     }
   }
-  return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, callers: parts.callers, checks: parts.checks, closers: [...closers, ...parts.closers] });
+  return startInProcess({ name: "tracking", config, logger, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks: parts.checks, closers: [...closers, ...parts.closers] });
 }
 
 /** The whole process as main.ts runs it: the service, its broker and the projection consumer. */
 export async function trackingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeTrackingService(config, logger);
   const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
-  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger });
-  return { name: "tracking", config, logger, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [consumer, ...parts.closers] };
+  const metrics = createMetrics("tracking");
+  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, registry: metrics.registry } });
+  const retention = startRetention(config, { policies: trackingRetention(config), logger, registry: metrics.registry });
+  return { name: "tracking", config, logger, metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, consumer, ...parts.closers] };
 }

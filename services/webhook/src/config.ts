@@ -1,4 +1,4 @@
-import { commonEnv, databaseEnv, kafkaEnv, loadConfig } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 import { DNS_DEADLINE_MS } from "./infra/dns-resolver";
 
@@ -14,7 +14,11 @@ const flag = z.enum(["true", "false"]).transform((value) => value === "true");
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
+  // Its admin RPCs (dead letters) listen apart (ADMIN_HOST:ADMIN_PORT).
+  .extend(adminEnv.shape)
   .extend(kafkaEnv.shape)
+  .extend(retentionEnv.shape)
+  .extend(consumerEnv.shape)
   .extend({
     /** Seals the signing secrets at rest (AES-256-GCM). */
     WEBHOOK_SECRET_ENCRYPTION_KEY: secretKey,
@@ -39,6 +43,8 @@ export const schema = commonEnv
     WEBHOOK_IDLE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     /** Secret rotations per merchant per hour (decisions.md section 14). */
     WEBHOOK_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).default(5),
+    /** Days a webhook delivery and its attempts are kept after its last attempt. */
+    WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   })
   .refine((c) => c.WEBHOOK_LEASE_MS >= c.WEBHOOK_ATTEMPT_TIMEOUT_MS + DNS_DEADLINE_MS + 30_000, {
     path: ["WEBHOOK_LEASE_MS"],

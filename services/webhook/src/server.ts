@@ -18,7 +18,9 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
-import { connectKafka, startConsumer } from "@tawsil/events";
+import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer } from "@tawsil/events";
+import { startRetention } from "@tawsil/retention";
+import { webhookRetention } from "./infra/retention-policies";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [WebhookService.typeName] as const;
@@ -33,12 +35,15 @@ export interface WebhookOverrides {
 }
 
 export interface WebhookServiceParts extends ServiceParts {
+  readonly admin: NonNullable<ServiceParts["admin"]>;
   readonly metrics: Metrics;
   readonly database: ServiceDatabase<PrismaClient>;
   readonly engine: DeliveryEngine;
   readonly clock: Clock;
   /** Merchants' endpoints for the consumer, in memory; bypassed until started (startWebhookWorkers). */
   readonly endpointRoutes: EndpointRoutes;
+  /** Attempts before the consumer parks an event it cannot apply (CONSUMER_MAX_ATTEMPTS). */
+  readonly maxAttempts: number;
 }
 
 /** Builds the service: database, secret sealing, management use cases, the delivery engine (not started). */
@@ -76,7 +81,10 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     logger: logger.child({ component: "delivery-engine" }),
   });
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
+  // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(clock, () => engine.wake(), endpointRoutes) });
   return {
+    admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
     callers: processIdentity("webhook", config, logger, CALLERS).callers,
     checks: [database.readiness],
@@ -86,6 +94,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     engine,
     clock,
     endpointRoutes,
+    maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
   };
 }
 
@@ -100,6 +109,7 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     closers.unshift(
       await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger, {
         ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
+        deadLetters: { maxAttempts: parts.maxAttempts, registry: parts.metrics.registry },
       }),
     );
   }
@@ -126,6 +136,7 @@ export async function startWebhookService(
     metrics: parts.metrics,
     serviceNames: SERVICE_NAMES,
     routes: parts.routes,
+    admin: parts.admin,
     callers: parts.callers,
     checks: parts.checks,
     closers: [...workers, ...parts.closers],
@@ -138,5 +149,6 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const parts = composeWebhookService(config, logger);
   const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...workers, ...parts.closers] };
+  const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, ...workers, ...parts.closers] };
 }

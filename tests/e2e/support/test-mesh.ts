@@ -97,7 +97,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
   recordErrorAnswersFrom(mesh.gatewayUrl);
   const merchant = mesh.processes.find((p) => p.name === "merchant")!;
   const shipmentAdminUrl = mesh.processes.find((p) => p.name === "shipment")!.adminUrl!;
-  await seedDevMerchants({ merchantUrl: merchant.url, merchantAdminUrl: merchant.adminUrl!, shipmentAdminUrl, gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
+  await seedDevMerchants({ merchantUrl: merchant.url, merchantAdminUrl: merchant.adminUrl!, shipmentAdminUrl, otherAdminUrls: Object.fromEntries(mesh.processes.filter((p) => p.adminUrl && p.name !== "merchant" && p.name !== "shipment").map((p) => [p.name, p.adminUrl!])), gatewayBaseUrl: mesh.gatewayUrl, credentialsFile, log: () => {}, identity: identityFrom(mesh.identityKeys, "gateway") });
   const credentials = Object.fromEntries(
     readFileSync(credentialsFile, "utf8")
       .split("\n")

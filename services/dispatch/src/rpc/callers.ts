@@ -1,6 +1,7 @@
+import { DeadLetterAdminService } from "@tawsil/proto/tawsil/common/v1/dead_letter_admin_service_pb";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
-import { CallerPolicy, callersOf } from "@tawsil/rpc";
+import { CallerPolicy, callersOf, operatorService } from "@tawsil/rpc";
 
 const DRIVER_APP = ["driver-app"] as const;
 
@@ -22,4 +23,5 @@ export const CALLERS = new CallerPolicy([
     reportProgress: DRIVER_APP,
     reportLocation: DRIVER_APP,
   }),
+  operatorService(DeadLetterAdminService),
 ]);

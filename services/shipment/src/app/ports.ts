@@ -113,8 +113,6 @@ export interface ShipmentStore {
   listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]>;
   /** The stored form of a response: a serialized Shipment without its derived tracking URL. */
   snapshotOf(shipment: Shipment): Uint8Array;
-  /** Deletes expired idempotency records; returns how many. */
-  purgeExpired(now: Date): Promise<number>;
 }
 
 /** The random shipment number hit an existing one; the creation is retried with another. */

@@ -113,19 +113,6 @@ export class PrismaShipmentStore implements ShipmentStore {
   snapshotOf(shipment: Shipment): Uint8Array {
     return snapshotOf(shipment);
   }
-
-  /** In batches, so a large backlog never holds one long delete. */
-  async purgeExpired(now: Date): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.db.$executeRawUnsafe(
-        "DELETE FROM idempotency_record WHERE id IN (SELECT id FROM idempotency_record WHERE expires_at <= $1 LIMIT 1000)",
-        now,
-      );
-      total += deleted;
-      if (deleted < 1000) return total;
-    }
-  }
 }
 
 async function findRecord(db: Client, scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {

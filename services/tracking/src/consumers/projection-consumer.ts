@@ -1,5 +1,5 @@
 import { transactionRunner, type TransactionClient } from "@tawsil/db";
-import { IdempotentConsumer, type ConsumedEvent } from "@tawsil/events";
+import { IdempotentConsumer, type ConsumedEvent, type DeadLetterOptions } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
@@ -96,6 +96,8 @@ export async function startProjectionConsumer(opts: {
   groupId?: string;
   topics?: Topics;
   onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
+  /** Poison events: parked after this many attempts (CONSUMER_MAX_ATTEMPTS). */
+  deadLetters?: DeadLetterOptions;
 }): Promise<Closer> {
   const topics = opts.topics ?? TOPICS;
   const consumer = new IdempotentConsumer<Tx>({
@@ -108,6 +110,7 @@ export async function startProjectionConsumer(opts: {
     ignores: ignoredEvent(topics),
     logger: opts.logger,
     ...(opts.onDelivery ? { onDelivery: opts.onDelivery } : {}),
+    ...(opts.deadLetters ? { deadLetters: opts.deadLetters } : {}),
   });
   await consumer.start();
   return { name: "projection-consumer", close: () => consumer.stop() };
