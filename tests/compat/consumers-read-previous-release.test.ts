@@ -56,6 +56,8 @@ describe.each([
     expect(publicFactOf(payload, NOW)).toEqual({
       shipmentId: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", merchantId: "m-demo-riyadh", reference: "ORDER-42", status: "CREATED", version: 2n,
       occurredAt: new Date("2026-11-20T10:00:00Z"), trackingUrl: "https://sandbox.api.tawsil.sa/t/abc", reasonCode: "",
+      // The previous release's events carry no timeline media (issue 29): an empty one, not a failure.
+      timelineMedia: [],
     });
   });
 
