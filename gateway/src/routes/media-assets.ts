@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { isUuid } from "@tawsil/domain";
 import type { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Readable } from "node:stream";
 import { ProblemError } from "../problem/problem-error";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problem/from-connect";
@@ -45,10 +45,54 @@ const rejected = () =>
 const tooLarge = (limitBytes: number) =>
   new ProblemError("PAYLOAD_TOO_LARGE", { en: `A media upload's body may not exceed ${limitBytes} bytes.`, ar: `لا يجوز أن يتجاوز محتوى رفع الوسائط ${limitBytes} بايت.` });
 
-/** A refusal sent before the body was read: the connection closes after it, so the unread rest is never read. */
-function beforeTheBody(reply: FastifyReply, problem: ProblemError): ProblemError {
-  void reply.header("connection", "close");
+/**
+ * How long the rest of a refused upload is read and thrown away before the connection is cut: as
+ * long as a 10 MiB body takes at a slow 1 MB/s, like nginx's `lingering_time`.
+ */
+const LINGER_MS = 10_000;
+
+/**
+ * A refusal while the client may still be sending: the rest of the body is read and discarded
+ * (for at most LINGER_MS) instead of the connection being closed under it. Closing a socket with
+ * unread bytes resets it, and a client still writing (fetch, curl) then fails with EPIPE or
+ * ECONNRESET and never reads the 413 (seen under load in media.e2e): the "lingering close" of
+ * nginx and Go's net/http. The answer goes at once; a client that keeps sending past the bound
+ * is cut off, so a declared 10 GB costs at most LINGER_MS of reading.
+ */
+function lingering<E>(request: FastifyRequest, problem: E): E {
+  const body = request.raw;
+  if (body.complete) return problem;
+  const cutOff = setTimeout(() => body.socket?.destroy(), LINGER_MS).unref();
+  body.once("end", () => clearTimeout(cutOff));
+  body.once("close", () => clearTimeout(cutOff));
+  body.resume();
   return problem;
+}
+
+/** Streams the body to storage (counted against the declared size and the limit), then has the shipment service check it. */
+async function uploadContent(media: Client<typeof MediaAssetService>, opts: MediaRouteOptions, request: FastifyRequest) {
+  const merchantId = request.principal!.merchantId;
+  const mediaAssetId = assetIdOf(request);
+  const length = request.headers["content-length"];
+  if (length !== undefined && Number(length) > opts.limitBytes) throw tooLarge(opts.limitBytes);
+  const begun = await media.beginMediaUpload({ merchantId, mediaAssetId });
+  const sizeBytes = Number(begun.asset?.sizeBytes ?? 0);
+  if (length !== undefined && Number(length) !== sizeBytes) throw rejected();
+  try {
+    await streamToStorage(begun.uploadUrl, request.body as Readable, {
+      contentType: begun.asset?.contentType ?? "application/octet-stream",
+      sizeBytes,
+      limitBytes: opts.limitBytes,
+      timeoutMs: opts.transferTimeoutMs,
+    });
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw error.overLimit ? tooLarge(opts.limitBytes) : rejected();
+    if (error instanceof BodyTooShortError) throw rejected();
+    if (error instanceof StorageUnavailableError) throw storageDown();
+    throw error;
+  }
+  const { asset } = await media.completeMediaUpload({ merchantId, mediaAssetId });
+  return renderAsset(asset);
 }
 
 /**
@@ -88,30 +132,8 @@ export function registerMediaAssets(app: FastifyInstance, media: Client<typeof M
     resource(scope, `${PATH}/:mediaAssetId/content`, {
       PUT: {
         onRequest: scope.guard("shipments:write"),
-        handler: async (request, reply) => {
-          const merchantId = merchantOf(request);
-          const mediaAssetId = assetIdOf(request);
-          const length = request.headers["content-length"];
-          if (length !== undefined && Number(length) > opts.limitBytes) throw beforeTheBody(reply, tooLarge(opts.limitBytes));
-          const begun = await media.beginMediaUpload({ merchantId, mediaAssetId });
-          const sizeBytes = Number(begun.asset?.sizeBytes ?? 0);
-          if (length !== undefined && Number(length) !== sizeBytes) throw beforeTheBody(reply, rejected());
-          try {
-            await streamToStorage(begun.uploadUrl, request.body as Readable, {
-              contentType: begun.asset?.contentType ?? "application/octet-stream",
-              sizeBytes,
-              limitBytes: opts.limitBytes,
-              timeoutMs: opts.transferTimeoutMs,
-            });
-          } catch (error) {
-            if (error instanceof BodyTooLargeError) throw beforeTheBody(reply, error.overLimit ? tooLarge(opts.limitBytes) : rejected());
-            if (error instanceof BodyTooShortError) throw rejected();
-            if (error instanceof StorageUnavailableError) throw beforeTheBody(reply, storageDown());
-            throw error;
-          }
-          const { asset } = await media.completeMediaUpload({ merchantId, mediaAssetId });
-          return renderAsset(asset);
-        },
+        // Any refusal (a 403 before the body, a 413 within it, a 503 from storage) lets the client finish sending.
+        handler: (request) => uploadContent(media, opts, request).catch((error: unknown) => Promise.reject(lingering(request, error))),
       },
     });
   });
