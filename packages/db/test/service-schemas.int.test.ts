@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,14 +70,18 @@ describe("findSchemaDrift on a migration that disagrees with the model", () => {
   const INIT = "20261125224550_init";
   let fixture: string;
   let sql: string;
+  /** The fixture's later migrations (parked events, retention indexes), applied after the edited init. */
+  let later: Record<string, string>;
   let dir: MigrationsDir | undefined;
 
   beforeAll(async () => {
-    // The events fixture: exactly the outbox and processed-event tables in one migration, so an
-    // edit of that migration is the only drift (services grow later migrations of their own).
+    // The events fixture: the outbox, processed-event and parked-event tables, so an edit of its
+    // init migration is the only drift (services grow later migrations of their own).
     const target = await targetOf(path.join("packages", "events", "test", "prisma", "prisma.config.ts"));
     fixture = target.schema;
     sql = await readFile(path.join(target.migrationsDir, INIT, "migration.sql"), "utf8");
+    const names = (await readdir(target.migrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory() && e.name !== INIT).map((e) => e.name);
+    later = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(path.join(target.migrationsDir, name, "migration.sql"), "utf8")] as const)));
   });
 
   afterAll(async () => {
@@ -89,7 +93,7 @@ describe("findSchemaDrift on a migration that disagrees with the model", () => {
     const edited = edit(sql);
     expect(edited).not.toBe(sql);
     await dir?.remove();
-    dir = await createMigrationsDir({ [INIT]: edited });
+    dir = await createMigrationsDir({ [INIT]: edited, ...later });
     const db = await createTestDatabase("drift_negative");
     try {
       await migrate(db.url, dir.path);
