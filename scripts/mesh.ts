@@ -170,6 +170,8 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
       ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
       KAFKA_BROKERS: opts.kafkaBrokers.join(","),
       ...identityEnvFor(identityKeys, name),
+      // One webhook replica under a stable name, as a pod's: killed and started again, it takes back its claims.
+      ...(name === "webhook" ? { WEBHOOK_REPLICA_ID: "webhook-0" } : {}),
       ...opts.serviceEnv?.[name],
     },
   }));

@@ -34,6 +34,16 @@ export const schema = commonEnv
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
     /** How long a claimed delivery is this replica's before another may attempt it; at least the attempt timeout plus the DNS deadline plus 30 s, and no send starts with less than its timeout plus 10 s of it left. */
     WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+    /**
+     * This replica's stable name, one per replica (in Kubernetes the pod's name, which a container
+     * restart keeps): started again under it, the replica takes back the deliveries it held when it
+     * died instead of leaving them to WEBHOOK_LEASE_MS. Unset, a killed replica's deliveries wait
+     * for their lease. Two live replicas must never share one.
+     */
+    WEBHOOK_REPLICA_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "letters, digits, '.', '_' and '-', at most 100")
+      .optional(),
     /** Name servers the delivery guard asks (`ip` or `ip:port`, comma-separated); the pod's own (/etc/resolv.conf) when unset. */
     WEBHOOK_DNS_SERVERS: z
       .string()

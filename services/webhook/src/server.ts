@@ -77,6 +77,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     leaseMs: config.WEBHOOK_LEASE_MS,
     idleMs: config.WEBHOOK_IDLE_MS,
+    replicaId: config.WEBHOOK_REPLICA_ID,
     observer: deliveryMetrics(metrics.registry, queue),
     logger: logger.child({ component: "delivery-engine" }),
   });

@@ -116,6 +116,29 @@ describe("two webhook replicas", () => {
     expect(attempts).toEqual([{ number: 1, outcome: "DELIVERED" }]);
   }, 60_000);
 
+  it("take back at once, started again under the same WEBHOOK_REPLICA_ID, what the replica held when it was killed; another replica waits for the lease", async () => {
+    const env = (id: string) => ({ env: { WEBHOOK_REPLICA_ID: id } });
+    const first = await replica({ engine: false, ...env("webhook-a") });
+    const merchantId = randomUUID();
+    await createPeerClient(WebhookService, first.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
+    const shipmentId = await queueChange(first.service, { merchantId, status: "CREATED" }, new Date());
+    // What "webhook-a" held when it was SIGKILLed between its claim and its send: a 120 s lease.
+    const queue = new PrismaDeliveryQueue(first.service.parts.database.client, new SecretBox(Buffer.from(key, "base64")));
+    const [claimed] = await queue.claimDue(new Date(), { limit: 10, leaseMs: 120_000, perEndpoint: 4, busy: new Map(), holder: "webhook-a" });
+    expect(claimed?.attempt).toBe(1);
+    await first.close();
+    harnesses = harnesses.filter((h) => h !== first);
+
+    const other = await replica({ engine: false, ...env("webhook-b") });
+    expect(await other.service.parts.engine.runOnce()).toBe(0); // not its claim: leased to webhook-a
+    const again = await replica({ engine: false, ...env("webhook-a") });
+    expect(await again.service.parts.engine.runOnce()).toBe(1);
+    expect(receiver.requests.filter((r) => r.body.includes(shipmentId))).toHaveLength(1);
+    const rows = await sql<{ status: string; attempts: number; claimed_by: string | null }>(again, `SELECT status::text, attempts, claimed_by FROM webhook_delivery WHERE shipment_id = $1::uuid`, shipmentId);
+    // The attempt the dead replica may have sent counts: the one made now is the second.
+    expect(rows).toEqual([{ status: "DELIVERED", attempts: 2, claimed_by: "webhook-a" }]);
+  });
+
   it("record nothing for a replica whose lease was lost: the attempt is the new holder's to record, once", async () => {
     const h = await replica({ engine: false });
     const merchantId = randomUUID();
@@ -123,7 +146,7 @@ describe("two webhook replicas", () => {
     const t0 = new Date();
     const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, t0);
     const queue = new PrismaDeliveryQueue(h.service.parts.database.client, new SecretBox(Buffer.from(key, "base64")));
-    const request: ClaimRequest = { limit: 10, leaseMs: 1_000, perEndpoint: 4, busy: new Map() };
+    const request: ClaimRequest = { limit: 10, leaseMs: 1_000, perEndpoint: 4, busy: new Map(), holder: "replica-a" };
     const [lost] = await queue.claimDue(t0, request);
     const [held] = await queue.claimDue(new Date(t0.getTime() + 1_001), request); // the first lease lapsed
     expect([lost?.attempt, held?.attempt]).toEqual([1, 2]);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "@tawsil/logging";
 import { attemptDelivery, type AttemptDeps } from "./attempt-delivery";
@@ -16,6 +17,13 @@ export interface DeliveryEngineOptions extends AttemptDeps {
   readonly leaseMs: number;
   /** Longest sleep when nothing is due: bounds how late another replica's new event or a resumed endpoint is noticed. */
   readonly idleMs: number;
+  /**
+   * This replica's stable name (WEBHOOK_REPLICA_ID), kept on its claims: started again under it,
+   * the engine first takes back what its previous life held when it died (SIGKILL, OOM) rather
+   * than leave those deliveries to their lease. Unset, each start claims under a fresh name and a
+   * dead replica's claims wait for their lease.
+   */
+  readonly replicaId?: string;
 }
 
 const tracer = () => trace.getTracer("@tawsil/webhook");
@@ -39,9 +47,14 @@ export class DeliveryEngine {
   readonly #busy = new Map<string, number>();
   readonly #attempts = new Set<Promise<void>>();
   readonly #recorder: AttemptRecorder;
+  readonly #holder: string;
+  /** Claims of this replica's previous life taken back: once, before its first claim. */
+  #recovered: boolean;
 
   constructor(private readonly opts: DeliveryEngineOptions) {
     this.#recorder = new AttemptRecorder(opts.queue, opts.clock, opts.logger);
+    this.#holder = opts.replicaId ?? `start-${randomUUID()}`;
+    this.#recovered = opts.replicaId === undefined;
   }
 
   start(): void {
@@ -76,8 +89,15 @@ export class DeliveryEngine {
   async #claim(): Promise<Promise<void>[]> {
     const limit = this.opts.concurrency - this.#inFlight;
     if (limit <= 0) return [];
-    const claims = await this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy });
+    if (!this.#recovered) await this.#recoverClaims();
+    const claims = await this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy, holder: this.#holder });
     return claims.map((claim) => this.#start(claim));
+  }
+
+  async #recoverClaims(): Promise<void> {
+    const taken = await this.opts.queue.recoverClaims(this.#holder, this.opts.clock.now());
+    this.#recovered = true;
+    if (taken > 0) this.opts.logger.warn({ replicaId: this.#holder, deliveries: taken }, "took back the deliveries this replica held when it stopped without draining; due now");
   }
 
   #start(claim: ClaimedDelivery): Promise<void> {

@@ -77,6 +77,8 @@ export interface ClaimRequest {
   readonly perEndpoint: number;
   /** Sends this replica has in flight, by endpoint id. */
   readonly busy: ReadonlyMap<string, number>;
+  /** The replica claiming (WEBHOOK_REPLICA_ID, else one name per start), recorded on each row it claims. */
+  readonly holder: string;
 }
 
 export type AttemptOutcome =
@@ -109,6 +111,8 @@ export interface DeliveryQueue {
   complete(results: readonly CompletedAttempt[]): Promise<void>;
   /** Gives back claims that were not attempted (too little lease left): due again at `now`, the attempt not counted. */
   release(claims: readonly ClaimedDelivery[], now: Date): Promise<void>;
+  /** Makes due at `now` every claim `holder` still holds: that replica died and was started again (nothing of it is in flight). Returns how many. */
+  recoverClaims(holder: string, now: Date): Promise<number>;
   /** When the earliest pending delivery of an ACTIVE endpoint, other than `excluded` endpoints', is due, if any. */
   nextDueAt(excluded: readonly string[]): Promise<Date | undefined>;
   /** Pending deliveries. */

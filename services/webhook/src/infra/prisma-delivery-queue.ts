@@ -32,7 +32,7 @@ WITH candidate AS (
   FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE webhook_delivery d
-SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), first_attempt_at = COALESCE(d.first_attempt_at, $1)
+SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), claimed_by = $9, first_attempt_at = COALESCE(d.first_attempt_at, $1)
 FROM due WHERE d.id = due.id
 RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id::text AS endpoint_id, d.trace_parent`;
 
@@ -40,6 +40,16 @@ RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.eve
 const RELEASE = `
 UPDATE webhook_delivery SET attempts = attempts - 1, next_attempt_at = $3, claim_token = NULL
 WHERE id = ANY($1::uuid[]) AND claim_token = ANY($2::uuid[]) AND status = 'PENDING'`;
+
+/*
+ * What a replica held when it died, taken back by the same replica started again: due now, the
+ * attempt counted (it may have been sent), the claim no one's, so the claim that follows makes the
+ * next attempt. Only rows still claimed by that replica name: one another replica took after the
+ * lease carries that replica's name.
+ */
+const RECOVER = `
+UPDATE webhook_delivery SET next_attempt_at = $2, claim_token = NULL, claimed_by = NULL
+WHERE claimed_by = $1 AND claim_token IS NOT NULL AND status = 'PENDING'`;
 
 /* Records each outcome only while its claim is still ours, and its attempt, in one statement per batch. */
 const COMPLETE = `
@@ -90,7 +100,7 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
     const full = busy.filter(([, n]) => n >= request.perEndpoint).map(([id]) => id);
     const leaseUntil = new Date(now.getTime() + request.leaseMs);
     const window = Math.min(request.limit * request.perEndpoint, 10_000);
-    const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, request.limit, leaseUntil, full, window, request.perEndpoint, busy.map(([id]) => id), busy.map(([, n]) => n));
+    const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, request.limit, leaseUntil, full, window, request.perEndpoint, busy.map(([id]) => id), busy.map(([, n]) => n), request.holder);
     if (rows.length === 0) return [];
     const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.endpoint_id))] } } });
     const byId = new Map(endpoints.map((e) => [e.id, e]));
@@ -149,6 +159,10 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
   async release(claims: readonly ClaimedDelivery[], now: Date): Promise<void> {
     if (claims.length === 0) return;
     await this.db.$executeRawUnsafe(RELEASE, claims.map((c) => c.id), claims.map((c) => c.claimToken), now);
+  }
+
+  async recoverClaims(holder: string, now: Date): Promise<number> {
+    return this.db.$executeRawUnsafe(RECOVER, holder, now);
   }
 
   async nextDueAt(excluded: readonly string[]): Promise<Date | undefined> {
