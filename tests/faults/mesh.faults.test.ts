@@ -1,4 +1,5 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import { failureReport, forgetErrorAnswers } from "../../packages/testing/src/process-logs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -159,13 +160,26 @@ describe(`faults survived (${scale.name} scale)`, () => {
 
   for (const service of scale.killed) {
     it(`${service} SIGKILLed mid-burst and started again`, async () => {
+      const hungBefore = receiver.refused;
       const row = await underFault(`kill-${service}`, scale.creates, 1_000, async () => {
         const { child } = testMesh.mesh.processes.find((p) => p.name === service)!;
+        // The webhook sender is killed mid-send: its claimed deliveries must come back when it
+        // starts again, not after their 120 s lease (longer than the settle time).
+        if (service === "webhook") {
+          receiver.mode = "hang";
+          await sleep(1_500);
+        }
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGKILL");
         await exited;
+        receiver.mode = "ok";
         await testMesh.mesh.restart(service);
       });
+      if (service === "webhook") {
+        expect(receiver.refused).toBeGreaterThan(hungBefore); // sends were in flight at the kill
+        // ... and the restarted sender took them back rather than wait out their lease (which the settle time can outlast).
+        expect(readFileSync(path.join(testMesh.logDir, "webhook.log"), "utf8")).toMatch(/"deliveries":[1-9]\d*,"message":"took back the deliveries this replica held/);
+      }
       expectBalanced(row);
     }, scenarioTimeout);
   }
