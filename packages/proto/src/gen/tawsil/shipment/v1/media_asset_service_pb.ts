@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/media_asset_service.proto.
  */
 export const file_tawsil_shipment_v1_media_asset_service: GenFile = /*@__PURE__*/
-  fileDesc("Cix0YXdzaWwvc2hpcG1lbnQvdjEvbWVkaWFfYXNzZXRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxImkKF0NyZWF0ZU1lZGlhQXNzZXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg8KB3B1cnBvc2UYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEhIKCnNpemVfYnl0ZXMYBCABKAMiSQoYQ3JlYXRlTWVkaWFBc3NldFJlc3BvbnNlEi0KBWFzc2V0GAEgASgLMh4udGF3c2lsLnNoaXBtZW50LnYxLk1lZGlhQXNzZXQiRgoXQmVnaW5NZWRpYVVwbG9hZFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSFgoObWVkaWFfYXNzZXRfaWQYAiABKAkijgEKGEJlZ2luTWVkaWFVcGxvYWRSZXNwb25zZRItCgVhc3NldBgBIAEoCzIeLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0EhIKCnVwbG9hZF91cmwYAiABKAkSLwoLZXhwaXJlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkkKGkNvbXBsZXRlTWVkaWFVcGxvYWRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhYKDm1lZGlhX2Fzc2V0X2lkGAIgASgJIkwKG0NvbXBsZXRlTWVkaWFVcGxvYWRSZXNwb25zZRItCgVhc3NldBgBIAEoCzIeLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0IkMKFEdldE1lZGlhQXNzZXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhYKDm1lZGlhX2Fzc2V0X2lkGAIgASgJIlwKFUdldE1lZGlhQXNzZXRSZXNwb25zZRItCgVhc3NldBgBIAEoCzIeLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0EhQKDGRvd25sb2FkX3VybBgCIAEoCTLPAwoRTWVkaWFBc3NldFNlcnZpY2USbQoQQ3JlYXRlTWVkaWFBc3NldBIrLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVNZWRpYUFzc2V0UmVxdWVzdBosLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVNZWRpYUFzc2V0UmVzcG9uc2USbQoQQmVnaW5NZWRpYVVwbG9hZBIrLnRhd3NpbC5zaGlwbWVudC52MS5CZWdpbk1lZGlhVXBsb2FkUmVxdWVzdBosLnRhd3NpbC5zaGlwbWVudC52MS5CZWdpbk1lZGlhVXBsb2FkUmVzcG9uc2USdgoTQ29tcGxldGVNZWRpYVVwbG9hZBIuLnRhd3NpbC5zaGlwbWVudC52MS5Db21wbGV0ZU1lZGlhVXBsb2FkUmVxdWVzdBovLnRhd3NpbC5zaGlwbWVudC52MS5Db21wbGV0ZU1lZGlhVXBsb2FkUmVzcG9uc2USZAoNR2V0TWVkaWFBc3NldBIoLnRhd3NpbC5zaGlwbWVudC52MS5HZXRNZWRpYUFzc2V0UmVxdWVzdBopLnRhd3NpbC5zaGlwbWVudC52MS5HZXRNZWRpYUFzc2V0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_tawsil_shipment_v1_media_asset]);
+  fileDesc("Cix0YXdzaWwvc2hpcG1lbnQvdjEvbWVkaWFfYXNzZXRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxInwKF0NyZWF0ZU1lZGlhQXNzZXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg8KB3B1cnBvc2UYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEhIKCnNpemVfYnl0ZXMYBCABKAMSEQoJZHJpdmVyX2lkGAUgASgJIkkKGENyZWF0ZU1lZGlhQXNzZXRSZXNwb25zZRItCgVhc3NldBgBIAEoCzIeLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0IlkKF0JlZ2luTWVkaWFVcGxvYWRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhYKDm1lZGlhX2Fzc2V0X2lkGAIgASgJEhEKCWRyaXZlcl9pZBgDIAEoCSKOAQoYQmVnaW5NZWRpYVVwbG9hZFJlc3BvbnNlEi0KBWFzc2V0GAEgASgLMh4udGF3c2lsLnNoaXBtZW50LnYxLk1lZGlhQXNzZXQSEgoKdXBsb2FkX3VybBgCIAEoCRIvCgtleHBpcmVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXAoaQ29tcGxldGVNZWRpYVVwbG9hZFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSFgoObWVkaWFfYXNzZXRfaWQYAiABKAkSEQoJZHJpdmVyX2lkGAMgASgJIkwKG0NvbXBsZXRlTWVkaWFVcGxvYWRSZXNwb25zZRItCgVhc3NldBgBIAEoCzIeLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0IlYKFEdldE1lZGlhQXNzZXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhYKDm1lZGlhX2Fzc2V0X2lkGAIgASgJEhEKCWRyaXZlcl9pZBgDIAEoCSJcChVHZXRNZWRpYUFzc2V0UmVzcG9uc2USLQoFYXNzZXQYASABKAsyHi50YXdzaWwuc2hpcG1lbnQudjEuTWVkaWFBc3NldBIUCgxkb3dubG9hZF91cmwYAiABKAkyzwMKEU1lZGlhQXNzZXRTZXJ2aWNlEm0KEENyZWF0ZU1lZGlhQXNzZXQSKy50YXdzaWwuc2hpcG1lbnQudjEuQ3JlYXRlTWVkaWFBc3NldFJlcXVlc3QaLC50YXdzaWwuc2hpcG1lbnQudjEuQ3JlYXRlTWVkaWFBc3NldFJlc3BvbnNlEm0KEEJlZ2luTWVkaWFVcGxvYWQSKy50YXdzaWwuc2hpcG1lbnQudjEuQmVnaW5NZWRpYVVwbG9hZFJlcXVlc3QaLC50YXdzaWwuc2hpcG1lbnQudjEuQmVnaW5NZWRpYVVwbG9hZFJlc3BvbnNlEnYKE0NvbXBsZXRlTWVkaWFVcGxvYWQSLi50YXdzaWwuc2hpcG1lbnQudjEuQ29tcGxldGVNZWRpYVVwbG9hZFJlcXVlc3QaLy50YXdzaWwuc2hpcG1lbnQudjEuQ29tcGxldGVNZWRpYVVwbG9hZFJlc3BvbnNlEmQKDUdldE1lZGlhQXNzZXQSKC50YXdzaWwuc2hpcG1lbnQudjEuR2V0TWVkaWFBc3NldFJlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuR2V0TWVkaWFBc3NldFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_tawsil_shipment_v1_media_asset]);
 
 /**
  * CreateMediaAssetRequest declares an upload to come.
@@ -49,6 +49,14 @@ export type CreateMediaAssetRequest = Message<"tawsil.shipment.v1.CreateMediaAss
    * @generated from field: int64 size_bytes = 4;
    */
   sizeBytes: bigint;
+
+  /**
+   * driver_id owns the asset instead of a merchant: a driver's delivery evidence (decisions.md
+   * section 17). Exactly one of merchant_id and driver_id is set.
+   *
+   * @generated from field: string driver_id = 5;
+   */
+  driverId: string;
 };
 
 /**
@@ -98,6 +106,14 @@ export type BeginMediaUploadRequest = Message<"tawsil.shipment.v1.BeginMediaUplo
    * @generated from field: string media_asset_id = 2;
    */
   mediaAssetId: string;
+
+  /**
+   * driver_id owns the asset instead of a merchant: a driver's delivery evidence (decisions.md
+   * section 17). Exactly one of merchant_id and driver_id is set.
+   *
+   * @generated from field: string driver_id = 3;
+   */
+  driverId: string;
 };
 
 /**
@@ -161,6 +177,14 @@ export type CompleteMediaUploadRequest = Message<"tawsil.shipment.v1.CompleteMed
    * @generated from field: string media_asset_id = 2;
    */
   mediaAssetId: string;
+
+  /**
+   * driver_id owns the asset instead of a merchant: a driver's delivery evidence (decisions.md
+   * section 17). Exactly one of merchant_id and driver_id is set.
+   *
+   * @generated from field: string driver_id = 3;
+   */
+  driverId: string;
 };
 
 /**
@@ -210,6 +234,14 @@ export type GetMediaAssetRequest = Message<"tawsil.shipment.v1.GetMediaAssetRequ
    * @generated from field: string media_asset_id = 2;
    */
   mediaAssetId: string;
+
+  /**
+   * driver_id owns the asset instead of a merchant: a driver's delivery evidence (decisions.md
+   * section 17). Exactly one of merchant_id and driver_id is set.
+   *
+   * @generated from field: string driver_id = 3;
+   */
+  driverId: string;
 };
 
 /**
