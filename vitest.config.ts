@@ -20,10 +20,13 @@ const shared = {
  *
  * Two groups, one after the other: unit and integration files first, two at a time (two cores;
  * they share one broker and one database server, each under names of its own), then the
- * end-to-end files one at a time. Each end-to-end file starts the whole mesh, whose services use
- * the architecture's fixed topics and consumer groups: two meshes at once on one broker would
- * split each other's events between them. The fault suite (tests/faults) runs with them at its
- * short scale, on a PostgreSQL and a Kafka of its own; `make test-faults` runs it alone at full scale.
+ * end-to-end files, two at a time as well. Each end-to-end file starts the whole mesh, whose
+ * services use the architecture's fixed topics and consumer groups: two meshes at once on one
+ * broker would split each other's events between them, so each of the two workers has a broker
+ * of its own (tests/e2e/support/lane.ts); a mesh spends most of its time waiting (drivers, relays,
+ * retries), so two at once take little more than one. The fault suite (tests/faults) runs with
+ * them at its short scale, on a PostgreSQL and a Kafka of its own; `make test-faults` runs it
+ * alone at full scale.
  */
 export default defineConfig({
   test: {
@@ -35,7 +38,7 @@ export default defineConfig({
         test: { ...shared, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, "tests/e2e/**", "tests/faults/**"], sequence: { groupOrder: 0 } },
       },
       {
-        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts", "tests/faults/**/*.faults.test.ts"], setupFiles: ["tests/e2e/support/failure-logs.ts"], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { ...shared, name: "e2e", include: ["tests/e2e/**/*.test.ts", "tests/faults/**/*.faults.test.ts"], setupFiles: ["tests/e2e/support/failure-logs.ts"], sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -4,6 +4,7 @@ import type { TawsilClient } from "@tawsil/sdk";
 import { openApiResponseCheck } from "@tawsil/testing";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
 import { createAdminClient } from "../../services/merchant/src/cli/admin-client";
@@ -47,7 +48,7 @@ const bump = (table: Record<string, number>, key: string) => void (table[key] = 
 beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
+    brokers: laneBrokers(),
     // Per-client and token limits raised so 429s do not mask everything else; public tracking,
     // the failed-authentication lockout and secret rotation keep theirs (the rate-limit checks).
     env: { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000", TOKEN_RATE_LIMIT_PER_MINUTE: "100000", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000", TOKEN_GLOBAL_RATE_PER_SECOND: "100000", TOKEN_GLOBAL_BURST: "100000" },

@@ -4,13 +4,14 @@ import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_p
 import { PublicStatus } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
  * The sandbox fleet carries a shipment created through the gateway all the way to DELIVERED, with
  * no manual step (issue 6): the public statuses in order and strictly increasing versions.
  */
-const brokers = inject("kafkaBrokers");
+const brokers = laneBrokers();
 let testMesh: TestMesh;
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { freePort, jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "@tawsil/testing";
 import { createBucket, localStorageEnv, startS3, type S3Handle } from "../../scripts/infra/s3";
 import { RecordingReceiver } from "./support/recording-receiver";
@@ -33,7 +34,7 @@ beforeAll(async () => {
   receiverUrl = await receiver.listen("/hooks");
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
+    brokers: laneBrokers(),
     serviceEnv: { shipment: { ...localStorageEnv(s3.endpoint, BUCKET), S3_TIMEOUT_MS: "2000" } },
     // A health answer may be slow while a JVM (this file's S3 server) starts on a saturated
     // machine; a 1 s deadline then takes the shipment service for down and creates answer 503.

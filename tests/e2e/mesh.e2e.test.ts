@@ -17,6 +17,7 @@ import { mintServiceToken, SERVICE_TOKEN_HEADER } from "@tawsil/rpc";
 import { TawsilProblemError } from "@tawsil/sdk";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import type { Mesh } from "../../scripts/mesh";
 import { SERVICES as GATEWAY_PEERS } from "../../gateway/src/config";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
@@ -28,7 +29,7 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
  * The walking skeleton as `make dev` runs it: seven processes on the real PostgreSQL and Kafka,
  * checked from outside, then stopped with nothing left behind.
  */
-const brokers = inject("kafkaBrokers");
+const brokers = laneBrokers();
 let testMesh: TestMesh;
 let mesh: Mesh;
 let credentials: Record<string, string>;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
 import { createAdminClient, MerchantStatus, type AdminClient } from "../../services/merchant/src/cli/admin-client";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
@@ -21,7 +22,7 @@ let admin: AdminClient;
 beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
+    brokers: laneBrokers(),
     // Creates need a driver on shift (decisions.md section 2); busy ones are offered nothing.
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { artefactPath, launchChromium, type HeadlessBrowser } from "./support/browser";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 import { expectFinished, expectLive, expectReadable, TERMINAL, type PageLanguage } from "./support/tracking-page-expectations";
@@ -13,7 +14,7 @@ import { pageFacts, type PageFacts } from "./support/tracking-page-facts";
  * only the merchant understands. Every load is measured (label boxes, refresh, words) and the first
  * of each state screenshotted into .artefacts/tracking-page-states/.
  */
-const brokers = inject("kafkaBrokers");
+const brokers = laneBrokers();
 let testMesh: TestMesh;
 let browser: HeadlessBrowser;
 

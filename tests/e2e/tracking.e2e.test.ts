@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TawsilClient } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { artefactPath, launchChromium, type HeadlessBrowser } from "./support/browser";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
@@ -9,7 +10,7 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
  * to DELIVERED through both projections and the customer page, with no 404 window and no exact
  * position, identity or accuracy in anything public.
  */
-const brokers = inject("kafkaBrokers");
+const brokers = laneBrokers();
 let testMesh: TestMesh;
 let browser: HeadlessBrowser;
 

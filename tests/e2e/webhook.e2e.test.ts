@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { MerchantReceiver } from "./support/merchant-receiver";
 import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
@@ -26,7 +27,7 @@ beforeAll(async () => {
   merchantReceiverUrl = await merchantReceiver.listen();
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
+    brokers: laneBrokers(),
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0" } },
   });
 }, 180_000);

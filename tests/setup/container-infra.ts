@@ -27,11 +27,13 @@ export interface ContainerInfra {
   readonly adminUrl: string | undefined;
   /** Absent when the run's scope needs no broker. */
   readonly brokers: string[] | undefined;
+  /** A second broker, when asked for: the end-to-end files' second lane. */
+  readonly secondBrokers: string[] | undefined;
   /** Removes every container of the run, including those its tests started, and ends its reaper. */
   stop(): Promise<void>;
 }
 
-export async function startContainerInfra(path: ContainerPath, needs: { postgres: boolean; kafka: boolean }, log: (line: string) => void): Promise<ContainerInfra> {
+export async function startContainerInfra(path: ContainerPath, needs: { postgres: boolean; kafka: boolean; secondKafka?: boolean }, log: (line: string) => void): Promise<ContainerInfra> {
   useEngine(path);
   const swept = await sweepDeadRuns(path.dockerHost);
   if (swept > 0) log(`removed ${swept} container(s) left by test runs that died`);
@@ -53,11 +55,12 @@ export async function startContainerInfra(path: ContainerPath, needs: { postgres
     return value;
   };
   try {
-    const [postgres, kafka] = await Promise.all([
+    const [postgres, kafka, secondKafka] = await Promise.all([
       needs.postgres ? timed(`PostgreSQL (${images.postgres})`, () => startPostgresContainer(images, labels)) : undefined,
       needs.kafka ? timed(`Kafka (${images.kafka})`, () => startKafkaContainer(images, labels)) : undefined,
+      needs.kafka && needs.secondKafka ? timed(`a second Kafka (${images.kafka})`, () => startKafkaContainer(images, labels)) : undefined,
     ]);
-    return { run: { path, runId, labels, images }, adminUrl: postgres?.adminUrl, brokers: kafka?.brokers, stop };
+    return { run: { path, runId, labels, images }, adminUrl: postgres?.adminUrl, brokers: kafka?.brokers, secondBrokers: secondKafka?.brokers, stop };
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;

@@ -11,6 +11,12 @@ declare module "vitest" {
   export interface ProvidedContext {
     databaseAdminUrl: string;
     kafkaBrokers: string[];
+    /**
+     * A second broker for the end-to-end files, which run two at a time: each mesh uses the
+     * architecture's fixed topics and consumer groups, so two meshes need two brokers (lane.ts).
+     * Empty when the run's scope holds no end-to-end file.
+     */
+    e2eSecondBrokers: string[];
     /** The run's own S3 server (S3Mock, no signature checks); null when the run's scope needs none. Tests make buckets of their own. */
     s3: { endpoint: string; bucket: string } | null;
     /** Which path the run took and why; with containers, what a test needs to find or add its own. */
@@ -23,6 +29,8 @@ interface Infra {
   readonly adminUrl: string;
   /** Empty when the run's scope needs no broker. */
   readonly brokers: string[];
+  /** The end-to-end files' second lane; empty for a scoped run. */
+  readonly secondBrokers: string[];
   readonly containers: ContainerRun | null;
   stop(): Promise<void>;
 }
@@ -51,28 +59,39 @@ async function startInfra(log: (line: string) => void): Promise<Infra> {
   log(`${path.kind === "native" ? "native processes" : `containers through ${path.kind}`}: ${path.reason}`);
   if (!wantKafka) log(`no Kafka: no test under ${scope} asks for it`);
 
+  // The whole suite (no scope) runs the end-to-end files, two at a time, on a broker each.
+  const secondKafka = wantKafka && !scope;
+
   if (path.kind !== "native") {
-    const infra = await startContainerInfra(path, { postgres: !givenDatabase, kafka: wantKafka }, log);
+    const infra = await startContainerInfra(path, { postgres: !givenDatabase, kafka: wantKafka, secondKafka }, log);
     if (givenDatabase) log(`PostgreSQL: DATABASE_ADMIN_URL (${new URL(givenDatabase).host})`);
-    return { path, adminUrl: givenDatabase ?? infra.adminUrl!, brokers: infra.brokers ?? [], containers: infra.run, stop: infra.stop };
+    return { path, adminUrl: givenDatabase ?? infra.adminUrl!, brokers: infra.brokers ?? [], secondBrokers: infra.secondBrokers ?? [], containers: infra.run, stop: infra.stop };
   }
 
   const postgres = await ensurePostgres({ log, ...(givenDatabase ? { adminUrl: givenDatabase } : {}) });
-  if (!wantKafka) return { path, adminUrl: postgres.adminUrl, brokers: [], containers: null, stop: () => postgres.stop() };
-  const port = await freePort();
-  let controllerPort = await freePort();
-  while (controllerPort === port) controllerPort = await freePort();
-  const kafka = await ensureKafka({ port, controllerPort, reuse: false, log });
+  if (!wantKafka) return { path, adminUrl: postgres.adminUrl, brokers: [], secondBrokers: [], containers: null, stop: () => postgres.stop() };
+  // One after the other: each start sweeps stale data dirs and picks its own free ports.
+  const brokers = [await startNativeKafka(log)];
+  if (secondKafka) brokers.push(await startNativeKafka(log));
   return {
     path,
     adminUrl: postgres.adminUrl,
-    brokers: kafka.brokers,
+    brokers: brokers[0]!.brokers,
+    secondBrokers: brokers[1]?.brokers ?? [],
     containers: null,
     stop: async () => {
-      await kafka.stop();
+      await Promise.all(brokers.map((kafka) => kafka.stop()));
       await postgres.stop();
     },
   };
+}
+
+/** A native broker on free ports of its own. */
+async function startNativeKafka(log: (line: string) => void) {
+  const port = await freePort();
+  let controllerPort = await freePort();
+  while (controllerPort === port) controllerPort = await freePort();
+  return ensureKafka({ port, controllerPort, reuse: false, log });
 }
 
 /**
@@ -103,6 +122,7 @@ export async function setup(project: TestProject): Promise<void> {
   const infra = await shared.tawsilTestInfra.infra;
   project.provide("databaseAdminUrl", infra.adminUrl);
   project.provide("kafkaBrokers", infra.brokers);
+  project.provide("e2eSecondBrokers", infra.secondBrokers);
   project.provide("s3", infra.s3 ? { endpoint: infra.s3.endpoint, bucket: infra.s3.bucket } : null);
   project.provide("testInfra", { kind: infra.path.kind, reason: infra.path.reason, containers: infra.containers });
 }
