@@ -10,7 +10,7 @@ import type { Config } from "./config";
 import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
 import { aresQuery, DnsResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
-import { deliveryMetrics } from "./infra/metrics";
+import { deliveryMetrics, droppedDeliveries } from "./infra/metrics";
 import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
 import { EndpointRoutes } from "./infra/endpoint-routes";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
@@ -54,15 +54,16 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const resolver = overrides.resolver ?? new DnsResolver(aresQuery({ servers: config.WEBHOOK_DNS_SERVERS }));
   const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
   const endpointRoutes = new EndpointRoutes({ db: database.client, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }) });
+  const metrics = createMetrics("webhook");
+  const dropped = droppedDeliveries(metrics.registry);
   const manage = new ManageEndpoint({
-    store: new PrismaEndpointStore(database.client, box, () => endpointRoutes.changed()),
+    store: new PrismaEndpointStore(database.client, box, () => endpointRoutes.changed(), (count) => dropped.inc({ reason: "held_over_24h" }, count)),
     resolver,
     clock,
     policy,
     rotationQuota: config.WEBHOOK_ROTATIONS_PER_HOUR,
     rotationWindowSeconds: 3600,
   });
-  const metrics = createMetrics("webhook");
   const queue = new PrismaDeliveryQueue(database.client, box);
   const receiver = overrides.receiver ?? new PinnedHttpReceiver();
   const engine = new DeliveryEngine({

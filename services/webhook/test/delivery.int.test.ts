@@ -190,6 +190,26 @@ describe("a delivery", () => {
     expect(receiver.requests).toHaveLength(3);
   });
 
+  it("drops, at the resume, the held events older than 24 h, counting them, and sends the rest oldest first", async () => {
+    const { merchantId, version } = await register();
+    const paused = await client.updateEndpoint({ merchantId, expectedVersion: version, status: EndpointStatus.PAUSED });
+    const stale = await queueChange(harness.service, { merchantId, status: "CREATED" }, clock.now());
+    clock.advance(23 * 3600);
+    const recent = await queueChange(harness.service, { merchantId, status: "CREATED" }, clock.now());
+    clock.advance(3600 + 1); // the first is 24 h and 1 s old, the second 1 h
+    const dropped = async () => (await harness.service.parts.metrics.registry.getSingleMetric("webhook_deliveries_dropped_total")!.get()).values.find((v) => v.labels.reason === "held_over_24h")?.value ?? 0;
+    const before = await dropped();
+    await client.updateEndpoint({ merchantId, expectedVersion: paused.endpoint!.version, status: EndpointStatus.ACTIVE });
+    expect(await engine().runOnce()).toBe(1);
+    expect(receiver.requests.map((r) => JSON.parse(r.body).data.shipmentId)).toEqual([recent]);
+    const rows = await sql<{ shipment_id: string; status: string; completed: boolean }>(`SELECT shipment_id::text, status::text, completed_at IS NOT NULL AS completed FROM webhook_delivery WHERE shipment_id = ANY($1::uuid[]) ORDER BY occurred_at`, [stale, recent]);
+    expect(rows).toEqual([
+      { shipment_id: stale, status: "DROPPED", completed: true },
+      { shipment_id: recent, status: "DELIVERED", completed: true },
+    ]);
+    expect((await dropped()) - before).toBe(1);
+  });
+
   it("is signed with both secrets during the 24 hours after a rotation, then with the new one only", async () => {
     const { merchantId, secret: old, version } = await register();
     const { signingSecret: fresh } = await client.rotateSecret({ merchantId, expectedVersion: version });

@@ -60,9 +60,10 @@ export class ManageEndpoint {
 
   async update(merchantId: string, expectedVersion: bigint, change: EndpointChange): Promise<Endpoint> {
     const url = change.url === undefined ? undefined : await this.#checkUrl(change.url);
-    return this.deps.store.modify(merchantId, async ({ endpoint }) => ({
-      endpoint: changeEndpoint(endpoint, expectedVersion, { ...change, ...(url === undefined ? {} : { url }) }, this.deps.clock.now()),
-    }));
+    return this.deps.store.modify(merchantId, async ({ endpoint }) => {
+      const at = this.deps.clock.now();
+      return { endpoint: changeEndpoint(endpoint, expectedVersion, { ...change, ...(url === undefined ? {} : { url }) }, at), at };
+    });
   }
 
   remove(merchantId: string, expectedVersion: bigint): Promise<void> {

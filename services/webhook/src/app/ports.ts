@@ -30,6 +30,8 @@ export interface Modification {
   readonly rotatedAt?: Date;
   /** Nothing to store: the endpoint is answered as it is (a replayed rotation). */
   readonly unchanged?: boolean;
+  /** When the change is made: a resume drops the held events older than 24 h at this instant. */
+  readonly at?: Date;
 }
 
 export interface EndpointStore {

@@ -36,3 +36,10 @@ export function deliveryMetrics(registry: Registry, queue: DeliveryQueue): Deliv
     firstAttemptLag: (seconds) => lag.observe(seconds),
   };
 }
+
+/** Deliveries never sent, by reason: held_over_24h, a pause's events older than 24 h at the resume (decisions.md section 11). */
+export function droppedDeliveries(registry: Registry): Counter<"reason"> {
+  const dropped = new Counter({ name: "webhook_deliveries_dropped_total", help: "Webhook deliveries dropped unsent, by reason (held_over_24h: held by a pause and older than 24 h at the resume).", labelNames: ["reason"] as const, registers: [registry] });
+  dropped.inc({ reason: "held_over_24h" }, 0);
+  return dropped;
+}

@@ -18,6 +18,18 @@ const LOCK = `SELECT id FROM webhook_endpoint WHERE merchant_id = $1::uuid FOR U
  */
 const HOLD = `UPDATE webhook_delivery SET held = $2 WHERE endpoint_id = $1::uuid AND status = 'PENDING' AND held <> $2`;
 
+/** How old a held event may be at the resume and still be sent (decisions.md section 11). */
+export const HELD_EVENT_MAX_AGE_MS = 24 * 3_600_000;
+
+/*
+ * At a resume, before the rest is released: the held events that occurred before the cutoff are
+ * dropped, complete (retention removes them) and never sent. Held rows only: a pending retry of
+ * an active endpoint is not the pause's to drop.
+ */
+const DROP_STALE_HELD = `
+UPDATE webhook_delivery SET status = 'DROPPED', held = false, claim_token = NULL, completed_at = $3, last_error = 'held by a pause for over 24 h'
+WHERE endpoint_id = $1::uuid AND status = 'PENDING' AND held AND occurred_at < $2`;
+
 /**
  * Endpoints in the webhook database; every change runs under the endpoint's row lock, and
  * announces itself in its transaction (ENDPOINTS_CHANNEL: every replica's routes cache drops its
@@ -29,6 +41,8 @@ export class PrismaEndpointStore implements EndpointStore {
     private readonly db: PrismaClient,
     private readonly box: SecretBox,
     private readonly changed: () => void = () => undefined,
+    /** Counts the held events a resume dropped (the metric the contract asks for). */
+    private readonly dropped: (count: number) => void = () => undefined,
   ) {}
 
   async find(merchantId: string): Promise<Endpoint | undefined> {
@@ -50,10 +64,12 @@ export class PrismaEndpointStore implements EndpointStore {
   }
 
   async modify(merchantId: string, modify: (locked: LockedEndpoint) => Promise<Modification>): Promise<Endpoint> {
+    let droppedHere = 0;
     const modified = await withTransaction(this.db, async (tx) => {
+      droppedHere = 0;
       const row = await this.#locked(tx, merchantId);
       const current = endpointFromRow(row, this.box);
-      const { endpoint, rotatedAt, unchanged } = await modify({
+      const { endpoint, rotatedAt, unchanged, at = new Date() } = await modify({
         endpoint: current,
         rotationsSince: async (since) =>
           (await tx.secretRotation.findMany({ where: { merchantId, rotatedAt: { gte: since } }, orderBy: { rotatedAt: "asc" }, select: { rotatedAt: true } })).map((r) => r.rotatedAt),
@@ -61,12 +77,16 @@ export class PrismaEndpointStore implements EndpointStore {
       if (unchanged) return endpoint;
       const { id: _id, merchantId: _merchant, createdAt: _created, ...fields } = endpointToRow(endpoint, this.box);
       await tx.webhookEndpoint.update({ where: { id: current.id }, data: fields });
+      if (current.status === "PAUSED" && endpoint.status !== "PAUSED") {
+        droppedHere = await tx.$executeRawUnsafe(DROP_STALE_HELD, current.id, new Date(at.getTime() - HELD_EVENT_MAX_AGE_MS), at);
+      }
       if (endpoint.status !== current.status) await tx.$executeRawUnsafe(HOLD, current.id, endpoint.status === "PAUSED");
       if (rotatedAt) await tx.secretRotation.create({ data: { merchantId, rotatedAt } });
       await announceEndpointChange(tx, merchantId);
       return endpoint;
     });
     this.changed();
+    if (droppedHere > 0) this.dropped(droppedHere);
     return modified;
   }
 
