@@ -181,7 +181,7 @@ describe("media assets through the gateway", () => {
     const deadline = Date.now() + 60_000;
     while (!createdEvent() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
     expect(createdEvent()?.data.timelineMedia).toEqual([evidence(declared.mediaAssetId, 1)]);
-  });
+  }, 120_000); // the webhook alone may take its 60 s above
 
   it("uploads through the SDK, attaches in shape A too, and an attached asset cannot be named again", async () => {
     // Through the SDK, as a merchant would: create and upload in one call.

@@ -119,8 +119,10 @@ describe("a failure explains itself", () => {
       const body = (await res.json()) as { detail?: string };
       // The merchant learns nothing of the cause (no SQL, no table name).
       expect(JSON.stringify(body)).not.toMatch(/shipment_renamed|42P01|does not exist|queryRaw/);
-      const report = failureReport();
       const requestId = res.headers.get("x-request-id")!;
+      // The gateway logs its 500 after answering it, and each process's log reaches its file a
+      // moment later: the report is printed when a test fails, so give the lines that moment.
+      const report = await reportNaming(["gateway", "shipment"]);
       expect(report).toContain(`answered 500, X-Request-Id ${requestId}`);
       // The shipment service logged the cause under the gateway's request id; the gateway its 500.
       expect(report).toMatch(new RegExp(`shipment \\(.artefacts/faults/mesh\\.faults/shipment\\.log\\): \\d+ line\\(s\\) name it[\\s\\S]*unhandled error in RPC handler`));
@@ -129,6 +131,17 @@ describe("a failure explains itself", () => {
     forgetErrorAnswers();
   });
 });
+
+/** The failure report once each of `processes` has a line naming the failed request (at most 10 s), or as it is then. */
+async function reportNaming(processes: readonly string[]): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  let report = failureReport();
+  while (!processes.every((name) => new RegExp(`${name} \\([^)]*\\): \\d+ line\\(s\\) name it`).test(report)) && Date.now() < deadline) {
+    await sleep(200);
+    report = failureReport();
+  }
+  return report;
+}
 
 /** Renames the shipment table for the duration of `fn`: every statement on it fails with 42P01, a bug-shaped failure. */
 async function withShipmentTableRenamed(fn: () => Promise<void>): Promise<void> {

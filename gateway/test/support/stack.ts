@@ -102,7 +102,9 @@ export async function startStack(opts: {
     // Every response of this gateway must be one the OpenAPI document describes.
     validateResponsesFrom(baseUrl, readOpenApiDocument());
 
-    const admin = createPeerClient(MerchantAdminService, merchantService.adminUrl!);
+    // The operator's deadline, not a peer's 5 s: each client's secret is hashed with scrypt, and
+    // two stacks set up at once on a loaded 2-core machine took longer than 5 s for it.
+    const admin = createPeerClient(MerchantAdminService, merchantService.adminUrl!, { timeoutMs: 30_000 });
     const code = `M${randomUUID().slice(0, 6).toUpperCase()}`;
     const { merchant } = await admin.createMerchant({ code, displayName: `${code} Store`, legalName: `${code} Trading LLC` });
     await admin.setMerchantStatus({ merchantCode: code, status: MerchantStatus.ACTIVE });

@@ -7,6 +7,7 @@ import { readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dropDatabase } from "@tawsil/db";
+import pg from "pg";
 import { identityFrom } from "@tawsil/rpc";
 import { TawsilClient } from "@tawsil/sdk";
 import { expect, inject } from "vitest";
@@ -92,6 +93,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       webhook: { WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString("base64"), WEBHOOK_ALLOW_INSECURE_URLS: "true", ...opts.serviceEnv?.webhook },
     },
   });
+  await staffingSettled(databaseUrls.dispatch, mesh.processes.find((p) => p.name === "pricing")!.url);
   // Every response of the gateway, seeding included, must be one the OpenAPI document describes.
   validateResponsesFrom(mesh.gatewayUrl, readOpenApiDocument());
   recordErrorAnswersFrom(mesh.gatewayUrl);
@@ -123,4 +125,32 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
       await Promise.all(SERVICES_WITH_DATABASE.map((s) => dropDatabase(opts.adminUrl, `${prefix}${s}`)));
     },
   };
+}
+
+/**
+ * Ready processes are not yet a consistent mesh: dispatch is ready once it has recorded each
+ * city's staffing in its outbox, and pricing once it has read the staffing topic to its end, which
+ * may be before the relay published this dispatch's records. The lane's broker still holds the
+ * staffing the previous mesh on it published (a compacted topic keyed by city), so until then
+ * pricing answers from another mesh's drivers. Settled: nothing of the topic left unsent in
+ * dispatch's outbox, and pricing ready again (its readiness reads the topic's end offsets anew).
+ */
+async function staffingSettled(dispatchDatabaseUrl: string, pricingUrl: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const db = new pg.Client({ connectionString: dispatchDatabaseUrl });
+  await db.connect();
+  try {
+    const unsent = async () =>
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_event WHERE topic = 'dispatch.city-staffing.v1' AND sent_at IS NULL`)).rows[0]!.n;
+    while ((await unsent()) > 0) {
+      if (Date.now() > deadline) throw new Error("dispatch's city staffing was not published within 60 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await db.end();
+  }
+  while ((await fetch(`${pricingUrl}/readyz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))?.status !== 200) {
+    if (Date.now() > deadline) throw new Error("pricing did not read dispatch's city staffing within 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
