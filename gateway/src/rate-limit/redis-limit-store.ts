@@ -7,8 +7,12 @@ import { RECORD_FAILURE, TAKE_CHAIN } from "./redis-scripts";
 
 /** Every key of the limits starts so: the Redis may be shared with nothing else, but says whose keys these are. */
 const PREFIX = "tawsil:limits:";
-/** A store that timed out is not asked again for this long: a hanging Redis must not cost every request the timeout. */
-const PAUSE_AFTER_TIMEOUT_MS = 1000;
+/**
+ * After a failed or late call, requests no longer wait on the store: a PING in the background,
+ * at most this often, finds when it answers again. So a hanging Redis costs each replica one
+ * deadline per outage, not one per request.
+ */
+const PROBE_INTERVAL_MS = 1000;
 /** At most one warning per this interval, however many requests fall back. */
 const WARN_INTERVAL_MS = 30_000;
 
@@ -55,7 +59,10 @@ export class RedisLimitStore implements LimitStore {
   readonly #args = new WeakMap<Chain, string[]>();
   readonly #errors: Counter;
   readonly #logger: Logger;
-  #pausedUntil = 0;
+  /** False from a failed call until a probe or a new connection says the store answers again. */
+  #answering = true;
+  #probing = false;
+  #lastFailure = 0;
   #lastWarning = -Infinity;
 
   constructor(opts: RedisLimitStoreOptions) {
@@ -79,6 +86,7 @@ export class RedisLimitStore implements LimitStore {
     redis.defineCommand("tawsilTakeChain", { lua: TAKE_CHAIN });
     redis.defineCommand("tawsilRecordFailure", { numberOfKeys: 2, lua: RECORD_FAILURE });
     redis.on("error", (error: Error) => this.#warn(error));
+    redis.on("ready", () => (this.#answering = true));
     this.#redis = redis as Redis & LimitCommands;
   }
 
@@ -143,9 +151,26 @@ export class RedisLimitStore implements LimitStore {
     return [String(redisKeys.length), ...redisKeys, now === undefined ? "" : String(now), ...args];
   }
 
-  /** Connected, and not within the pause after a timeout. */
+  /** Connected, and answering as far as the last call or probe knows; else a probe may start. */
   #usable(): boolean {
-    return this.#redis.status === "ready" && Date.now() >= this.#pausedUntil;
+    if (this.#redis.status !== "ready") return false;
+    if (!this.#answering) this.#probe();
+    return this.#answering;
+  }
+
+  #probe(): void {
+    if (this.#probing || Date.now() - this.#lastFailure < PROBE_INTERVAL_MS) return;
+    this.#probing = true;
+    this.#redis.ping().then(
+      () => {
+        this.#answering = true;
+        this.#probing = false;
+      },
+      () => {
+        this.#lastFailure = Date.now();
+        this.#probing = false;
+      },
+    );
   }
 
   #fallback(chain: Chain, keys: readonly string[], now: number | undefined): Verdict {
@@ -153,10 +178,11 @@ export class RedisLimitStore implements LimitStore {
     return this.#memory.takeNow(chain, keys, now);
   }
 
-  /** A call that failed or timed out: counted, and the store left alone for a moment. */
+  /** A call that failed or timed out: counted, and no request waits on the store until a probe says it answers. */
   #failed(error: unknown): void {
     this.#errors.inc();
-    this.#pausedUntil = Date.now() + PAUSE_AFTER_TIMEOUT_MS;
+    this.#answering = false;
+    this.#lastFailure = Date.now();
     this.#warn(error);
   }
 

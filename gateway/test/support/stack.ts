@@ -12,6 +12,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { createMetrics, createPeerClient } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
+import type { Registry } from "prom-client";
 import { SignJWT, type JWTHeaderParameters, type JWTPayload } from "jose";
 import { importSigningKey, signJwt } from "../../../services/merchant/src/infra/es256";
 import { KeyEncryption } from "../../../services/merchant/src/infra/key-encryption";
@@ -50,7 +51,7 @@ export interface Stack {
    * Another gateway replica in front of the same merchant service, with the first one's settings
    * and `env` over them (a shared RATE_LIMIT_REDIS_URL, say); its base URL. Closed with the stack.
    */
-  addReplica(env?: Record<string, string>): Promise<string>;
+  addReplica(env?: Record<string, string>): Promise<{ baseUrl: string; registry: Registry }>;
   close(): Promise<void>;
 }
 
@@ -103,8 +104,8 @@ export async function startStack(opts: {
       ...opts.gatewayEnv,
       ...behind,
     };
-    const startGateway = async (env: Record<string, string>) => {
-      const app = buildGateway({ config: readConfig({ ...gatewayEnv, ...env }), logger, registry: createMetrics("gateway").registry });
+    const startGateway = async (env: Record<string, string>, registry = createMetrics("gateway").registry) => {
+      const app = buildGateway({ config: readConfig({ ...gatewayEnv, ...env }), logger, registry });
       // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
       app.get("/test/needs-write", { onRequest: app.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
       await app.listen({ host: "127.0.0.1", port: 0 });
@@ -144,10 +145,11 @@ export async function startStack(opts: {
         return header ? new SignJWT(claims).setProtectedHeader(header(key.kid)).sign(key.privateKey) : signJwt(key, claims);
       },
       async addReplica(env = {}) {
-        const replica = await startGateway(env);
+        const { registry } = createMetrics("gateway");
+        const replica = await startGateway(env, registry);
         replicas.push(replica);
         validateResponsesFrom(baseUrlOf(replica), readOpenApiDocument());
-        return baseUrlOf(replica);
+        return { baseUrl: baseUrlOf(replica), registry };
       },
       async close() {
         for (const replica of replicas) await replica.close();

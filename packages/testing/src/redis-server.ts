@@ -17,6 +17,9 @@ export interface RedisServer {
   readonly port: number;
   /** SIGKILL, as a crash would: connections drop without a goodbye. */
   kill(): Promise<void>;
+  /** SIGSTOP: the server holds its connections and answers nothing (a hung Redis) until resume(). */
+  pause(): void;
+  resume(): void;
   /** SIGTERM, and waits for the process to end. */
   stop(): Promise<void>;
 }
@@ -73,7 +76,14 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Re
       child.kill("SIGKILL");
       await ended(child);
     },
+    pause() {
+      child.kill("SIGSTOP");
+    },
+    resume() {
+      child.kill("SIGCONT");
+    },
     async stop() {
+      child.kill("SIGCONT");
       child.kill("SIGTERM");
       await ended(child);
     },
