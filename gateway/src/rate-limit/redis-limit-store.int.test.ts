@@ -6,7 +6,7 @@
  * its own, and also checks the figures the memory unit tests assert, so a common error cannot hide.
  */
 import { createLogger } from "@tawsil/logging";
-import { startRedisServer, type RedisServer } from "@tawsil/testing";
+import { capturedLogger, freePort, startRedisServer, type RedisServer } from "@tawsil/testing";
 import { Redis } from "ioredis";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -209,5 +209,30 @@ describe("the Redis scripts in service", () => {
     expect((await store.take(chain, ["k"])).mayHaveFailures).toBe(true);
     await store.recordSuccess(failures, "k");
     expect((await store.take(chain, ["k"])).mayHaveFailures).toBe(false);
+  });
+});
+
+describe("the Redis store without its Redis", () => {
+  it("answers from this replica's memory at once, counts each request, and warns once per interval", async () => {
+    const { logger, lines } = capturedLogger("limits-test");
+    const errors = new Registry();
+    // Nothing listens there: the connection is refused, and every request falls back.
+    const lonely = new RedisLimitStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 50, logger, registry: errors });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const window = [slidingWindow("fallback", 3, 60)];
+      const started = Date.now();
+      const allowed: boolean[] = [];
+      for (let i = 0; i < 50; i++) allowed.push((await lonely.take(window, ["k"])).decision.allowed);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(allowed).toEqual([true, true, true, ...Array<boolean>(47).fill(false)]);
+      const counted = (await errors.getSingleMetric("gateway_rate_limit_store_errors_total")!.get()).values[0]?.value;
+      expect(counted).toBe(50);
+      const warnings = lines.filter((line) => line.includes("rate-limit store (Redis) unavailable"));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: "warn" });
+    } finally {
+      await lonely.close();
+    }
   });
 });
