@@ -17,6 +17,9 @@ import { accessToken, requestToken, startStack, type Credentials, type Stack } f
 const BURST = 200;
 const TOKEN_PER_MINUTE = 20;
 const PER_CODE = 12;
+/** Per address: above what the other tests send from 127.0.0.1, so only the tests from an X-Forwarded-For address of their own reach them. */
+const TOKEN_PER_ADDRESS = 150;
+const TRACKING_PER_ADDRESS = 100;
 let redis: RedisServer;
 let stack: Stack;
 /** Two replicas sharing the Redis, and two counting in memory (the stack's first gateway and one more). */
@@ -29,7 +32,15 @@ beforeAll(async () => {
     adminUrl: inject("databaseAdminUrl"),
     environment: "sandbox",
     // A bucket that refills slower than the test runs, so what gets through is the burst alone.
-    gatewayEnv: { RATE_LIMIT_BURST: String(BURST), RATE_LIMIT_PER_SECOND: "0.01", TOKEN_RATE_LIMIT_PER_MINUTE: String(TOKEN_PER_MINUTE), PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: String(PER_CODE) },
+    gatewayEnv: {
+      RATE_LIMIT_BURST: String(BURST),
+      RATE_LIMIT_PER_SECOND: "0.01",
+      TOKEN_RATE_LIMIT_PER_MINUTE: String(TOKEN_PER_MINUTE),
+      TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(TOKEN_PER_ADDRESS),
+      PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: String(PER_CODE),
+      PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(TRACKING_PER_ADDRESS),
+      TRUSTED_PROXY_HOPS: "1",
+    },
   });
   // A deadline that a loaded test machine meets: these tests are about sharing, the fallback has its own.
   const withRedis = { RATE_LIMIT_REDIS_URL: redis.url, RATE_LIMIT_REDIS_TIMEOUT_MS: "1000" };
@@ -138,6 +149,44 @@ describe("two gateway replicas sharing one Redis", () => {
     expect(withRedis.slice(PER_CODE).every((s) => s === 429)).toBe(true);
     const inMemory = await read(memory, "M".repeat(43));
     expect(countOf(inMemory, 429)).toBe(PER_CODE);
+  });
+});
+
+describe("two gateway replicas sharing one Redis, per client address", () => {
+  const from = (address: string) => ({ "x-forwarded-for": address });
+
+  it("hold the token endpoint's per-address limit across them; in memory, twice", async () => {
+    // Not a form: counted by the address limit alone, then answered invalid_request.
+    const ask = async (bases: readonly string[], address: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < TOKEN_PER_ADDRESS * 2 + 10; i++) {
+        const res = await fetch(`${bases[i % 2]}/oauth/token`, { method: "POST", headers: { "content-type": "application/json", ...from(address) }, body: "{}" });
+        statuses.push(res.status);
+        if (res.status === 429) expect(res.headers.get("ratelimit-policy")).toBe(`"token-address";q=${TOKEN_PER_ADDRESS};w=60`);
+        await res.arrayBuffer();
+      }
+      return statuses;
+    };
+    const withRedis = await ask(shared.map((r) => r.baseUrl), "203.0.113.77");
+    expect(countOf(withRedis, 400)).toBe(TOKEN_PER_ADDRESS);
+    expect(withRedis.slice(TOKEN_PER_ADDRESS).every((s) => s === 429)).toBe(true);
+    expect(countOf(await ask(memory, "203.0.113.78"), 400)).toBe(TOKEN_PER_ADDRESS * 2);
+  });
+
+  it("hold public tracking's per-address limit across codes across them; in memory, twice", async () => {
+    const read = async (bases: readonly string[], address: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < TRACKING_PER_ADDRESS * 2 + 10; i++) {
+        const code = `${address.replaceAll(".", "")}${String(i).padStart(4, "0")}`.padEnd(43, "x");
+        const res = await fetch(`${bases[i % 2]}/v2/public/tracking/${code}`, { headers: from(address) });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+      }
+      return statuses;
+    };
+    const withRedis = await read(shared.map((r) => r.baseUrl), "198.51.100.7");
+    expect(withRedis.length - countOf(withRedis, 429)).toBe(TRACKING_PER_ADDRESS);
+    expect(countOf(await read(memory, "198.51.100.8"), 429)).toBe(10);
   });
 });
 
