@@ -10,6 +10,8 @@ import net from "node:net";
 import { freePort } from "./free-port";
 
 const CANDIDATES = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"];
+/** `setpriv --pdeathsig KILL` (then exec): the kernel kills the server if the test process dies without stopping it. */
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => existsSync(path));
 const READY_TIMEOUT_MS = 10_000;
 
 export interface RedisServer {
@@ -56,9 +58,9 @@ function ended(child: ChildProcess): Promise<void> {
 /** Starts a Redis on 127.0.0.1 at a free port (or `port`, to start one again where a killed one was). */
 export async function startRedisServer(opts: { port?: number } = {}): Promise<RedisServer> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(redisServerBinary(), ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const serverArgs = [redisServerBinary(), "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"];
+  const [command, ...args] = SETPRIV ? [SETPRIV, "--pdeathsig", "KILL", "--", ...serverArgs] : serverArgs;
+  const child = spawn(command!, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + READY_TIMEOUT_MS;
