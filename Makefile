@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test-images test test-faults image known-service dev dev-reset down tawsil bench clean
+.PHONY: help install kubectl image-size browser redis-server generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables check build test-images test test-faults image known-service dev dev-reset down tawsil bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -66,6 +66,14 @@ browser: ## install Debian's chromium for the page tests when it is missing
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  echo "installing chromium (Debian package)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	fi
+
+# The gateway's shared rate-limit tests start throwaway Redis servers of their own from Debian's
+# redis-server (packages/testing/src/redis-server.ts); nothing runs one for every test.
+redis-server: ## install Debian's redis-server for the gateway's rate-limit tests when it is missing
+	@if [ ! -x /usr/bin/redis-server ]; then \
+	  echo "installing redis-server (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null; \
 	fi
 
 generate: install ## regenerate the protobuf TypeScript (commit the result)
@@ -138,10 +146,10 @@ test-images: install ## set up the tests' container runtime and build their imag
 # The end-to-end tests start the mesh from its bundles. With SERVICE, only that process's unit and
 # integration tests run, on PostgreSQL and, if they ask for it, Kafka (tests/setup/test-needs.ts).
 ifeq ($(SERVICE),)
-test: check build browser kubectl test-images ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
+test: check build browser redis-server kubectl test-images ## the whole suite: static checks, then unit, integration and end-to-end tests (real PostgreSQL and Kafka); SERVICE=<name>: that process's tests alone
 	$(BIN)/vitest run
 else
-test: install known-service test-images
+test: install known-service test-images $(if $(filter gateway,$(SERVICE)),redis-server)
 	TAWSIL_TEST_SCOPE=$(SERVICE_DIR) $(BIN)/vitest run --project unit-and-integration $(SERVICE_DIR)/
 endif
 

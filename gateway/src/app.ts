@@ -20,9 +20,11 @@ import { registerCorrelation } from "./request/correlation";
 import { checkLanguageHeader, languageOf } from "./request/language";
 import { registerRequestMetrics } from "./request/metrics";
 import { requestIdOf, tracedServerFactory } from "./request/tracing";
-import { AuthLockout } from "./rate-limit/lockout";
-import { SlidingWindow } from "./rate-limit/sliding-window";
+import { MemoryLimitStore, type LimitStore } from "./rate-limit/limit-store";
+import { lockout, slidingWindow, tokenBucket } from "./rate-limit/limits";
+import { RedisLimitStore } from "./rate-limit/redis-limit-store";
 import { TokenBuckets } from "./rate-limit/token-bucket";
+import { publicTrackingLimits } from "./tracking/public-limits";
 import { registerJwks } from "./routes/jwks";
 import { registerOpenApi } from "./routes/openapi";
 import { registerMe } from "./routes/me";
@@ -62,6 +64,17 @@ export interface GatewayDeps {
  * shorter (a uuid, a 43-character tracking code); a longer one is refused as a malformed parameter.
  */
 const MAX_PATH_PARAMETER_LENGTH = 100;
+
+/**
+ * Where the limits of decisions.md section 14 are counted: a Redis the replicas share, so each
+ * holds for the deployment (required in production), else this replica's memory (make dev, one
+ * gateway). Readiness does not depend on it: without Redis each replica limits from its memory.
+ */
+function limitStore(deps: GatewayDeps): LimitStore {
+  const url = deps.config.RATE_LIMIT_REDIS_URL;
+  if (!url) return new MemoryLimitStore();
+  return new RedisLimitStore({ url, timeoutMs: deps.config.RATE_LIMIT_REDIS_TIMEOUT_MS, logger: deps.logger, registry: deps.registry });
+}
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config } = deps;
@@ -131,26 +144,33 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerProbeRoutes(app, gatewayReadiness(keys, health.statuses));
   const revocations = deps.revocations ?? new Revocations(0);
   const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS }, revocations);
-  const perClient = new TokenBuckets(config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND);
-  const guard = (scope?: Scope) => [authenticate(verifier, scope), limitPerClient(perClient)];
+  const limits = limitStore(deps);
+  app.addHook("onClose", async () => limits.close());
+  const perClient = limitPerClient(limits, tokenBucket("client", config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND));
+  const guard = (scope?: Scope) => [authenticate(verifier, scope), perClient];
   app.decorate("guard", guard);
 
   registerTokenEndpoint(app, {
     merchant: peers.merchant,
-    perAddress: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
+    store: limits,
+    perAddress: slidingWindow("token-address", config.TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
     global: new TokenBuckets(config.TOKEN_GLOBAL_BURST, config.TOKEN_GLOBAL_RATE_PER_SECOND),
-    perClient: new SlidingWindow(config.TOKEN_RATE_LIMIT_PER_MINUTE, 60),
-    lockout: new AuthLockout(config.AUTH_FAILURES_BEFORE_LOCKOUT, 60, config.AUTH_LOCKOUT_SECONDS),
-    lockoutPolicy: { quota: config.AUTH_FAILURES_BEFORE_LOCKOUT, windowSeconds: 60 },
+    perClient: slidingWindow("token", config.TOKEN_RATE_LIMIT_PER_MINUTE, 60),
+    lockout: lockout("auth-failures", config.AUTH_FAILURES_BEFORE_LOCKOUT, 60, config.AUTH_LOCKOUT_SECONDS),
   });
   registerJwks(app, keys);
   registerMe(app, peers.merchant);
   registerPriceEstimates(app, peers.pricing);
   registerShipments(app, peers.shipment);
-  registerTracking(app, peers.tracking, {
-    perAddress: new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
-    perCode: new SlidingWindow(config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60),
-  });
+  registerTracking(
+    app,
+    peers.tracking,
+    publicTrackingLimits(
+      limits,
+      slidingWindow("tracking-address", config.PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE, 60),
+      slidingWindow("tracking-link", config.PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE, 60),
+    ),
+  );
   registerWebhook(app, peers.webhook);
   registerMediaAssets(app, peers.mediaAssets, {
     links: new DownloadLinks({ baseUrl: config.PUBLIC_BASE_URL, key: config.MEDIA_DOWNLOAD_SECRET, ttlSeconds: config.MEDIA_DOWNLOAD_TTL_SECONDS }),

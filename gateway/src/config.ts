@@ -60,6 +60,14 @@ export const schema = commonEnv
   AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
   /** How long a locked client id stays locked. */
   AUTH_LOCKOUT_SECONDS: z.coerce.number().int().positive().default(60),
+  /**
+   * The Redis the gateway replicas share for their limits (redis:// or rediss://; a Secret), so each
+   * limit holds for the deployment, not per replica (decisions.md section 14). Unset: each replica
+   * counts in its own memory (make dev, a single gateway). Required when TAWSIL_ENVIRONMENT is production.
+   */
+  RATE_LIMIT_REDIS_URL: z.string().regex(/^rediss?:\/\/./, "expected a redis:// or rediss:// URL").optional(),
+  /** Deadline of one limits call to that Redis; past it (or while it is unreachable) the request is limited by the replica's own memory, never refused or held. */
+  RATE_LIMIT_REDIS_TIMEOUT_MS: z.coerce.number().int().min(5).max(1000).default(50),
   /** Public tracking (JSON and the customer page together): requests per minute per tracking code. */
   PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** Public tracking (JSON and the customer page together): requests per minute per client address, across codes, unknown codes included. */
@@ -91,6 +99,10 @@ export function readConfig(env: Record<string, string | undefined>): GatewayConf
   const config = loadConfig(schema, env);
   // The replicas must verify each other's download URLs: one key for all of them.
   if (config.NODE_ENV === "production" && !config.MEDIA_DOWNLOAD_SECRET) throw new Error("MEDIA_DOWNLOAD_SECRET is required when NODE_ENV is production");
+  // Without it every replica counts alone, and production's limits would multiply with the HPA.
+  if (config.TAWSIL_ENVIRONMENT === "production" && !config.RATE_LIMIT_REDIS_URL) {
+    throw new Error("RATE_LIMIT_REDIS_URL is required when TAWSIL_ENVIRONMENT is production: the replicas share their rate limits there (decisions.md section 14)");
+  }
   return Object.freeze({ ...config, TOKEN_ISSUER: config.TOKEN_ISSUER ?? DEFAULT_ISSUERS[config.TAWSIL_ENVIRONMENT] });
 }
 

@@ -17,9 +17,9 @@ const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
 const readmeOf = (name: ProcessName) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
 const runbookHeadings = (readme: string) => [...readme.matchAll(/^### (\w+)$/gm)].map((m) => m[1] as string);
 
-/** Metrics our processes export: the RPC histogram, the gateway's HTTP histogram and revocation feed, the outbox relay's lag and the webhook's deliveries. */
+/** Metrics our processes export: the RPC histogram, the gateway's HTTP histogram, revocation feed and rate-limit store errors, the outbox relay's lag and the webhook's deliveries. */
 const OWN_METRICS = [
-  ...["packages/rpc/src/metrics.ts", "gateway/src/request/metrics.ts", "gateway/src/consumers/access-revocations.ts", "services/webhook/src/infra/metrics.ts"].flatMap((file) =>
+  ...["packages/rpc/src/metrics.ts", "gateway/src/request/metrics.ts", "gateway/src/consumers/access-revocations.ts", "gateway/src/rate-limit/redis-limit-store.ts", "services/webhook/src/infra/metrics.ts"].flatMap((file) =>
     [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/name: "(\w+)"/g)].map((m) => m[1] as string)),
   ...[...readFileSync(path.join(ROOT, "packages/events/src/outbox-lag.ts"), "utf8").matchAll(/OUTBOX_LAG_METRIC = "(\w+)"/g)].map((m) => m[1] as string),
   ...[...readFileSync(path.join(ROOT, "packages/events/src/idempotent-consumer.ts"), "utf8").matchAll(/PARKED_EVENTS_METRIC = "(\w+)"/g)].map((m) => m[1] as string),

@@ -67,6 +67,7 @@ export const FAKE_SECRET_VALUES: Record<string, string> = {
   S3_ACCESS_KEY_ID: "AKIAEXAMPLEEXAMPLE00",
   S3_SECRET_ACCESS_KEY: "not-a-secret-access-key",
   MEDIA_DOWNLOAD_SECRET: Buffer.alloc(32, 11).toString("base64"),
+  RATE_LIMIT_REDIS_URL: "rediss://:not-a-password@redis.invalid:6379",
 };
 
 export function sourceDir(name: ProcessName): string {
@@ -88,9 +89,9 @@ export function configKeys(name: ProcessName): Set<string> {
   return new Set([...keysIn(configSource(name)), ...keysIn(common)]);
 }
 
-/** Settings that are credentials: the database url, any key, key id, secret or password of its own, and its identity key. */
+/** Settings that are credentials: the database url, a Redis url (it carries the password), any key, key id, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
-  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|_KEY_ID$|SECRET|PASSWORD)/.test(key));
+  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|_KEY_ID$|SECRET|PASSWORD|REDIS_URL$)/.test(key));
   return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, IDENTITY_KEY].sort();
 }
 

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROCESSES, SERVICES_WITH_MIGRATIONS, callsOf, find, ofKind, usesDatabase, usesKafka, workload } from "./facts";
+import { PROCESSES, SERVICES_WITH_MIGRATIONS, callsOf, configKeys, find, ofKind, usesDatabase, usesKafka, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 import type { NetworkPolicySpec } from "./manifest-types";
 import { allowed, type Endpoint } from "./network-model";
@@ -85,6 +85,14 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     expect(allowed(policies, { from: server(name), to: postgres, port: 5432 }), "PostgreSQL").toBe(usesDatabase(name));
     expect(allowed(policies, { from: server(name), to: broker, port: 9092 }), "Kafka").toBe(usesKafka(name));
     expect(allowed(policies, { from: server(name), to: broker, port: 9093 }), "the controller port").toBe(false);
+  });
+
+  it.each(PROCESSES)("open the rate limits' Redis to %s exactly when its config.ts reads it, on its port only", (name) => {
+    const redis = external("10.60.0.9");
+    const readsRedis = configKeys(name).has("RATE_LIMIT_REDIS_URL");
+    expect(readsRedis).toBe(name === "gateway");
+    expect(allowed(policies, { from: server(name), to: redis, port: 6379 })).toBe(readsRedis);
+    expect(allowed(policies, { from: server(name), to: redis, port: 6380 })).toBe(false);
   });
 
   it.each([...PROCESSES, "a stranger pod"])("let %s resolve names through kube-dns or a node-local cache", (name) => {

@@ -5,9 +5,9 @@ import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_
 import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
 import { SCOPES } from "../auth/principal";
 import { reasonOf } from "../problem/from-connect";
-import type { AuthLockout } from "../rate-limit/lockout";
+import type { Chain, LimitStore } from "../rate-limit/limit-store";
+import { policyOf, type LockoutLimit, type SlidingWindowLimit } from "../rate-limit/limits";
 import { rateLimited } from "../rate-limit/rate-limited";
-import type { SlidingWindow } from "../rate-limit/sliding-window";
 import type { TokenBuckets } from "../rate-limit/token-bucket";
 import { clientCredentials } from "./oauth-credentials";
 import { resource } from "./route-table";
@@ -20,13 +20,17 @@ const KNOWN_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 
 export interface TokenEndpointDeps {
   readonly merchant: Client<typeof MerchantService>;
+  /** Where the deployment's limits below are counted (shared by the replicas, or this one's memory). */
+  readonly store: LimitStore;
   /** Every token request of one client address, malformed ones included. */
-  readonly perAddress: SlidingWindow;
-  /** The requests this replica passes to the merchant service, all clients together. */
+  readonly perAddress: SlidingWindowLimit;
+  /**
+   * The requests this replica passes to the merchant service, all clients together: in this
+   * replica's memory on purpose, as it guards the merchant service's capacity per caller.
+   */
   readonly global: TokenBuckets;
-  readonly perClient: SlidingWindow;
-  readonly lockout: AuthLockout;
-  readonly lockoutPolicy: { quota: number; windowSeconds: number };
+  readonly perClient: SlidingWindowLimit;
+  readonly lockout: LockoutLimit;
 }
 
 /** RFC 6749 section 5.2 error body; 401 for client authentication failures with a Basic challenge. */
@@ -55,29 +59,42 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: TokenEndpointD
   });
 }
 
-/** The grant itself: syntax, throttles, then the merchant service authenticates and signs. */
+/** The answer a request's syntax gets before any throttle but the per-address one, or its credentials. */
+type Parsed =
+  | { readonly kind: "answer"; readonly error: OAuthError; readonly description: string }
+  | { readonly kind: "credentials"; readonly params: URLSearchParams; readonly clientId: string; readonly clientSecret: string };
+
+function parseTokenRequest(contentTypeHeader: string | undefined, body: unknown, authorization: string | undefined): Parsed {
+  const contentType = contentTypeHeader?.split(";", 1)[0]?.trim().toLowerCase();
+  if (contentType !== FORM || typeof body !== "string") return { kind: "answer", error: "invalid_request", description: `Send the parameters as ${FORM}.` };
+  const params = new URLSearchParams(body);
+  const repeated = SINGLE_VALUED.find((name) => params.getAll(name).length > 1);
+  if (repeated) return { kind: "answer", error: "invalid_request", description: `The parameter ${repeated} is repeated.` };
+  const credentials = clientCredentials(authorization, params);
+  if (credentials.kind === "conflict") return { kind: "answer", error: "invalid_request", description: credentials.reason };
+  if (credentials.kind === "none") return { kind: "answer", error: "invalid_client", description: "Client authentication failed." };
+  return { kind: "credentials", params, clientId: credentials.clientId, clientSecret: credentials.clientSecret };
+}
+
+/**
+ * The grant itself: syntax, throttles, then the merchant service authenticates and signs. The
+ * request's syntax is read first (it costs nothing), so that its limits are asked in one call to
+ * the store: the per-address limit, then, when it names a client, the lockout and the per-client
+ * limit. The answers keep their order: a refusal by the address limit comes before any syntax error.
+ */
 function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
-  const { perAddress, global } = deps;
+  const { store, perAddress, perClient, lockout, global } = deps;
+  const addressOnly: Chain = [perAddress];
+  const addressAndClient: Chain = [perAddress, lockout, perClient];
   return async (request, reply) => {
     void reply.header("cache-control", "no-store").header("pragma", "no-cache");
-    const fromAddress = perAddress.take(request.ip);
-    if (!fromAddress.allowed) throw rateLimited({ name: "token-address", quota: perAddress.limit, windowSeconds: perAddress.windowSeconds }, fromAddress);
-    const contentType = request.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase();
-    if (contentType !== FORM || typeof request.body !== "string") {
-      return oauthError(reply, "invalid_request", `Send the parameters as ${FORM}.`);
-    }
-    const params = new URLSearchParams(request.body);
-    const repeated = SINGLE_VALUED.find((name) => params.getAll(name).length > 1);
-    if (repeated) return oauthError(reply, "invalid_request", `The parameter ${repeated} is repeated.`);
-
-    const credentials = clientCredentials(request.headers.authorization, params);
-    if (credentials.kind === "conflict") return oauthError(reply, "invalid_request", credentials.reason);
-    if (credentials.kind === "none") return oauthError(reply, "invalid_client", "Client authentication failed.");
-    const { clientId, clientSecret } = credentials;
-    const lockedFor = deps.lockout.lockedFor(clientId);
-    if (lockedFor > 0) throw rateLimited({ name: "auth-failures", ...deps.lockoutPolicy }, { retryAfterSeconds: lockedFor, remaining: 0 });
-    const decision = deps.perClient.take(clientId);
-    if (!decision.allowed) throw rateLimited({ name: "token", quota: deps.perClient.limit, windowSeconds: deps.perClient.windowSeconds }, decision);
+    const parsed = parseTokenRequest(request.headers["content-type"], request.body, request.headers.authorization);
+    const verdict =
+      parsed.kind === "credentials" ? await store.take(addressAndClient, [request.ip, parsed.clientId, parsed.clientId]) : await store.take(addressOnly, [request.ip]);
+    if (verdict.refusedBy === perAddress) throw rateLimited(policyOf(perAddress), verdict.decision);
+    if (parsed.kind === "answer") return oauthError(reply, parsed.error, parsed.description);
+    if (verdict.refusedBy) throw rateLimited(policyOf(verdict.refusedBy), verdict.decision);
+    const { params, clientId, clientSecret } = parsed;
 
     const grantType = params.get("grant_type");
     if (!grantType) return oauthError(reply, "invalid_request", "The parameter grant_type is required.");
@@ -90,7 +107,7 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     // its lockout) included, without asking the merchant service: its shape says nothing a caller
     // could not know.
     if (!isWellFormedClientId(clientId)) {
-      deps.lockout.recordFailure(clientId);
+      await store.recordFailure(lockout, clientId);
       return oauthError(reply, "invalid_client", "Client authentication failed.");
     }
     // Last, so that only requests the merchant service would really work on spend the shared budget.
@@ -98,7 +115,8 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
     if (!shared.allowed) throw rateLimited({ name: "token-global", quota: global.capacity, windowSeconds: Math.max(1, Math.round(global.capacity / global.perSecond)) }, shared);
     try {
       const token = await deps.merchant.issueAccessToken({ clientId, clientSecret, scopes: requested });
-      deps.lockout.recordSuccess(clientId);
+      // Only when there may be failures to forget: a success costs the shared store no second call.
+      if (verdict.mayHaveFailures) await store.recordSuccess(lockout, clientId);
       return reply.code(200).send({
         access_token: token.accessToken,
         token_type: "Bearer",
@@ -109,7 +127,7 @@ function issueToken(deps: TokenEndpointDeps): RouteHandlerMethod {
       if (!(error instanceof ConnectError)) throw error;
       const reason = reasonOf(error);
       if (error.code === Code.Unauthenticated && reason === "INVALID_CLIENT") {
-        deps.lockout.recordFailure(clientId);
+        await store.recordFailure(lockout, clientId);
         return oauthError(reply, "invalid_client", "Client authentication failed.");
       }
       if (error.code === Code.InvalidArgument && reason === "INVALID_SCOPE") {

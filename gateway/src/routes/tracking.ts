@@ -34,7 +34,7 @@ export function registerTracking(app: FastifyInstance, tracking: Client<typeof T
     GET: {
       handler: async (request, reply) => {
         const code = trackingCodeOf(request);
-        const refusal = takePublicRead(limits, request, code);
+        const refusal = await takePublicRead(limits, request, code);
         if (refusal) throw rateLimited(refusal.policy, refusal.decision);
         const answer = await tracking.getPublicTracking({ code });
         void reply.header("cache-control", "no-store");

@@ -79,7 +79,7 @@ export function registerTrackingPage(app: FastifyInstance, tracking: Client<type
     const fail = (kind: ErrorPage, headers: Record<string, string> = {}) => sendHtml(reply, PAGE_STATUS[kind], lang, errorPage(kind, lang), headers);
     const code = (request.params as { code?: string }).code ?? "";
     if (!CODE.test(code)) return fail("notFound");
-    const refusal = takePublicRead(limits, request, code);
+    const refusal = await takePublicRead(limits, request, code);
     if (refusal) return fail("busy", rateLimitHeaders(refusal.policy, refusal.decision));
     try {
       return sendHtml(reply, 200, lang, trackingPage(await tracking.getPublicTracking({ code }), lang));

@@ -12,6 +12,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { createMetrics, createPeerClient } from "@tawsil/rpc";
 import type { FastifyInstance } from "fastify";
+import type { Registry } from "prom-client";
 import { SignJWT, type JWTHeaderParameters, type JWTPayload } from "jose";
 import { importSigningKey, signJwt } from "../../../services/merchant/src/infra/es256";
 import { KeyEncryption } from "../../../services/merchant/src/infra/key-encryption";
@@ -22,7 +23,7 @@ import { startMerchantService, type RunningMerchantService } from "../../../serv
 import { buildGateway } from "../../src/app";
 import { readConfig, SERVICES } from "../../src/config";
 import { readOpenApiDocument } from "../../src/openapi/document";
-import { validateResponsesFrom } from "@tawsil/testing";
+import { startRedisServer, validateResponsesFrom, type RedisServer } from "@tawsil/testing";
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../services/merchant/prisma/migrations");
 
@@ -46,6 +47,11 @@ export interface Stack {
    * `header` replaces the issuer's protected header `{alg, kid, typ}` when given.
    */
   signWithIssuerKey(claims: JWTPayload, header?: (kid: string) => JWTHeaderParameters): Promise<string>;
+  /**
+   * Another gateway replica in front of the same merchant service, with the first one's settings
+   * and `env` over them (a shared RATE_LIMIT_REDIS_URL, say); its base URL. Closed with the stack.
+   */
+  addReplica(env?: Record<string, string>): Promise<{ baseUrl: string; registry: Registry }>;
   close(): Promise<void>;
 }
 
@@ -76,11 +82,15 @@ export async function startStack(opts: {
   });
   let merchantService: RunningMerchantService | undefined;
   let gateway: FastifyInstance | undefined;
+  const replicas: FastifyInstance[] = [];
+  // Production requires the replicas' shared limits store: a Redis of the stack's own.
+  let redis: RedisServer | undefined;
   const keysDb = openDatabase(PrismaClient, { url, maxConnections: 2, logger });
   try {
     merchantService = await startMerchantService(merchantConfig, logger);
     const behind = (await opts.behindGateway?.(merchantService.url)) ?? {};
-    const config = readConfig({
+    if (opts.environment === "production" && !opts.gatewayEnv?.RATE_LIMIT_REDIS_URL) redis = await startRedisServer();
+    const gatewayEnv = {
       PORT: "0",
       TAWSIL_ENVIRONMENT: opts.environment,
       PUBLIC_BASE_URL: "https://api.tawsil.test",
@@ -90,15 +100,20 @@ export async function startStack(opts: {
       TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "10000",
       // Only the merchant service is needed for authentication; the others are never called here.
       ...Object.fromEntries(SERVICES.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, s === "merchant" ? merchantService!.url : "http://127.0.0.1:9"])),
+      ...(redis ? { RATE_LIMIT_REDIS_URL: redis.url } : {}),
       ...opts.gatewayEnv,
       ...behind,
-    });
-    gateway = buildGateway({ config, logger, registry: createMetrics("gateway").registry });
-    // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
-    gateway.get("/test/needs-write", { onRequest: gateway.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
-    await gateway.listen({ host: "127.0.0.1", port: 0 });
-
-    const baseUrl = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
+    };
+    const startGateway = async (env: Record<string, string>, registry = createMetrics("gateway").registry) => {
+      const app = buildGateway({ config: readConfig({ ...gatewayEnv, ...env }), logger, registry });
+      // A scoped operation of the real guard, before the issues that bring scoped routes of their own.
+      app.get("/test/needs-write", { onRequest: app.guard("shipments:write") }, async (request) => ({ merchantId: request.principal?.merchantId }));
+      await app.listen({ host: "127.0.0.1", port: 0 });
+      return app;
+    };
+    gateway = await startGateway({});
+    const baseUrlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const baseUrl = baseUrlOf(gateway);
     // Every response of this gateway must be one the OpenAPI document describes.
     validateResponsesFrom(baseUrl, readOpenApiDocument());
 
@@ -117,7 +132,7 @@ export async function startStack(opts: {
     const disabled = await client(["shipments:read"]);
     await admin.setClientEnabled({ clientId: disabled.clientId, enabled: false });
 
-    const running = { merchantService, gateway };
+    const running = { merchantService, gateway, redis };
     return {
       baseUrl,
       merchantMetricsUrl: `${merchantService.metricsUrl}/metrics`,
@@ -131,8 +146,17 @@ export async function startStack(opts: {
         const key = await importSigningKey(row.kid, new KeyEncryption(merchantConfig.SIGNING_KEY_ENCRYPTION_KEY).open(row.privateKeyEncrypted, row.kid));
         return header ? new SignJWT(claims).setProtectedHeader(header(key.kid)).sign(key.privateKey) : signJwt(key, claims);
       },
+      async addReplica(env = {}) {
+        const { registry } = createMetrics("gateway");
+        const replica = await startGateway(env, registry);
+        replicas.push(replica);
+        validateResponsesFrom(baseUrlOf(replica), readOpenApiDocument());
+        return { baseUrl: baseUrlOf(replica), registry };
+      },
       async close() {
+        for (const replica of replicas) await replica.close();
         await running.gateway.close();
+        await running.redis?.stop();
         await running.merchantService.close();
         await keysDb.close();
         await dropDatabase(opts.adminUrl, dbName);
@@ -140,6 +164,7 @@ export async function startStack(opts: {
     };
   } catch (error) {
     await gateway?.close();
+    await redis?.stop();
     await merchantService?.close();
     await keysDb.close();
     await dropDatabase(opts.adminUrl, dbName);
