@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** An asset created at `createdAt` (24 h retention) with its bytes stored. */
 async function storedAsset(createdAt: Date): Promise<string> {
-  const asset = declaredAsset({ id: randomUUID(), merchantId: randomUUID(), purpose: "SHIPMENT_CREATION_EVIDENCE", contentType: "application/pdf", sizeBytes: 8, now: createdAt, retentionMs: 24 * HOUR });
+  const asset = declaredAsset({ id: randomUUID(), owner: { kind: "merchant", id: randomUUID() }, purpose: "SHIPMENT_CREATION_EVIDENCE", contentType: "application/pdf", sizeBytes: 8, now: createdAt, retentionMs: 24 * HOUR });
   await store.insert(asset);
   await putObject(objectKeyOf(asset.id));
   return asset.id;

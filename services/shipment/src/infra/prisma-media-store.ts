@@ -10,6 +10,7 @@ function assetOf(row: MediaRow): MediaAsset {
   return {
     id: row.id,
     merchantId: row.merchantId,
+    driverId: row.driverId,
     purpose: row.purpose,
     contentType: row.contentType as MediaContentType,
     sizeBytes: row.sizeBytes,
@@ -30,6 +31,7 @@ export class PrismaMediaStore implements MediaAssetStore {
       data: {
         id: asset.id,
         merchantId: asset.merchantId,
+        driverId: asset.driverId,
         purpose: asset.purpose,
         contentType: asset.contentType,
         sizeBytes: asset.sizeBytes,

@@ -4,7 +4,8 @@ import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
 import type { Position } from "../domain/cursor";
 import { DuplicateReferenceError, ShipmentValidationError } from "../domain/errors";
-import { unattachedViolations } from "../domain/media-asset";
+import { DRIVER_MEDIA_PURPOSES, unattachedViolations } from "../domain/media-asset";
+import type { EvidenceAsset, PinLock } from "../domain/proof-of-delivery";
 import { isTerminal, type ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
@@ -202,5 +203,25 @@ class PrismaShipmentTx implements ShipmentTx {
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
     await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
+  }
+
+  async pinLock(shipmentId: string): Promise<PinLock> {
+    const row = await this.tx.shipment.findUnique({ where: { id: shipmentId }, select: { deliveryPinFailures: true, deliveryPinLockedUntil: true } });
+    return { failures: row?.deliveryPinFailures ?? 0, lockedUntil: row?.deliveryPinLockedUntil ?? null };
+  }
+
+  async savePinLock(shipmentId: string, lock: PinLock): Promise<void> {
+    await this.tx.shipment.update({ where: { id: shipmentId }, data: { deliveryPinFailures: lock.failures, deliveryPinLockedUntil: lock.lockedUntil } });
+  }
+
+  async attachDriverEvidence(input: { shipmentId: string; driverId: string; ids: readonly string[]; firstSortOrder: number }): Promise<EvidenceAsset[]> {
+    if (input.ids.length === 0) return [];
+    const ids = input.ids.map((id) => id.toLowerCase());
+    return this.tx.$queryRaw<EvidenceAsset[]>`
+      UPDATE media_asset m SET shipment_id = ${input.shipmentId}::uuid, sort_order = ${input.firstSortOrder}::int + v.ord::int - 1
+      FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v(id, ord)
+      WHERE m.id = v.id AND m.driver_id = ${input.driverId}::uuid AND m.status = 'READY' AND m.shipment_id IS NULL
+        AND m.purpose = ANY(${[...DRIVER_MEDIA_PURPOSES]}::text[])
+      RETURNING m.id::text AS id, m.purpose AS purpose`;
   }
 }
