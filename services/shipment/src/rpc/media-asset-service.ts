@@ -2,16 +2,20 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
 import type { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
-import { withDomainErrors } from "@tawsil/rpc";
-import { ValidationError } from "@tawsil/errors";
+import { currentCaller, withDomainErrors } from "@tawsil/rpc";
+import { PermissionDeniedError, ValidationError } from "@tawsil/errors";
 import type { MediaAssets } from "../app/media-assets";
 import { isUuid, type MediaOwner } from "../domain/media-asset";
 import { shipmentErrorDetails } from "./domain-errors";
 import { mediaAssetToProto } from "./media-asset-message";
 
-/** Exactly one of merchant_id and driver_id names the owner. */
+/**
+ * Exactly one of merchant_id and driver_id names the owner. Dispatch (the sandbox fleet's drivers)
+ * may act for drivers only, never for a merchant.
+ */
 function ownerFromRequest(req: { merchantId: string; driverId: string }): MediaOwner {
   if ((req.merchantId === "") === (req.driverId === "")) throw new ValidationError("merchant_id", "exactly one of merchant_id and driver_id is required");
+  if (req.merchantId !== "" && currentCaller() === "dispatch") throw new PermissionDeniedError("ACCESS_DENIED", "dispatch acts for drivers only");
   if (req.driverId !== "" && !isUuid(req.driverId)) throw new ValidationError("driver_id", "must be a uuid");
   return req.driverId !== "" ? { kind: "driver", id: req.driverId.toLowerCase() } : { kind: "merchant", id: req.merchantId };
 }
