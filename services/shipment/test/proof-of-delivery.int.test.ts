@@ -84,6 +84,9 @@ describe("the delivery PIN", () => {
     expect(await stateOf(id)).toBe("OUT_FOR_DELIVERY");
     const { shipment } = await deliver(id, { deliveryPin: pin });
     expect(shipment?.state).toBe(ShipmentState.DELIVERED);
+    // The service logs at debug here, refusals included: the PIN is in none of its lines.
+    expect(stack.logLines.length).toBeGreaterThan(0);
+    expect(stack.logLines.filter((line) => line.includes(`"${pin}"`) || line.includes(`"${otherPin(pin)}"`))).toEqual([]);
   });
 
   it("holds DELIVERED for 10 minutes after 5 wrong PINs sent at once, each counted exactly once", async () => {
