@@ -900,7 +900,8 @@ export const RequestShapeSchema: GenEnum<RequestShape> = /*@__PURE__*/
  * NotFound SHIPMENT_NOT_FOUND; PermissionDenied ACCESS_DENIED (another merchant's shipment) or
  * MERCHANT_NOT_ACTIVE; InvalidArgument VALIDATION_FAILED (with FieldViolations) or INVALID_CURSOR;
  * FailedPrecondition OUTSIDE_COVERAGE, CITY_MISMATCH, NO_ELIGIBLE_SERVICE, UNSUPPORTED_CURRENCY,
- * IDEMPOTENCY_KEY_REUSED, SHIPMENT_ALREADY_ASSIGNED, SHIPMENT_NOT_CANCELLABLE; AlreadyExists
+ * IDEMPOTENCY_KEY_REUSED, SHIPMENT_ALREADY_ASSIGNED, SHIPMENT_NOT_CANCELLABLE, DELIVERY_PIN_LOCKED
+ * (with a RetryDelay), SANDBOX_ONLY; AlreadyExists
  * DUPLICATE_REFERENCE; Aborted IDEMPOTENCY_KEY_IN_USE; Unavailable when a peer is down.
  *
  * @generated from service tawsil.shipment.v1.ShipmentService
