@@ -62,6 +62,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
     timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
     trackingLink: (shipmentId) => trackingLinkOf(config.PUBLIC_BASE_URL, config.TRACKING_LINK_SECRET, shipmentId),
+    attachedMediaRetentionMs: config.MEDIA_ATTACHED_RETENTION_DAYS * 24 * 3600_000,
   });
   const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
   const identity = processIdentity("shipment", config, logger, CALLERS);

@@ -171,6 +171,13 @@ describe("evidence and cash", () => {
     });
     const [attached] = await query<{ count: number }>(stack.databaseUrl, "SELECT count(*)::int AS count FROM media_asset WHERE id = $1::uuid AND shipment_id = $2::uuid", signature, id);
     expect(attached?.count).toBe(1);
+    // Attached to a shipment that ended, the evidence lives 180 days more (decisions.md section 18).
+    const kept = await query<{ days: number }>(
+      stack.databaseUrl,
+      "SELECT extract(epoch FROM m.purge_after - s.terminal_at)::float8 / 86400 AS days FROM media_asset m JOIN shipment s ON s.id = m.shipment_id WHERE s.id = $1::uuid",
+      id,
+    );
+    expect(kept).toEqual([{ days: 180 }, { days: 180 }]);
   });
 
   it("refuses a COD delivery whose cash collected is missing or differs from the COD amount, and delivers with the amount", async () => {

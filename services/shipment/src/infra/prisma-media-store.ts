@@ -75,6 +75,24 @@ export class PrismaMediaStore implements MediaAssetStore {
     );
   }
 
+  deletePurgeableBatch(now: Date, limit: number, removeBytes: (ids: readonly string[]) => Promise<void>): Promise<number> {
+    return withTransaction(
+      this.db,
+      async (tx) => {
+        const rows = await tx.$queryRaw<{ id: string }[]>`
+          SELECT id::text AS id FROM media_asset
+          WHERE purge_after IS NOT NULL AND purge_after <= ${now}::timestamptz
+          ORDER BY purge_after LIMIT ${limit}::int FOR UPDATE SKIP LOCKED`;
+        if (rows.length === 0) return 0;
+        const ids = rows.map((r) => r.id);
+        await removeBytes(ids);
+        const { count } = await tx.mediaAsset.deleteMany({ where: { id: { in: ids } } });
+        return count;
+      },
+      BATCH_TRANSACTION,
+    );
+  }
+
   async existing(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db.mediaAsset.findMany({ where: { id: { in: [...ids] } }, select: { id: true } });

@@ -29,6 +29,8 @@ export interface StoreOptions {
   readonly timeoutMs: number;
   /** A shipment's tracking link: its code's SHA-256 is stored with the row; both go in every event. */
   readonly trackingLink: (shipmentId: string) => TrackingLink;
+  /** How long attached media outlive their shipment's terminal state (decisions.md section 18). */
+  readonly attachedMediaRetentionMs: number;
 }
 
 /** Shipments, their items, idempotency records and the outbox, in the service's own database. */
@@ -39,7 +41,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink, this.options.attachedMediaRetentionMs)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -157,6 +159,7 @@ class PrismaShipmentTx implements ShipmentTx {
   constructor(
     private readonly tx: Tx,
     private readonly trackingLink: (shipmentId: string) => TrackingLink,
+    private readonly attachedMediaRetentionMs: number,
   ) {}
 
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
@@ -202,6 +205,10 @@ class PrismaShipmentTx implements ShipmentTx {
       data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode, ...(isTerminal(shipment.state) ? { terminalAt: at } : {}) },
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
+    // Its media (the merchant's and the driver's evidence, attached above in a delivery) now have a bounded life.
+    if (isTerminal(shipment.state)) {
+      await this.tx.mediaAsset.updateMany({ where: { shipmentId: shipment.id }, data: { purgeAfter: new Date(at.getTime() + this.attachedMediaRetentionMs) } });
+    }
     await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
   }
 
