@@ -27,6 +27,7 @@ export const PROBLEMS = {
   SHIPMENT_NOT_CANCELLABLE: { status: 409, title: { en: "Shipment not cancellable", ar: "لا يمكن إلغاء الشحنة" } },
   DUPLICATE_REFERENCE: { status: 409, title: { en: "Duplicate reference", ar: "المرجع مكرر" } },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: { en: "Idempotency key in use", ar: "مفتاح عدم التكرار قيد الاستخدام" } },
+  DELIVERY_PIN_LOCKED: { status: 409, title: { en: "Delivery PIN locked", ar: "رمز التسليم مقفل" } },
   WEBHOOK_ALREADY_EXISTS: { status: 409, title: { en: "Webhook already exists", ar: "الويب هوك موجود مسبقًا" } },
   TRACKING_LINK_EXPIRED: { status: 410, title: { en: "Tracking link expired", ar: "انتهت صلاحية رابط التتبع" } },
   PRECONDITION_FAILED: { status: 412, title: { en: "Precondition failed", ar: "فشل الشرط المسبق" } },

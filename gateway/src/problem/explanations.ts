@@ -73,6 +73,10 @@ export const EXPLANATIONS: Record<ProblemCode, Explanation> = {
     meaning: { en: "The first request with this key (or, without a key, this reference or shipment) is still running.", ar: "الطلب الأول بهذا المفتاح (أو بهذا المرجع أو هذه الشحنة عند غياب المفتاح) ما زال قيد التنفيذ." },
     fix: { en: "Wait for Retry-After seconds and send the same request again: it then answers with the first request's result.", ar: "انتظر عدد الثواني في Retry-After ثم أرسل الطلب نفسه مجددًا: سيُعاد إليك ناتج الطلب الأول." },
   },
+  DELIVERY_PIN_LOCKED: {
+    meaning: { en: "Five wrong delivery PINs were entered for this job, so its DELIVERED step is held for 10 minutes.", ar: "أُدخل رمز تسليم خاطئ خمس مرات لهذه المهمة، فأُوقفت خطوة التسليم لمدة 10 دقائق." },
+    fix: { en: "Ask the recipient for the PIN shown on their tracking page, wait for Retry-After seconds, then report DELIVERED again with it.", ar: "اطلب من المستلم الرمز الظاهر في صفحة التتبع لديه، وانتظر عدد الثواني في Retry-After، ثم أبلغ عن التسليم مجددًا به." },
+  },
   WEBHOOK_ALREADY_EXISTS: {
     meaning: { en: "Your account already has its one webhook.", ar: "لدى حسابك الويب هوك الوحيد المسموح به بالفعل." },
     fix: { en: "Change it with PATCH /v2/external/webhook (If-Match: its version), or delete it first.", ar: "عدّله عبر PATCH /v2/external/webhook (مع If-Match بقيمة إصداره)، أو احذفه أولًا." },

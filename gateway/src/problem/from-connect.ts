@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorReasonSchema, FieldViolationsSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
+import { ErrorReasonSchema, FieldViolationsSchema, RetryDelaySchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { violationMessage, type ViolationCode } from "../validation/violation-messages";
 import type { Localized, ProblemCode } from "./catalogue";
 import { ProblemError } from "./problem-error";
@@ -13,10 +13,25 @@ const simple = (code: ProblemCode, detail: Localized, headers?: Record<string, s
   new ProblemError(code, detail, headers ? { headers } : {});
 
 /**
+ * A driver's proof of delivery is refused by the shipment service and passed on by dispatch
+ * unchanged (decisions.md section 17): its fields in the driver API's names, wherever it arrives.
+ */
+const PROOF_FIELDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^delivery_pin$/, "deliveryPin"],
+  [/^cod_collected$/, "codCollected"],
+  [/^evidence_media_asset_ids(\[\d+\])?$/, "evidenceMediaAssetIds$1"],
+];
+
+export function proofFieldOf(field: string): string {
+  for (const [pattern, name] of PROOF_FIELDS) if (pattern.test(field)) return field.replace(pattern, name);
+  return field;
+}
+
+/**
  * Violations a service found, worded here in both languages from their codes and params, on the
  * fields `fieldOf` names (a route that knows the request's shape maps the service's own names).
  */
-export function violationsProblem(error: ConnectError, fieldOf: (field: string) => string = (field) => field): ProblemError {
+export function violationsProblem(error: ConnectError, fieldOf: (field: string) => string = proofFieldOf): ProblemError {
   const violations = (error.findDetails(FieldViolationsSchema)[0]?.violations ?? []).map((v) => {
     const { entity, exclusive, ...params } = v.params;
     const rule = entity ? { en: `does not name a known ${entity}`, ar: `لا يشير إلى ${ENTITY_AR[entity] ?? entity} معروف` } : undefined;
@@ -63,6 +78,13 @@ const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
     en: "A shipment with this reference already exists for this merchant.",
     ar: "توجد شحنة بهذا المرجع لدى هذا التاجر مسبقًا.",
   }),
+  // The hold's remaining time comes from the service that holds it (decisions.md section 17).
+  DELIVERY_PIN_LOCKED: (error) =>
+    new ProblemError(
+      "DELIVERY_PIN_LOCKED",
+      { en: "Five wrong delivery PINs: the delivery of this job is held; retry after Retry-After seconds.", ar: "خمسة رموز تسليم خاطئة: أُوقف تسليم هذه المهمة؛ أعد المحاولة بعد عدد الثواني في Retry-After." },
+      { headers: { "retry-after": String(Math.max(1, Number(error.findDetails(RetryDelaySchema)[0]?.seconds ?? 600n))) } },
+    ),
   SHIPMENT_ALREADY_ASSIGNED: simple("SHIPMENT_ALREADY_ASSIGNED", {
     en: "A driver offer or assignment exists; the shipment can no longer be cancelled.",
     ar: "يوجد عرض أو إسناد لسائق؛ لم يعد بالإمكان إلغاء الشحنة.",

@@ -96,5 +96,7 @@ export function renderShapeB(s: Shipment) {
     })),
     requirements: [...s.requirements],
     timelineMedia: s.timelineMedia.map((m) => ({ mediaAssetId: m.mediaAssetId, purpose: m.purpose, sortOrder: m.sortOrder })),
+    // Additive in /v2: the recipient's PIN for PIN_ON_DELIVERY (decisions.md section 17), null otherwise.
+    deliveryPin: s.deliveryPin || null,
   };
 }

@@ -82,7 +82,7 @@ export function registerTrackingPage(app: FastifyInstance, tracking: Client<type
     const refusal = await takePublicRead(limits, request, code);
     if (refusal) return fail("busy", rateLimitHeaders(refusal.policy, refusal.decision));
     try {
-      return sendHtml(reply, 200, lang, trackingPage(await tracking.getPublicTracking({ code }), lang));
+      return sendHtml(reply, 200, lang, trackingPage(await tracking.getPublicTracking({ code, includeDeliveryPin: true }), lang));
     } catch (error) {
       if (!(error instanceof ConnectError)) throw error;
       const reason = reasonOf(error);

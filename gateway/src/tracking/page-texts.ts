@@ -27,6 +27,9 @@ export interface PageTexts {
   readonly etaPickup: string;
   readonly etaDelivery: string;
   readonly noEta: string;
+  /** The delivery PIN's label and what to do with it (shown while out for delivery only). */
+  readonly deliveryPin: string;
+  readonly deliveryPinNote: string;
   readonly refresh: (seconds: number, f: PageFormat) => string;
   /** What happened and when (null when the projection lacks the time): a finished page's first sentence. */
   readonly outcome: Readonly<Record<FinishedStatus, (when: string | null) => string>>;
@@ -74,6 +77,8 @@ const en: PageTexts = {
   etaPickup: "Estimated pickup",
   etaDelivery: "Estimated delivery",
   noEta: "No arrival estimate yet.",
+  deliveryPin: "Delivery PIN",
+  deliveryPinNote: "Give this PIN to the driver when your parcel arrives, and to nobody else.",
   refresh: (seconds, f) => `This page refreshes itself every ${f.plural(seconds) === "one" ? "second" : `${f.number(seconds)} seconds`}.`,
   outcome: {
     DELIVERED: (when) => `Your parcel was delivered${when ? ` on ${when}` : ""}.`,
@@ -123,6 +128,8 @@ const ar: PageTexts = {
   etaPickup: "الوقت المتوقع للاستلام",
   etaDelivery: "الوقت المتوقع للتوصيل",
   noEta: "لا يوجد وقت وصول متوقع بعد.",
+  deliveryPin: "رمز التسليم",
+  deliveryPinNote: "أعطِ هذا الرمز للسائق عند وصول شحنتك، ولا تعطه لأحد غيره.",
   refresh: (seconds, f) => `تتحدّث هذه الصفحة تلقائيًا كل ${ARABIC_SECONDS[f.plural(seconds)](f.number(seconds))}.`,
   outcome: {
     DELIVERED: (when) => `تم توصيل شحنتك${when ? ` في ${when}` : ""}.`,

@@ -84,6 +84,15 @@ function map({ t, texts, f }: Shown): string {
   return `<section aria-labelledby="map-title"><h2 id="map-title">${texts.map}</h2>${sketch}${legend}${note ? `<p class="note">${note}</p>` : ""}</section>`;
 }
 
+/**
+ * The delivery PIN, which the tracking service answers only while the shipment is OUT_FOR_DELIVERY
+ * (decisions.md section 17); the page adds the status check of its own, so no other page shows it.
+ */
+function deliveryPin({ t, status, texts }: Shown): string {
+  if (status !== "OUT_FOR_DELIVERY" || !/^\d{4}$/.test(t.deliveryPin)) return "";
+  return `<section aria-labelledby="pin-title"><h2 id="pin-title">${texts.deliveryPin}</h2><p class="pin" id="delivery-pin">${t.deliveryPin}</p><p class="note">${texts.deliveryPinNote}</p></section>`;
+}
+
 /** A finished delivery's outcome, when it came and, for one that did not arrive, why (in the customer's terms only). */
 function outcome({ t, status, reached, texts, f }: Shown & { status: FinishedStatus }): string {
   const at = reached.get(status);
@@ -109,7 +118,7 @@ export function trackingPage(t: GetPublicTrackingResponse, lang: Language): stri
   const heading = `<h1 id="status" data-status="${status}">${texts.status[status]}</h1>`;
   if (isFinished(status)) return shell({ lang, title: texts.status[status], body: `${heading}${outcome({ ...shown, status })}${timeline(shown)}` });
   const refresh = `<p class="refresh">${texts.refresh(t.recommendedRefreshSeconds, shown.f)}</p>`;
-  return shell({ lang, title: texts.status[status], refreshSeconds: t.recommendedRefreshSeconds, body: `${heading}${eta(shown)}${map(shown)}${timeline(shown)}${refresh}` });
+  return shell({ lang, title: texts.status[status], refreshSeconds: t.recommendedRefreshSeconds, body: `${heading}${deliveryPin(shown)}${eta(shown)}${map(shown)}${timeline(shown)}${refresh}` });
 }
 
 /** The pages for an unknown, expired, over-used or unanswerable link. */

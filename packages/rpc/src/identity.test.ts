@@ -26,6 +26,7 @@ const shipmentPolicy = new CallerPolicy([
     reserveForOffer: ["dispatch"],
     applyDispatchStep: ["dispatch"],
     findTrackedShipment: ["tracking"],
+    getSandboxDeliveryProof: ["dispatch"],
   }),
   operatorService(ShipmentAdminService),
 ]);

@@ -3,6 +3,7 @@ import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
 import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { ActiveDriverIndex } from "./app/active-driver-index";
@@ -24,6 +25,8 @@ import { CITY_STAFFING_TOPIC } from "./infra/events";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
 import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
+import { sandboxRecipientOver } from "./infra/sandbox-recipient";
+import type { SandboxRecipient } from "./app/sandbox-driver";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { driverService } from "./rpc/driver-service";
@@ -43,6 +46,8 @@ export interface DispatchServiceParts extends ServiceParts {
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
   readonly staffing: StaffingPublisher;
+  /** The sandbox fleet's recipient and camera; undefined where no fleet runs. */
+  readonly sandboxRecipient: SandboxRecipient | undefined;
 }
 
 /**
@@ -86,9 +91,14 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   }
   const checkEligibility = new CheckEligibility(catalogue, activeDrivers);
   const identity = processIdentity("dispatch", config, logger, CALLERS);
+  const shipmentPeer = { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self };
+  const shipmentClient = createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, shipmentPeer);
+  const sandboxRecipient = fleetRuns(config)
+    ? sandboxRecipientOver({ shipments: shipmentClient, media: createPeerClient(MediaAssetService, config.SHIPMENT_SERVICE_URL, shipmentPeer), uploadTimeoutMs: config.PEER_TIMEOUT_MS })
+    : undefined;
   const context: DispatchContext = {
     store,
-    shipments: shipmentsOver(createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self })),
+    shipments: shipmentsOver(shipmentClient),
     catalogue,
     logger,
     offerTimeoutMs: config.OFFER_TIMEOUT_MS,
@@ -113,6 +123,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     catalogue,
     activeDrivers,
     staffing,
+    sandboxRecipient,
   };
 }
 
@@ -195,6 +206,7 @@ export async function startDispatchWorkers(
         speedKmh: config.SANDBOX_SPEED_KMH,
         failureRate: config.SANDBOX_FAILURE_RATE,
         tickMs: config.SANDBOX_LOCATION_INTERVAL_MS,
+        ...(parts.sandboxRecipient ? { recipient: parts.sandboxRecipient } : {}),
       });
       fleet.start();
       closers.push(fleet);

@@ -58,6 +58,8 @@ export const schema = commonEnv
     MEDIA_PRESIGN_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
     /** How long a media asset that no create attached lives, with its bytes (decisions.md section 18). */
     MEDIA_UNATTACHED_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+    /** Days an attached media asset and its bytes are kept after its shipment's terminal state (decisions.md section 18). */
+    MEDIA_ATTACHED_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(180),
     /** Age of stored bytes without metadata (a crash between the two writes) before they are deleted. */
     MEDIA_ORPHAN_GRACE_MINUTES: z.coerce.number().int().min(1).max(24 * 60 * 7).default(60),
     /** How often media retention runs (expired unattached assets, then orphaned bytes). */

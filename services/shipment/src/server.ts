@@ -7,6 +7,7 @@ import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createMetrics, createPeerClient, processIdentity, startInProcess, type Metrics, type ReadinessCheck, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { ApplyDispatchStep } from "./app/apply-dispatch-step";
+import { GetSandboxDeliveryProof } from "./app/sandbox-delivery-proof";
 import { CancelShipment } from "./app/cancel-shipment";
 import { CreateShipment } from "./app/create-shipment";
 import { DecideApproval } from "./app/decide-approval";
@@ -61,6 +62,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
     timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
     trackingLink: (shipmentId) => trackingLinkOf(config.PUBLIC_BASE_URL, config.TRACKING_LINK_SECRET, shipmentId),
+    attachedMediaRetentionMs: config.MEDIA_ATTACHED_RETENTION_DAYS * 24 * 3600_000,
   });
   const retentionMs = config.IDEMPOTENCY_RETENTION_HOURS * 3600_000;
   const identity = processIdentity("shipment", config, logger, CALLERS);
@@ -82,6 +84,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     applyDispatchStep: new ApplyDispatchStep({ store }),
     readShipments: new ReadShipments({ store, cursorSecret: config.CURSOR_SECRET }),
     findTrackedShipment: new FindTrackedShipment({ store }),
+    getSandboxDeliveryProof: new GetSandboxDeliveryProof({ store, environment: config.TAWSIL_ENVIRONMENT }),
     links,
     logger,
   });

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** An asset created at `createdAt` (24 h retention) with its bytes stored. */
 async function storedAsset(createdAt: Date): Promise<string> {
-  const asset = declaredAsset({ id: randomUUID(), merchantId: randomUUID(), purpose: "SHIPMENT_CREATION_EVIDENCE", contentType: "application/pdf", sizeBytes: 8, now: createdAt, retentionMs: 24 * HOUR });
+  const asset = declaredAsset({ id: randomUUID(), owner: { kind: "merchant", id: randomUUID() }, purpose: "SHIPMENT_CREATION_EVIDENCE", contentType: "application/pdf", sizeBytes: 8, now: createdAt, retentionMs: 24 * HOUR });
   await store.insert(asset);
   await putObject(objectKeyOf(asset.id));
   return asset.id;
@@ -82,6 +82,28 @@ describe("media retention", () => {
       expect(await objectExists(objectKeyOf(id))).toBe(true);
     }
     expect(await retention.purgeUnattached(now)).toBe(0);
+  });
+
+  it("deletes attached assets with their bytes once their shipment's retention passed, and keeps those of shipments that move or ended lately", async () => {
+    const now = new Date();
+    const [due, ended, moving] = await Promise.all([1, 2, 3].map(() => storedAsset(new Date(now.getTime() - 200 * 24 * HOUR))));
+    // The first test dropped the foreign key: attached to shipments that need no row here.
+    await client.$executeRawUnsafe("ALTER TABLE media_asset DROP CONSTRAINT IF EXISTS media_asset_shipment_id_fkey");
+    await client.mediaAsset.update({ where: { id: due! }, data: { shipmentId: randomUUID(), sortOrder: 0, purgeAfter: new Date(now.getTime() - HOUR) } });
+    await client.mediaAsset.update({ where: { id: ended! }, data: { shipmentId: randomUUID(), sortOrder: 0, purgeAfter: new Date(now.getTime() + HOUR) } });
+    await client.mediaAsset.update({ where: { id: moving! }, data: { shipmentId: randomUUID(), sortOrder: 0 } });
+
+    const retention = new MediaRetention({ store, storage, batchSize: 2, orphanGraceMs: HOUR });
+    expect(await retention.purgeAttached(now)).toBe(1);
+    expect(await rowExists(due!)).toBe(false);
+    expect(await objectExists(objectKeyOf(due!))).toBe(false);
+    for (const id of [ended!, moving!]) {
+      expect(await rowExists(id)).toBe(true);
+      expect(await objectExists(objectKeyOf(id))).toBe(true);
+    }
+    // Unattached retention never takes an attached asset, however old.
+    expect(await retention.purgeUnattached(now)).toBe(0);
+    expect(await rowExists(moving!)).toBe(true);
   });
 
   it("has two replicas delete each expired row once", async () => {

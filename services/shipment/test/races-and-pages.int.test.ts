@@ -54,6 +54,7 @@ function shipment(merchant: string, index: number, state: State, version: bigint
     items: [{ description: "Box", quantity: 1, weightKilograms: "1.000", lengthCentimetres: null, widthCentimetres: null, heightCentimetres: null }],
     requirements: [],
     timelineMedia: [],
+    deliveryPin: null,
     branchCode: null,
     reasonCode: null,
     terms: { rateCardId: randomUUID(), rateCardVersion: 1, serviceLevel: "BIKE", price: "25.00", distanceMetres: 6854 },

@@ -59,6 +59,7 @@ function shipment(merchantId: string, index: number, createdAt: Date): Shipment 
     items: ITEM_VARIANTS[index % ITEM_VARIANTS.length]!,
     requirements: index % 4 === 0 ? [] : index % 4 === 1 ? ["FRAGILE"] : ["FRAGILE", "COLD_CHAIN"],
     timelineMedia: [],
+    deliveryPin: null,
     branchCode: odd ? "BRANCH-1" : null,
     reasonCode: index % 5 === 0 ? "CUSTOMER_REQUEST" : null,
     terms: { rateCardId: randomUUID(), rateCardVersion: index + 1, serviceLevel: odd ? "CAR" : "BIKE", price: odd ? "28.75" : "1000000.1", distanceMetres: index * 37 },

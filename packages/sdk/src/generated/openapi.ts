@@ -783,13 +783,20 @@ export interface components {
                 heightCentimetres: number | null;
             }[];
             requirements: components["schemas"]["Requirement"][];
+            /** @description The merchant's evidence named at create, then the driver's proof of delivery (a signature, a photo) as the delivery records it. */
             timelineMedia: {
                 /** Format: uuid */
                 mediaAssetId: string;
-                /** @example SHIPMENT_CREATION_EVIDENCE */
+                /**
+                 * @example SHIPMENT_CREATION_EVIDENCE
+                 * @example DELIVERY_SIGNATURE
+                 * @example DELIVERY_PHOTO
+                 */
                 purpose: string;
                 sortOrder: number;
             }[];
+            /** @description Additive. The 4-digit PIN the recipient gives the driver at the door, made at create for a shipment requiring PIN_ON_DELIVERY; null for any other shipment. The customer's tracking page shows it only while the shipment is OUT_FOR_DELIVERY. Keep it as secret as the recipient's phone number: five wrong PINs hold the delivery for 10 minutes. */
+            deliveryPin: string | null;
         };
         /** @description Shape A when the request was shape A, shape B when it was shape B. */
         ShipmentAOrB: components["schemas"]["ShipmentA"] | components["schemas"]["ShipmentB"];
@@ -1102,6 +1109,13 @@ export interface components {
             status?: 409;
             /** @enum {unknown} */
             code?: "SHIPMENT_ALREADY_ASSIGNED" | "SHIPMENT_NOT_CANCELLABLE" | "IDEMPOTENCY_KEY_IN_USE";
+        } & components["schemas"]["Problem"];
+        /** @description A driver's DELIVERED step after five wrong delivery PINs for the job: held for 10 minutes, with `Retry-After` saying how many seconds remain. */
+        DeliveryPinLockedProblem: {
+            /** @constant */
+            status?: 409;
+            /** @constant */
+            code?: "DELIVERY_PIN_LOCKED";
         } & components["schemas"]["Problem"];
         WebhookAlreadyExistsProblem: {
             /** @constant */

@@ -6,7 +6,7 @@ import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowe
 import { isOpenAt } from "../domain/offer";
 import { nowOf, type DispatchContext } from "./context";
 import { acceptOffer } from "./accept-offer";
-import type { OpenOffer } from "./ports";
+import type { DeliveryProof, OpenOffer } from "./ports";
 
 export type { OpenOffer, Progress };
 
@@ -88,7 +88,7 @@ export class DriverApi {
    * service with no transaction open, recorded under the lock again. The shipment service's state
    * machine refuses a step out of order, so two reports racing cannot both land.
    */
-  async reportProgress(input: { driverId: string; shipmentId: string; progress: Progress; reasonCode: string }): Promise<void> {
+  async reportProgress(input: { driverId: string; shipmentId: string; progress: Progress; reasonCode: string; proof?: Omit<DeliveryProof, "driverId"> }): Promise<void> {
     const driverId = id("driver_id", input.driverId);
     const shipmentId = id("shipment_id", input.shipmentId);
     if (input.progress === "FAILED" && !REASON_CODE.test(input.reasonCode)) throw new ValidationError("reason_code", "is required with PROGRESS_FAILED, pattern ^[A-Z][A-Z0-9_]{1,47}$");
@@ -98,7 +98,9 @@ export class DriverApi {
       if (!driver) throw driverNotFound();
       if (!job || driver.currentShipmentId !== shipmentId) throw notAssigned();
     });
-    const step = await this.ctx.shipments.applyStep(shipmentId, STEP_OF_PROGRESS[input.progress], 0n, input.progress === "FAILED" ? input.reasonCode : "");
+    // The proof is the shipment service's to judge, under its row lock (decisions.md section 17).
+    const proof = input.progress === "DELIVERED" ? { driverId, deliveryPin: "", evidenceMediaAssetIds: [], codCollected: null, ...input.proof } : undefined;
+    const step = await this.ctx.shipments.applyStep(shipmentId, STEP_OF_PROGRESS[input.progress], 0n, input.progress === "FAILED" ? input.reasonCode : "", proof);
     if (!step.ok) throw stepNotAllowed();
     const finished = finishes(input.progress);
     await this.ctx.store.transaction(async (work) => {

@@ -13,6 +13,23 @@ import type { Offer, OfferState } from "../domain/offer";
 
 export type { ShipmentSnapshot };
 
+/** What a driver proves with DELIVERED: the PIN the recipient gave, evidence assets, the cash collected. */
+export interface DeliveryProof {
+  readonly driverId: string;
+  /** "" when none. */
+  readonly deliveryPin: string;
+  readonly evidenceMediaAssetIds: readonly string[];
+  readonly codCollected: { readonly currency: string; readonly amount: string } | null;
+}
+
+/** What the recipient of a sandbox shipment would tell the simulated driver at the door. */
+export interface SandboxDeliveryProof {
+  /** "" when the shipment requires no PIN. */
+  readonly deliveryPin: string;
+  readonly requirements: readonly string[];
+  readonly codAmount: { readonly currency: string; readonly amount: string };
+}
+
 /** The shipment service refused (its state machine, a stale version, or no such shipment). */
 export type StepOutcome = ({ readonly ok: true } & ShipmentSnapshot) | { readonly ok: false; readonly reason: string };
 
@@ -22,7 +39,12 @@ export type StepOutcome = ({ readonly ok: true } & ShipmentSnapshot) | { readonl
  */
 export interface Shipments {
   reserveForOffer(shipmentId: string, expectedVersion: bigint): Promise<StepOutcome>;
-  applyStep(shipmentId: string, step: ShipmentStep, expectedVersion: bigint, reasonCode?: string): Promise<StepOutcome>;
+  /**
+   * `proof` goes with DELIVER (decisions.md section 17); a refused proof throws
+   * DeliveryProofRefusedError, the shipment service's verdict to pass on to the driver.
+   */
+  applyStep(shipmentId: string, step: ShipmentStep, expectedVersion: bigint, reasonCode?: string, proof?: DeliveryProof): Promise<StepOutcome>;
+
   /** The shipment now; `undefined` when it does not exist. */
   read(merchantId: string, shipmentId: string): Promise<ShipmentSnapshot | undefined>;
 }

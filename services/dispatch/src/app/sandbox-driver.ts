@@ -3,6 +3,7 @@ import { DomainError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
 import { moveToward } from "../domain/geo";
 import type { DriverApi, LocationReport, Progress } from "./driver-api";
+import type { DeliveryProof } from "./ports";
 
 type Phase = "TO_PICKUP" | "AT_PICKUP" | "TO_DESTINATION";
 
@@ -13,7 +14,17 @@ export interface Task {
   phase: Phase;
 }
 
+/**
+ * What the recipient at the door and the driver's camera provide in the sandbox: the PIN, uploaded
+ * evidence (the driver's own media assets) and the COD amount to hand over, for one delivery.
+ */
+export interface SandboxRecipient {
+  proofFor(driverId: string, shipmentId: string): Promise<Omit<DeliveryProof, "driverId">>;
+}
+
 export interface SandboxDriverSettings {
+  /** Without one, deliveries prove nothing (a shipment requiring proof is then refused). */
+  readonly recipient?: SandboxRecipient | undefined;
   readonly driverApi: DriverApi;
   /** The fleet's location reports, batched (LocationBatch): the driver API's ReportLocation. */
   readonly reportLocation: (report: LocationReport) => Promise<void>;
@@ -136,7 +147,9 @@ export class SandboxDriver {
     const task = this.task;
     if (!task) return;
     try {
-      await this.settings.driverApi.reportProgress({ driverId: this.id, shipmentId: task.shipmentId, progress, reasonCode });
+      // Asked at the door, so a restarted driver proves afresh; an upload that fails is retried on the next tick.
+      const proof = progress === "DELIVERED" && this.settings.recipient ? await this.settings.recipient.proofFor(this.id, task.shipmentId) : undefined;
+      await this.settings.driverApi.reportProgress({ driverId: this.id, shipmentId: task.shipmentId, progress, reasonCode, ...(proof ? { proof } : {}) });
     } catch (err) {
       if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
       // Expected after a restart (a resumed task replays its steps from the pickup): a line without

@@ -5,7 +5,7 @@ import { CITY_CENTRES } from "../domain/geo";
 import type { DriverApi, LocationReport } from "./driver-api";
 import { LocationBatch } from "./location-batch";
 import type { DispatchStore, Elect, LeaderRole, Leadership } from "./ports";
-import { SandboxDriver, type Task } from "./sandbox-driver";
+import { SandboxDriver, type SandboxRecipient, type Task } from "./sandbox-driver";
 
 export interface SandboxFleetOptions {
   readonly store: DispatchStore;
@@ -22,6 +22,8 @@ export interface SandboxFleetOptions {
   /** How long a simulated driver takes to accept an offer. */
   readonly acceptDelayMs?: number;
   readonly random?: () => number;
+  /** What each delivery must prove, and the evidence uploads (decisions.md section 17). */
+  readonly recipient?: SandboxRecipient;
 }
 
 /** A stable uuid per simulated driver, so restarts find the same drivers. */
@@ -105,6 +107,7 @@ export class SandboxFleet implements LeaderRole {
       tickMs: this.opts.tickMs ?? 250,
       acceptDelayMs: this.opts.acceptDelayMs ?? 300,
       random: this.opts.random ?? Math.random,
+      recipient: this.opts.recipient,
     };
     for (const { carrier, service, city, centre } of staffedPairs(this.opts.catalogue.current())) {
       for (let index = 0; index < perService; index++) {

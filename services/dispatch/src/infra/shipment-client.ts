@@ -1,9 +1,10 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { DependencyUnavailableError } from "@tawsil/errors";
-import { ErrorReasonSchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
+import { ErrorReasonSchema, FieldViolationsSchema, RetryDelaySchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
 import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { DispatchStep, type ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import type { Shipments, StepOutcome } from "../app/ports";
+import type { DeliveryProof, Shipments, StepOutcome } from "../app/ports";
+import { DeliveryProofRefusedError } from "../domain/errors";
 import type { ShipmentStateName } from "../domain/dispatch-job";
 import type { ShipmentStep } from "../domain/driver";
 
@@ -26,9 +27,18 @@ export function shipmentsOver(client: Client<typeof ShipmentService>): Shipments
     async reserveForOffer(shipmentId, expectedVersion) {
       return outcome(() => client.reserveForOffer({ shipmentId, expectedVersion }));
     },
-    async applyStep(shipmentId, step, expectedVersion, reasonCode = "") {
-      return outcome(() => client.applyDispatchStep({ shipmentId, step: STEPS[step], expectedVersion, reasonCode }));
+    async applyStep(shipmentId, step, expectedVersion, reasonCode = "", proof?: DeliveryProof) {
+      const proved = proof
+        ? {
+            driverId: proof.driverId,
+            deliveryPin: proof.deliveryPin,
+            evidenceMediaAssetIds: [...proof.evidenceMediaAssetIds],
+            ...(proof.codCollected ? { codCollected: proof.codCollected } : {}),
+          }
+        : {};
+      return outcome(() => client.applyDispatchStep({ shipmentId, step: STEPS[step], expectedVersion, reasonCode, ...proved }));
     },
+
     async read(merchantId, shipmentId) {
       const answer = await outcome(() => client.getShipment({ merchantId, shipmentId }));
       return answer.ok ? { state: answer.state, version: answer.version } : undefined;
@@ -43,7 +53,23 @@ async function outcome(call: () => Promise<{ shipment?: { state: ShipmentState; 
     return { ok: true, state: ShipmentState[shipment.state] as ShipmentStateName, version: shipment.version };
   } catch (error) {
     if (!(error instanceof ConnectError)) throw error;
+    const refusal = proofRefusal(error);
+    if (refusal) throw refusal;
     if (REFUSALS.has(error.code)) return { ok: false, reason: error.findDetails(ErrorReasonSchema)[0]?.reason ?? Code[error.code] };
     throw new DependencyUnavailableError("shipment service", { cause: error });
   }
+}
+
+/** A refused proof of delivery, to pass on to the driver with its details; undefined for anything else. */
+function proofRefusal(error: ConnectError): DeliveryProofRefusedError | undefined {
+  const reason = error.findDetails(ErrorReasonSchema)[0]?.reason;
+  if (reason === "DELIVERY_PIN_LOCKED") {
+    const seconds = Number(error.findDetails(RetryDelaySchema)[0]?.seconds ?? 600n);
+    return new DeliveryProofRefusedError(reason, "failed-precondition", [], Math.max(1, seconds));
+  }
+  if (reason === "VALIDATION_FAILED" && error.code === Code.InvalidArgument) {
+    const violations = (error.findDetails(FieldViolationsSchema)[0]?.violations ?? []).map((v) => ({ field: v.field, code: v.code, params: { ...v.params } }));
+    return new DeliveryProofRefusedError(reason, "invalid-argument", violations, null);
+  }
+  return undefined;
 }

@@ -1,5 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ValidationError } from "@tawsil/errors";
+import { ValidationError, type DomainError } from "@tawsil/errors";
+import { FieldViolationsSchema, RetryDelaySchema } from "@tawsil/proto/tawsil/common/v1/error_detail_pb";
+import { DeliveryProofRefusedError } from "../domain/errors";
 import { Progress as ProtoProgress, type DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { withDomainErrors } from "@tawsil/rpc";
 import type { Logger } from "@tawsil/logging";
@@ -44,7 +46,17 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
       async reportProgress(req) {
         const progress = PROGRESS[req.progress];
         if (!progress) throw new ValidationError("progress", "is required");
-        await api.reportProgress({ driverId: req.driverId, shipmentId: req.shipmentId, progress, reasonCode: req.reasonCode });
+        await api.reportProgress({
+          driverId: req.driverId,
+          shipmentId: req.shipmentId,
+          progress,
+          reasonCode: req.reasonCode,
+          proof: {
+            deliveryPin: req.deliveryPin,
+            evidenceMediaAssetIds: req.evidenceMediaAssetIds,
+            codCollected: req.codCollected ? { currency: req.codCollected.currency, amount: req.codCollected.amount } : null,
+          },
+        });
         return {};
       },
       async reportLocation(req) {
@@ -52,6 +64,13 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
         return {};
       },
     },
-    { logger: deps.logger },
+    { logger: deps.logger, details: proofRefusalDetails },
   );
+}
+
+/** A refused proof of delivery leaves with the shipment service's details, for the gateway to word. */
+function proofRefusalDetails(error: DomainError) {
+  if (!(error instanceof DeliveryProofRefusedError)) return [];
+  if (error.retryAfterSeconds !== null) return [{ desc: RetryDelaySchema, value: { seconds: BigInt(error.retryAfterSeconds) } }];
+  return [{ desc: FieldViolationsSchema, value: { violations: error.violations.map((v) => ({ field: v.field, code: v.code, params: { ...v.params } })) } }];
 }

@@ -1,3 +1,4 @@
+import { newDeliveryPin } from "../domain/proof-of-delivery";
 import { FailedPreconditionError } from "@tawsil/errors";
 import { v7 as uuidv7 } from "uuid";
 import { parcelOf, validateDraft, type DraftInput, type ValidDraft } from "../domain/draft";
@@ -177,6 +178,7 @@ export class CreateShipment {
       items: draft.items,
       requirements: draft.requirements,
       timelineMedia: [...draft.timelineMedia].sort((a, b) => a.sortOrder - b.sortOrder),
+      deliveryPin: newDeliveryPin(draft.requirements),
       branchCode: draft.branchCode,
       reasonCode: null,
       terms: {

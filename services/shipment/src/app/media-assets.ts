@@ -1,7 +1,7 @@
 import { NotFoundError, FailedPreconditionError } from "@tawsil/errors";
 import { v7 as uuidv7 } from "uuid";
 import { accessDeniedTo } from "../domain/errors";
-import { declaredAsset, isUuid, objectKeyOf, type MediaAsset } from "../domain/media-asset";
+import { declaredAsset, isUuid, objectKeyOf, ownerOf, type MediaAsset, type MediaOwner } from "../domain/media-asset";
 import { ContentInspection } from "../domain/media-content";
 import type { MediaAssetStore, ObjectStorage } from "./media-ports";
 
@@ -30,21 +30,21 @@ export class MediaAssets {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  async create(input: { merchantId: string; purpose: string; contentType: string; sizeBytes: number }): Promise<MediaAsset> {
+  async create(input: { owner: MediaOwner; purpose: string; contentType: string; sizeBytes: number }): Promise<MediaAsset> {
     const now = this.clock();
     const asset = declaredAsset({ ...input, id: uuidv7({ msecs: now.getTime() }), now, retentionMs: this.deps.unattachedRetentionMs });
     await this.deps.store.insert(asset);
     return asset;
   }
 
-  async beginUpload(merchantId: string, id: string): Promise<{ asset: MediaAsset; url: string; expiresAt: Date }> {
-    const asset = await this.pending(merchantId, id);
+  async beginUpload(owner: MediaOwner, id: string): Promise<{ asset: MediaAsset; url: string; expiresAt: Date }> {
+    const asset = await this.pending(owner, id);
     const url = await this.deps.storage.presignPut(objectKeyOf(id), asset.contentType, asset.sizeBytes, this.deps.presignSeconds);
     return { asset, url, expiresAt: new Date(this.clock().getTime() + this.deps.presignSeconds * 1000) };
   }
 
-  async completeUpload(merchantId: string, id: string, signal: AbortSignal): Promise<MediaAsset> {
-    const asset = await this.pending(merchantId, id);
+  async completeUpload(owner: MediaOwner, id: string, signal: AbortSignal): Promise<MediaAsset> {
+    const asset = await this.pending(owner, id);
     const key = objectKeyOf(id);
     const verdict = await this.inspect(key, asset, signal);
     if (!verdict.ok) {
@@ -57,8 +57,8 @@ export class MediaAssets {
     return { ...asset, status: "READY", content: verdict.content };
   }
 
-  async get(merchantId: string, id: string): Promise<{ asset: MediaAsset; downloadUrl: string | null }> {
-    const asset = await this.owned(merchantId, id);
+  async get(owner: MediaOwner, id: string): Promise<{ asset: MediaAsset; downloadUrl: string | null }> {
+    const asset = await this.owned(owner, id);
     const downloadUrl = asset.status === "READY" ? await this.deps.storage.presignGet(objectKeyOf(id), this.deps.presignSeconds) : null;
     return { asset, downloadUrl };
   }
@@ -76,15 +76,19 @@ export class MediaAssets {
     return inspection.verdict(asset);
   }
 
-  private async owned(merchantId: string, id: string): Promise<MediaAsset> {
+  private async owned(owner: MediaOwner, id: string): Promise<MediaAsset> {
     const asset = isUuid(id) ? await this.deps.store.find(id.toLowerCase()) : null;
     if (!asset) throw new NotFoundError("media asset");
-    if (asset.merchantId !== merchantId) throw accessDeniedTo("media asset");
-    return asset;
+    const actual = ownerOf(asset);
+    if (actual.kind === owner.kind && actual.id === owner.id) return asset;
+    // Another merchant's asset is 403 (decisions.md section 16); a driver's asset is invisible to
+    // merchants, and a merchant's or another driver's to a driver (section 17): 404.
+    if (actual.kind === "merchant" && owner.kind === "merchant") throw accessDeniedTo("media asset");
+    throw new NotFoundError("media asset");
   }
 
-  private async pending(merchantId: string, id: string): Promise<MediaAsset> {
-    const asset = await this.owned(merchantId, id);
+  private async pending(owner: MediaOwner, id: string): Promise<MediaAsset> {
+    const asset = await this.owned(owner, id);
     if (asset.status !== "PENDING_UPLOAD") throw new FailedPreconditionError("MEDIA_NOT_UPLOADABLE", "the asset's content was already uploaded");
     return asset;
   }

@@ -27,6 +27,8 @@ export interface MediaAssetStore {
    * removing the bytes fails, the rows stay for the next run. Returns how many rows went.
    */
   deleteExpiredBatch(now: Date, limit: number, removeBytes: (ids: readonly string[]) => Promise<void>): Promise<number>;
+  /** The same for attached assets whose shipment ended longer ago than the retention: purge_after passed. */
+  deletePurgeableBatch(now: Date, limit: number, removeBytes: (ids: readonly string[]) => Promise<void>): Promise<number>;
   /** Which of `ids` have a row. */
   existing(ids: readonly string[]): Promise<Set<string>>;
   /** Runs `fn` only if no other replica holds the named leader lock now; false when skipped. */

@@ -17,7 +17,10 @@ export interface MediaRetentionDeps {
 /** Leader lock of the orphan sweep: listing the bucket twice at once would only double the work. */
 const ORPHAN_SWEEP_LOCK = "shipment.media-orphan-sweep";
 
-/** decisions.md section 18 for media: unattached assets go at their expiry, with their bytes; bytes without a row go too. */
+/**
+ * decisions.md section 18 for media: unattached assets go at their expiry, attached ones 180 days
+ * after their shipment's terminal state, each with its bytes; bytes without a row go too.
+ */
 export class MediaRetention {
   constructor(private readonly deps: MediaRetentionDeps) {}
 
@@ -27,6 +30,17 @@ export class MediaRetention {
     let total = 0;
     for (;;) {
       const deleted = await store.deleteExpiredBatch(now, batchSize, (ids) => storage.deleteMany(ids.map(objectKeyOf)));
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+
+  /** Deletes every attached asset whose shipment ended more than the retention ago, with its bytes; returns how many rows went. */
+  async purgeAttached(now: Date): Promise<number> {
+    const { store, storage, batchSize } = this.deps;
+    let total = 0;
+    for (;;) {
+      const deleted = await store.deletePurgeableBatch(now, batchSize, (ids) => storage.deleteMany(ids.map(objectKeyOf)));
       total += deleted;
       if (deleted < batchSize) return total;
     }

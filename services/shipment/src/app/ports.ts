@@ -1,6 +1,7 @@
 import type { Coordinate } from "@tawsil/domain";
 import type { Position } from "../domain/cursor";
 import type { ShipmentState } from "../domain/lifecycle";
+import type { EvidenceAsset, PinLock } from "../domain/proof-of-delivery";
 import type { Place, Shipment, ShipmentChange } from "../domain/shipment";
 
 export type MerchantStatus = "DRAFT" | "ACTIVE" | "SUSPENDED" | "TERMINATED";
@@ -72,6 +73,15 @@ export interface ShipmentTx {
   lockShipment(id: string): Promise<Shipment | null>;
   /** Writes the mutable part (state, version, approval, reason) and the change's outbox event. */
   record(change: ShipmentChange): Promise<void>;
+  /** The wrong-PIN count of a shipment this transaction holds locked. */
+  pinLock(shipmentId: string): Promise<PinLock>;
+  savePinLock(shipmentId: string, lock: PinLock): Promise<void>;
+  /**
+   * Attaches those of `ids` that are the driver's own READY evidence, attached to nothing, at
+   * sort orders firstSortOrder + their index in `ids` (a conditional UPDATE: of two deliveries
+   * racing for one asset, one attaches it). Returns what it attached (lower-case ids).
+   */
+  attachDriverEvidence(input: { shipmentId: string; driverId: string; ids: readonly string[]; firstSortOrder: number }): Promise<EvidenceAsset[]>;
 }
 
 /** A create ready to commit: the shipment in its final state, its changes and the record to keep. */

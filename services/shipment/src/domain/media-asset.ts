@@ -1,9 +1,20 @@
 import { ShipmentValidationError, type FieldViolation } from "./errors";
 
-/** decisions.md section 16: what a merchant may upload. Drivers' purposes come with section 17. */
+/** decisions.md section 16: what a merchant may upload; a driver's evidence is an image (section 17). */
 export const MEDIA_CONTENT_TYPES = ["image/jpeg", "image/png", "image/webp", "application/pdf"] as const;
 export type MediaContentType = (typeof MEDIA_CONTENT_TYPES)[number];
+const DRIVER_CONTENT_TYPES: readonly string[] = ["image/jpeg", "image/png", "image/webp"];
 export const MERCHANT_MEDIA_PURPOSES = ["SHIPMENT_CREATION_EVIDENCE"] as const;
+/** A driver's proof of delivery: what SIGNATURE_ON_DELIVERY and NO_CONTACT ask for. */
+export const DRIVER_MEDIA_PURPOSES = ["DELIVERY_SIGNATURE", "DELIVERY_PHOTO"] as const;
+
+/** Who owns an asset: a merchant (evidence for a create) or a driver (proof of a delivery). */
+export type MediaOwner = { readonly kind: "merchant"; readonly id: string } | { readonly kind: "driver"; readonly id: string };
+
+/** Whether the owner may see the asset; anyone else's asset is as unknown as a missing one. */
+export function ownerOf(asset: MediaAsset): MediaOwner {
+  return asset.driverId !== null ? { kind: "driver", id: asset.driverId } : { kind: "merchant", id: asset.merchantId ?? "" };
+}
 /** 10 MiB, the limit of one asset and of a content upload's body. */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 /** A shipment's timeline holds at most this many assets (delivery-api.md limits). */
@@ -21,7 +32,9 @@ export interface VerifiedContent {
 
 export interface MediaAsset {
   readonly id: string;
-  readonly merchantId: string;
+  /** Exactly one of merchantId and driverId is set. */
+  readonly merchantId: string | null;
+  readonly driverId: string | null;
   readonly purpose: string;
   readonly contentType: MediaContentType;
   readonly sizeBytes: number;
@@ -56,17 +69,20 @@ export function isMediaContentType(value: string): value is MediaContentType {
 }
 
 /** A declared upload, before anything is stored (the gateway checks the same; this is the service's own guard). */
-export function declaredAsset(input: { id: string; merchantId: string; purpose: string; contentType: string; sizeBytes: number; now: Date; retentionMs: number }): MediaAsset {
+export function declaredAsset(input: { id: string; owner: MediaOwner; purpose: string; contentType: string; sizeBytes: number; now: Date; retentionMs: number }): MediaAsset {
   const violations: FieldViolation[] = [];
-  if (!(MERCHANT_MEDIA_PURPOSES as readonly string[]).includes(input.purpose)) violations.push({ field: "purpose", code: "UNSUPPORTED_VALUE" });
-  if (!isMediaContentType(input.contentType)) violations.push({ field: "content_type", code: "UNSUPPORTED_VALUE" });
+  const driver = input.owner.kind === "driver";
+  const purposes: readonly string[] = driver ? DRIVER_MEDIA_PURPOSES : MERCHANT_MEDIA_PURPOSES;
+  if (!purposes.includes(input.purpose)) violations.push({ field: "purpose", code: "UNSUPPORTED_VALUE" });
+  if (!isMediaContentType(input.contentType) || (driver && !DRIVER_CONTENT_TYPES.includes(input.contentType))) violations.push({ field: "content_type", code: "UNSUPPORTED_VALUE" });
   if (!Number.isInteger(input.sizeBytes) || input.sizeBytes < 1 || input.sizeBytes > MAX_MEDIA_BYTES) {
     violations.push({ field: "size_bytes", code: "OUT_OF_RANGE", params: { min: "1", max: String(MAX_MEDIA_BYTES) } });
   }
   if (violations.length > 0 || !isMediaContentType(input.contentType)) throw new ShipmentValidationError(violations);
   return {
     id: input.id,
-    merchantId: input.merchantId,
+    merchantId: driver ? null : input.owner.id,
+    driverId: driver ? input.owner.id : null,
     purpose: input.purpose,
     contentType: input.contentType,
     sizeBytes: input.sizeBytes,

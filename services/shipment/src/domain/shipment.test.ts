@@ -27,6 +27,7 @@ const shipment = (state: ShipmentState, version = 1n): Shipment => ({
   items: [],
   requirements: [],
   timelineMedia: [],
+    deliveryPin: null,
   branchCode: null,
   reasonCode: null,
   terms: { rateCardId: "x", rateCardVersion: 1, serviceLevel: "BIKE", price: "25.00", distanceMetres: 1 },

@@ -70,6 +70,11 @@ export interface Shipment {
   readonly terms: FrozenTerms;
   /** Assets attached by the create, by sortOrder (decisions.md section 16). */
   readonly timelineMedia: readonly TimelineEntry[];
+  /**
+   * The recipient's 4-digit PIN, for a shipment requiring PIN_ON_DELIVERY (decisions.md section 17);
+   * null otherwise. A secret: only the merchant's answers carry it, never an event or a log.
+   */
+  readonly deliveryPin: string | null;
 }
 
 /** A change of the aggregate, as the outbox event describes it. */
@@ -163,6 +168,12 @@ export function applyDispatchStep(shipment: Shipment, step: DispatchStep, option
   if (step !== "FAIL") return advance(shipment, dispatchStepTarget(step));
   if (!options.reasonCode) throw new Error("a failed delivery needs its reason code");
   return advance(shipment, dispatchStepTarget(step), options.reasonCode);
+}
+
+/** The DELIVER step with the evidence it attached, after the proof was judged (proof-of-delivery.ts). */
+export function deliverWithEvidence(change: ShipmentChange, evidence: readonly TimelineEntry[]): ShipmentChange {
+  if (evidence.length === 0) return change;
+  return { ...change, shipment: { ...change.shipment, timelineMedia: [...change.shipment.timelineMedia, ...evidence] } };
 }
 
 /** Every character but the last four replaced by `*`. */

@@ -53,7 +53,7 @@ WITH existing AS (
     payment_method, pickup_window_start, pickup_window_end, created_at, approved_at,
     pickup_latitude_micro, pickup_longitude_micro, pickup_address_line, pickup_city_code,
     destination_latitude_micro, destination_longitude_micro, destination_address_line, destination_city_code,
-    requirements, branch_code, reason_code, rate_card_id, rate_card_version, service_level, price, distance_metres, tracking_code_sha256)
+    requirements, branch_code, reason_code, rate_card_id, rate_card_version, service_level, price, distance_metres, tracking_code_sha256, delivery_pin)
   SELECT ${s.id}::uuid, ${s.shipmentNumber}, ${s.merchantId}::uuid, ${s.externalReference}, ${s.state}::shipment_state, ${s.version}::bigint,
     ${s.recipientName}, ${s.recipientPhone}, ${s.alternateContactName}, ${s.alternateContactPhone}, ${s.totalWeightKilograms}::numeric,
     ${s.declaredValue}::numeric, ${s.codAmount}::numeric, ${s.currency}, ${s.paymentMethod}::payment_method,
@@ -61,7 +61,7 @@ WITH existing AS (
     ${s.pickup.coordinate.latitudeMicro}::int, ${s.pickup.coordinate.longitudeMicro}::int, ${s.pickup.addressLine}, ${s.pickup.cityCode},
     ${s.destination.coordinate.latitudeMicro}::int, ${s.destination.coordinate.longitudeMicro}::int, ${s.destination.addressLine}, ${s.destination.cityCode},
     ${[...s.requirements]}::text[], ${s.branchCode}, ${s.reasonCode}, ${s.terms.rateCardId}::uuid, ${s.terms.rateCardVersion}::int,
-    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int, ${Buffer.from(link.codeSha256)}::bytea
+    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int, ${Buffer.from(link.codeSha256)}::bytea, ${s.deliveryPin}
   FROM go
   RETURNING id
 ), inserted_items AS (

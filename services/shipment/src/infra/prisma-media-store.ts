@@ -10,6 +10,7 @@ function assetOf(row: MediaRow): MediaAsset {
   return {
     id: row.id,
     merchantId: row.merchantId,
+    driverId: row.driverId,
     purpose: row.purpose,
     contentType: row.contentType as MediaContentType,
     sizeBytes: row.sizeBytes,
@@ -30,6 +31,7 @@ export class PrismaMediaStore implements MediaAssetStore {
       data: {
         id: asset.id,
         merchantId: asset.merchantId,
+        driverId: asset.driverId,
         purpose: asset.purpose,
         contentType: asset.contentType,
         sizeBytes: asset.sizeBytes,
@@ -63,6 +65,24 @@ export class PrismaMediaStore implements MediaAssetStore {
           SELECT id::text AS id FROM media_asset
           WHERE shipment_id IS NULL AND expires_at <= ${now}::timestamptz
           ORDER BY expires_at LIMIT ${limit}::int FOR UPDATE SKIP LOCKED`;
+        if (rows.length === 0) return 0;
+        const ids = rows.map((r) => r.id);
+        await removeBytes(ids);
+        const { count } = await tx.mediaAsset.deleteMany({ where: { id: { in: ids } } });
+        return count;
+      },
+      BATCH_TRANSACTION,
+    );
+  }
+
+  deletePurgeableBatch(now: Date, limit: number, removeBytes: (ids: readonly string[]) => Promise<void>): Promise<number> {
+    return withTransaction(
+      this.db,
+      async (tx) => {
+        const rows = await tx.$queryRaw<{ id: string }[]>`
+          SELECT id::text AS id FROM media_asset
+          WHERE purge_after IS NOT NULL AND purge_after <= ${now}::timestamptz
+          ORDER BY purge_after LIMIT ${limit}::int FOR UPDATE SKIP LOCKED`;
         if (rows.length === 0) return 0;
         const ids = rows.map((r) => r.id);
         await removeBytes(ids);

@@ -4,7 +4,8 @@ import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
 import type { Position } from "../domain/cursor";
 import { DuplicateReferenceError, ShipmentValidationError } from "../domain/errors";
-import { unattachedViolations } from "../domain/media-asset";
+import { DRIVER_MEDIA_PURPOSES, unattachedViolations } from "../domain/media-asset";
+import type { EvidenceAsset, PinLock } from "../domain/proof-of-delivery";
 import { isTerminal, type ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
@@ -28,6 +29,8 @@ export interface StoreOptions {
   readonly timeoutMs: number;
   /** A shipment's tracking link: its code's SHA-256 is stored with the row; both go in every event. */
   readonly trackingLink: (shipmentId: string) => TrackingLink;
+  /** How long attached media outlive their shipment's terminal state (decisions.md section 18). */
+  readonly attachedMediaRetentionMs: number;
 }
 
 /** Shipments, their items, idempotency records and the outbox, in the service's own database. */
@@ -38,7 +41,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink, this.options.attachedMediaRetentionMs)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -156,6 +159,7 @@ class PrismaShipmentTx implements ShipmentTx {
   constructor(
     private readonly tx: Tx,
     private readonly trackingLink: (shipmentId: string) => TrackingLink,
+    private readonly attachedMediaRetentionMs: number,
   ) {}
 
   lockIdempotencyScope(scope: IdempotencyScope, waitMs: number): Promise<void> {
@@ -201,6 +205,30 @@ class PrismaShipmentTx implements ShipmentTx {
       data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode, ...(isTerminal(shipment.state) ? { terminalAt: at } : {}) },
     });
     if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
+    // Its media (the merchant's and the driver's evidence, attached above in a delivery) now have a bounded life.
+    if (isTerminal(shipment.state)) {
+      await this.tx.mediaAsset.updateMany({ where: { shipmentId: shipment.id }, data: { purgeAfter: new Date(at.getTime() + this.attachedMediaRetentionMs) } });
+    }
     await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
+  }
+
+  async pinLock(shipmentId: string): Promise<PinLock> {
+    const row = await this.tx.shipment.findUnique({ where: { id: shipmentId }, select: { deliveryPinFailures: true, deliveryPinLockedUntil: true } });
+    return { failures: row?.deliveryPinFailures ?? 0, lockedUntil: row?.deliveryPinLockedUntil ?? null };
+  }
+
+  async savePinLock(shipmentId: string, lock: PinLock): Promise<void> {
+    await this.tx.shipment.update({ where: { id: shipmentId }, data: { deliveryPinFailures: lock.failures, deliveryPinLockedUntil: lock.lockedUntil } });
+  }
+
+  async attachDriverEvidence(input: { shipmentId: string; driverId: string; ids: readonly string[]; firstSortOrder: number }): Promise<EvidenceAsset[]> {
+    if (input.ids.length === 0) return [];
+    const ids = input.ids.map((id) => id.toLowerCase());
+    return this.tx.$queryRaw<EvidenceAsset[]>`
+      UPDATE media_asset m SET shipment_id = ${input.shipmentId}::uuid, sort_order = ${input.firstSortOrder}::int + v.ord::int - 1
+      FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v(id, ord)
+      WHERE m.id = v.id AND m.driver_id = ${input.driverId}::uuid AND m.status = 'READY' AND m.shipment_id IS NULL
+        AND m.purpose = ANY(${[...DRIVER_MEDIA_PURPOSES]}::text[])
+      RETURNING m.id::text AS id, m.purpose AS purpose`;
   }
 }

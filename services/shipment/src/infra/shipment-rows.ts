@@ -49,6 +49,7 @@ export function shipmentFromRow(row: ShipmentRow & { items: ItemRow[]; timelineM
     requirements: row.requirements,
     branchCode: row.branchCode,
     reasonCode: row.reasonCode,
+    deliveryPin: row.deliveryPin,
     timelineMedia: (row.timelineMedia ?? []).map((m) => ({ mediaAssetId: m.id, purpose: m.purpose, sortOrder: m.sortOrder ?? 0 })),
     terms: {
       rateCardId: row.rateCardId,
@@ -99,6 +100,7 @@ export function shipmentToRow(shipment: Shipment, trackingCodeSha256: Uint8Array
     serviceLevel: shipment.terms.serviceLevel,
     price: shipment.terms.price,
     distanceMetres: shipment.terms.distanceMetres,
+    deliveryPin: shipment.deliveryPin,
     items: {
       create: shipment.items.map((item, position) => ({
         position,

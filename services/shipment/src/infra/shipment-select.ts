@@ -26,7 +26,7 @@ const COLUMNS = Prisma.sql`s.id::text AS id, s.shipment_number AS "shipmentNumbe
   s.destination_address_line AS "destAddressLine", s.destination_city_code AS "destCityCode",
   s.requirements AS requirements, s.branch_code AS "branchCode", s.reason_code AS "reasonCode",
   s.rate_card_id::text AS "rateCardId", s.rate_card_version AS "rateCardVersion", s.service_level AS "serviceLevel",
-  s.price::text AS price, s.distance_metres AS "distanceMetres",
+  s.price::text AS price, s.distance_metres AS "distanceMetres", s.delivery_pin AS "deliveryPin",
   (SELECT COALESCE(json_agg(json_build_array(i.description, i.quantity, i.weight_kilograms::text,
       trim_scale(i.length_centimetres)::text, trim_scale(i.width_centimetres)::text, trim_scale(i.height_centimetres)::text)
     ORDER BY i.position), '[]')::text
@@ -71,6 +71,7 @@ export interface ShipmentSelectRow {
   readonly serviceLevel: string;
   readonly price: string;
   readonly distanceMetres: number;
+  readonly deliveryPin: string | null;
   /** JSON text: [[description, quantity, weight, length, width, height], ...] in position order. */
   readonly items: string;
   /** JSON text: [[mediaAssetId, purpose, sortOrder], ...] in sortOrder. */
@@ -152,6 +153,7 @@ export function shipmentFromSelectRow(row: ShipmentSelectRow): Shipment {
     requirements: row.requirements,
     branchCode: row.branchCode,
     reasonCode: row.reasonCode,
+    deliveryPin: row.deliveryPin,
     timelineMedia: (JSON.parse(row.timelineMedia) as [string, string, number][]).map(([mediaAssetId, purpose, sortOrder]) => ({ mediaAssetId, purpose, sortOrder })),
     terms: {
       rateCardId: row.rateCardId,

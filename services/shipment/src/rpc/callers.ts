@@ -17,11 +17,14 @@ export const CALLERS = new CallerPolicy([
     reserveForOffer: ["dispatch"],
     applyDispatchStep: ["dispatch"],
     findTrackedShipment: ["tracking"],
+    // The sandbox fleet's drivers only (the RPC refuses outside the sandbox).
+    getSandboxDeliveryProof: ["dispatch"],
   }),
+  // dispatch: the sandbox fleet's simulated drivers upload their evidence like a driver's app.
   callersOf(MediaAssetService, {
-    createMediaAsset: ["gateway"],
-    beginMediaUpload: ["gateway"],
-    completeMediaUpload: ["gateway"],
+    createMediaAsset: ["gateway", "dispatch"],
+    beginMediaUpload: ["gateway", "dispatch"],
+    completeMediaUpload: ["gateway", "dispatch"],
     getMediaAsset: ["gateway"],
   }),
   operatorService(ShipmentAdminService),

@@ -7,7 +7,8 @@ import type { MediaAsset } from "../domain/media-asset";
 export function mediaAssetToProto(asset: MediaAsset): MediaAssetMessage {
   return create(MediaAssetSchema, {
     mediaAssetId: asset.id,
-    merchantId: asset.merchantId,
+    merchantId: asset.merchantId ?? "",
+    driverId: asset.driverId ?? "",
     purpose: asset.purpose,
     contentType: asset.contentType,
     sizeBytes: BigInt(asset.sizeBytes),

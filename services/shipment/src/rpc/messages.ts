@@ -7,7 +7,7 @@ import type { DraftInput } from "../domain/draft";
 import { DISPATCH_STEPS, type DispatchStep } from "../domain/lifecycle";
 import type { Shipment } from "../domain/shipment";
 import { trackingUrl } from "../domain/tracking-link";
-import { shipmentToProto } from "./shipment-message";
+import { merchantShipmentToProto, shipmentToProto } from "./shipment-message";
 
 export interface TrackingLinks {
   readonly publicBaseUrl: string;
@@ -21,8 +21,9 @@ export function shipmentFromSnapshot(snapshot: Uint8Array, links: TrackingLinks)
   return shipment;
 }
 
-export function shipmentMessage(shipment: Shipment, links: TrackingLinks): ShipmentMessage {
-  const message = shipmentToProto(shipment);
+/** `forMerchant`: the gateway's answer to the merchant, the only one that carries the delivery PIN. */
+export function shipmentMessage(shipment: Shipment, links: TrackingLinks, forMerchant = false): ShipmentMessage {
+  const message = forMerchant ? merchantShipmentToProto(shipment) : shipmentToProto(shipment);
   message.trackingUrl = trackingUrl(links.publicBaseUrl, links.secret, shipment.id);
   return message;
 }

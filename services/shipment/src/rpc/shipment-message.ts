@@ -26,7 +26,8 @@ const place = (value: Place) => ({ coordinate: value.coordinate, addressLine: va
  * The aggregate as other services and the gateway read it. The tracking URL is left empty: the
  * RPC edge derives it for each response (rpc/messages.ts), so a stored snapshot never holds it, and
  * an event gets it from shipmentChangedPayload. The recipient's phone leaves masked; the frozen
- * terms do not leave at all.
+ * terms do not leave at all, nor does the delivery PIN (merchantShipmentToProto adds it for the
+ * merchant's answers alone: events, dispatch and tracking never see it this way).
  */
 export function shipmentToProto(shipment: Shipment): ShipmentMessage {
   return create(ShipmentSchema, {
@@ -66,8 +67,16 @@ export function shipmentToProto(shipment: Shipment): ShipmentMessage {
   });
 }
 
+/** The aggregate as the merchant reads it (create, read, list, cancel): with the delivery PIN. */
+export function merchantShipmentToProto(shipment: Shipment): ShipmentMessage {
+  const message = shipmentToProto(shipment);
+  message.deliveryPin = shipment.deliveryPin ?? "";
+  return message;
+}
+
+/** The stored answer of a create or cancel, replayed to the merchant: the PIN included. */
 export function snapshotOf(shipment: Shipment): Uint8Array {
-  return toBinary(ShipmentSchema, shipmentToProto(shipment));
+  return toBinary(ShipmentSchema, merchantShipmentToProto(shipment));
 }
 
 export const SHIPMENT_TOPIC = "shipment.shipment.events.v1";

@@ -6,10 +6,11 @@ import type { ApplyDispatchStep } from "../app/apply-dispatch-step";
 import type { CancelShipment } from "../app/cancel-shipment";
 import type { CreateShipment } from "../app/create-shipment";
 import type { FindTrackedShipment } from "../app/find-tracked-shipment";
+import type { GetSandboxDeliveryProof } from "../app/sandbox-delivery-proof";
+import { currentCaller, withDomainErrors } from "@tawsil/rpc";
 import type { ReadShipments } from "../app/read-shipments";
 import type { ReserveForOffer } from "../app/reserve-for-offer";
 import { shipmentToProto, stateFromProto } from "./shipment-message";
-import { withDomainErrors } from "@tawsil/rpc";
 import { shipmentErrorDetails } from "./domain-errors";
 import { dispatchStepFromProto, draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";
 
@@ -20,6 +21,7 @@ export interface ShipmentServiceDeps {
   readonly applyDispatchStep: ApplyDispatchStep;
   readonly readShipments: ReadShipments;
   readonly findTrackedShipment: FindTrackedShipment;
+  readonly getSandboxDeliveryProof: GetSandboxDeliveryProof;
   readonly links: TrackingLinks;
   readonly logger: Logger;
 }
@@ -36,12 +38,13 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
       return { shipment: shipmentFromSnapshot(result.snapshot, links), replayed: result.replayed };
     },
     async getShipment(req) {
-      return { shipment: shipmentMessage(await deps.readShipments.get(req.merchantId, req.shipmentId), links) };
+      // Dispatch reads the state too; only the merchant's read (through the gateway) shows the PIN.
+      return { shipment: shipmentMessage(await deps.readShipments.get(req.merchantId, req.shipmentId), links, currentCaller() !== "dispatch") };
     },
     async listShipments(req) {
       const query = { merchantId: req.merchantId, state: stateFromProto(req.state), externalReference: req.externalReference === "" ? null : req.externalReference };
       const page = await deps.readShipments.list(query, req.limit, req.cursor);
-      return { shipments: page.shipments.map((shipment) => shipmentMessage(shipment, links)), nextCursor: page.nextCursor };
+      return { shipments: page.shipments.map((shipment) => shipmentMessage(shipment, links, true)), nextCursor: page.nextCursor };
     },
     async cancelShipment(req) {
       const result = await deps.cancelShipment.execute({
@@ -61,6 +64,12 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
         step: dispatchStepFromProto(req.step),
         expectedVersion: req.expectedVersion,
         reasonCode: req.reasonCode,
+        proof: {
+          driverId: req.driverId,
+          pin: req.deliveryPin,
+          evidenceIds: req.evidenceMediaAssetIds,
+          codCollected: req.codCollected ? { currency: req.codCollected.currency, amount: req.codCollected.amount } : null,
+        },
       });
       return { shipment: shipmentMessage(shipment, links) };
     },
@@ -71,7 +80,13 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
         shipment: shipmentToProto(found.shipment),
         trackingCodeSha256: found.trackingCodeSha256,
         ...(found.terminalAt ? { terminalTime: timestampFromDate(found.terminalAt) } : {}),
+        // The customer page shows the PIN to the recipient while the driver is on the way, never otherwise.
+        deliveryPin: found.shipment.state === "OUT_FOR_DELIVERY" ? (found.shipment.deliveryPin ?? "") : "",
       };
+    },
+    async getSandboxDeliveryProof(req) {
+      const proof = await deps.getSandboxDeliveryProof.execute(req.shipmentId);
+      return { deliveryPin: proof.deliveryPin ?? "", requirements: [...proof.requirements], codAmount: proof.codAmount };
     },
   }, { logger: deps.logger, details: shipmentErrorDetails });
 }

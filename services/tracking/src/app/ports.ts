@@ -82,6 +82,12 @@ export interface ProjectionReader {
 export interface ShipmentFallback {
   byId(shipmentId: string): Promise<TrackedShipment | null>;
   byCodeHash(hash: Uint8Array): Promise<TrackedShipment | null>;
+  /**
+   * The delivery PIN of the shipment behind the code, which the shipment service answers only
+   * while the shipment is OUT_FOR_DELIVERY (null otherwise, or without a PIN). This service never
+   * stores it: the PIN is asked for each customer page, and a stale projection cannot show it late.
+   */
+  deliveryPin(hash: Uint8Array): Promise<string | null>;
 }
 
 export type Clock = () => Date;

@@ -21,13 +21,17 @@ export class ReadTracking {
     return merchantTracking(tracked, this.deps.clock());
   }
 
-  async forCustomer(code: string): Promise<PublicTracking> {
+  /** `withPin`: the customer page's read, which shows the delivery PIN while OUT_FOR_DELIVERY. */
+  async forCustomer(code: string, withPin = false): Promise<PublicTracking & { deliveryPin: string | null }> {
     if (!TRACKING_CODE.test(code)) throw new ValidationError("code", "must be 43 base64url characters");
     const hash = trackingCodeSha256(code);
     const tracked = (await this.deps.projections.findByCodeHash(hash)) ?? (await this.deps.fallback.byCodeHash(hash));
     if (!tracked) throw new NotFoundError("tracking link");
     const now = this.deps.clock();
     if (isLinkExpired(tracked.terminalAt, now)) throw new FailedPreconditionError("TRACKING_LINK_EXPIRED", "the tracking link has expired");
-    return publicTracking(tracked, now);
+    const view = publicTracking(tracked, now);
+    // Asked only while this projection says OUT_FOR_DELIVERY; the shipment service checks again.
+    const deliveryPin = withPin && tracked.state === "OUT_FOR_DELIVERY" ? await this.deps.fallback.deliveryPin(hash) : null;
+    return { ...view, deliveryPin };
   }
 }

@@ -26,10 +26,19 @@ export class ShipmentServiceFallback implements ShipmentFallback {
     return this.#find({ case: "trackingCodeSha256", value: hash });
   }
 
+  async deliveryPin(hash: Uint8Array): Promise<string | null> {
+    const found = await this.#call({ case: "trackingCodeSha256", value: hash });
+    return found?.deliveryPin || null;
+  }
+
   async #find(key: { case: "shipmentId"; value: string } | { case: "trackingCodeSha256"; value: Uint8Array }): Promise<TrackedShipment | null> {
+    const found = await this.#call(key);
+    return found?.shipment ? trackedFromShipment(found.shipment, found.terminalTime ? timestampDate(found.terminalTime) : null) : null;
+  }
+
+  async #call(key: { case: "shipmentId"; value: string } | { case: "trackingCodeSha256"; value: Uint8Array }) {
     try {
-      const { shipment, terminalTime } = await this.shipments.findTrackedShipment({ key });
-      return shipment ? trackedFromShipment(shipment, terminalTime ? timestampDate(terminalTime) : null) : null;
+      return await this.shipments.findTrackedShipment({ key });
     } catch (error) {
       const connect = ConnectError.from(error);
       if (connect.code === Code.NotFound) return null;

@@ -42,7 +42,7 @@ export function trackingService(deps: { readTracking: ReadTracking; logger: Logg
         };
       },
       async getPublicTracking(req) {
-        const view = await deps.readTracking.forCustomer(req.code);
+        const view = await deps.readTracking.forCustomer(req.code, req.includeDeliveryPin);
         return {
           status: PublicStatus[view.status],
           locationStatus: LocationStatus[view.locationStatus],
@@ -53,6 +53,7 @@ export function trackingService(deps: { readTracking: ReadTracking; logger: Logg
           pickupArea: view.pickupArea,
           destinationArea: view.destinationArea,
           reason: view.reason ? PublicReason[view.reason] : PublicReason.UNSPECIFIED,
+          deliveryPin: view.deliveryPin ?? "",
         };
       },
     },

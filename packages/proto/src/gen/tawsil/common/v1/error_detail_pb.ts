@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/common/v1/error_detail.proto.
  */
 export const file_tawsil_common_v1_error_detail: GenFile = /*@__PURE__*/
-  fileDesc("CiN0YXdzaWwvY29tbW9uL3YxL2Vycm9yX2RldGFpbC5wcm90bxIQdGF3c2lsLmNvbW1vbi52MSIdCgtFcnJvclJlYXNvbhIOCgZyZWFzb24YASABKAkiRwoPRmllbGRWaW9sYXRpb25zEjQKCnZpb2xhdGlvbnMYASADKAsyIC50YXdzaWwuY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uIpoBCg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRIMCgRjb2RlGAIgASgJEjwKBnBhcmFtcxgDIAMoCzIsLnRhd3NpbC5jb21tb24udjEuRmllbGRWaW9sYXRpb24uUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AWIGcHJvdG8z");
+  fileDesc("CiN0YXdzaWwvY29tbW9uL3YxL2Vycm9yX2RldGFpbC5wcm90bxIQdGF3c2lsLmNvbW1vbi52MSIdCgtFcnJvclJlYXNvbhIOCgZyZWFzb24YASABKAkiRwoPRmllbGRWaW9sYXRpb25zEjQKCnZpb2xhdGlvbnMYASADKAsyIC50YXdzaWwuY29tbW9uLnYxLkZpZWxkVmlvbGF0aW9uIpoBCg5GaWVsZFZpb2xhdGlvbhINCgVmaWVsZBgBIAEoCRIMCgRjb2RlGAIgASgJEjwKBnBhcmFtcxgDIAMoCzIsLnRhd3NpbC5jb21tb24udjEuRmllbGRWaW9sYXRpb24uUGFyYW1zRW50cnkaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIdCgpSZXRyeURlbGF5Eg8KB3NlY29uZHMYASABKANiBnByb3RvMw");
 
 /**
  * ErrorReason travels as a typed detail of a Connect error so that callers branch on a stable
@@ -92,4 +92,26 @@ export type FieldViolation = Message<"tawsil.common.v1.FieldViolation"> & {
  */
 export const FieldViolationSchema: GenMessage<FieldViolation> = /*@__PURE__*/
   messageDesc(file_tawsil_common_v1_error_detail, 2);
+
+/**
+ * RetryDelay travels beside a reason whose refusal lifts at a known time (DELIVERY_PIN_LOCKED): the
+ * caller may retry after this many seconds, and the gateway sends them as Retry-After.
+ *
+ * @generated from message tawsil.common.v1.RetryDelay
+ */
+export type RetryDelay = Message<"tawsil.common.v1.RetryDelay"> & {
+  /**
+   * seconds is at least 1.
+   *
+   * @generated from field: int64 seconds = 1;
+   */
+  seconds: bigint;
+};
+
+/**
+ * Describes the message tawsil.common.v1.RetryDelay.
+ * Use `create(RetryDelaySchema)` to create a new message.
+ */
+export const RetryDelaySchema: GenMessage<RetryDelay> = /*@__PURE__*/
+  messageDesc(file_tawsil_common_v1_error_detail, 3);
 

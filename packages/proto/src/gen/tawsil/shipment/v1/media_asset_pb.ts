@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/media_asset.proto.
  */
 export const file_tawsil_shipment_v1_media_asset: GenFile = /*@__PURE__*/
-  fileDesc("CiR0YXdzaWwvc2hpcG1lbnQvdjEvbWVkaWFfYXNzZXQucHJvdG8SEnRhd3NpbC5zaGlwbWVudC52MSK7AgoKTWVkaWFBc3NldBIWCg5tZWRpYV9hc3NldF9pZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIPCgdwdXJwb3NlGAMgASgJEhQKDGNvbnRlbnRfdHlwZRgEIAEoCRISCgpzaXplX2J5dGVzGAUgASgDEjQKBnN0YXR1cxgGIAEoDjIkLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0U3RhdHVzEi8KC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc2hhMjU2GAkgASgMEg0KBXdpZHRoGAogASgFEg4KBmhlaWdodBgLIAEoBSJMCg1UaW1lbGluZU1lZGlhEhYKDm1lZGlhX2Fzc2V0X2lkGAEgASgJEg8KB3B1cnBvc2UYAiABKAkSEgoKc29ydF9vcmRlchgDIAEoBSp7ChBNZWRpYUFzc2V0U3RhdHVzEiIKHk1FRElBX0FTU0VUX1NUQVRVU19VTlNQRUNJRklFRBAAEiUKIU1FRElBX0FTU0VUX1NUQVRVU19QRU5ESU5HX1VQTE9BRBABEhwKGE1FRElBX0FTU0VUX1NUQVRVU19SRUFEWRACYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiR0YXdzaWwvc2hpcG1lbnQvdjEvbWVkaWFfYXNzZXQucHJvdG8SEnRhd3NpbC5zaGlwbWVudC52MSLOAgoKTWVkaWFBc3NldBIWCg5tZWRpYV9hc3NldF9pZBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIPCgdwdXJwb3NlGAMgASgJEhQKDGNvbnRlbnRfdHlwZRgEIAEoCRISCgpzaXplX2J5dGVzGAUgASgDEjQKBnN0YXR1cxgGIAEoDjIkLnRhd3NpbC5zaGlwbWVudC52MS5NZWRpYUFzc2V0U3RhdHVzEi8KC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc2hhMjU2GAkgASgMEg0KBXdpZHRoGAogASgFEg4KBmhlaWdodBgLIAEoBRIRCglkcml2ZXJfaWQYDCABKAkiTAoNVGltZWxpbmVNZWRpYRIWCg5tZWRpYV9hc3NldF9pZBgBIAEoCRIPCgdwdXJwb3NlGAIgASgJEhIKCnNvcnRfb3JkZXIYAyABKAUqewoQTWVkaWFBc3NldFN0YXR1cxIiCh5NRURJQV9BU1NFVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIlCiFNRURJQV9BU1NFVF9TVEFUVVNfUEVORElOR19VUExPQUQQARIcChhNRURJQV9BU1NFVF9TVEFUVVNfUkVBRFkQAmIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * MediaAsset is an asset's metadata; its bytes live in object storage.
@@ -28,7 +28,7 @@ export type MediaAsset = Message<"tawsil.shipment.v1.MediaAsset"> & {
   mediaAssetId: string;
 
   /**
-   * merchant_id owns the asset.
+   * merchant_id owns the asset; empty for a driver's asset.
    *
    * @generated from field: string merchant_id = 2;
    */
@@ -96,6 +96,13 @@ export type MediaAsset = Message<"tawsil.shipment.v1.MediaAsset"> & {
    * @generated from field: int32 height = 11;
    */
   height: number;
+
+  /**
+   * driver_id owns the asset instead of a merchant (a driver's delivery evidence); empty otherwise.
+   *
+   * @generated from field: string driver_id = 12;
+   */
+  driverId: string;
 };
 
 /**

@@ -8,6 +8,8 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Coordinate } from "../../common/v1/geo_pb";
 import { file_tawsil_common_v1_geo } from "../../common/v1/geo_pb";
+import type { Money } from "../../common/v1/money_pb";
+import { file_tawsil_common_v1_money } from "../../common/v1/money_pb";
 import type { TimelineMedia } from "./media_asset_pb";
 import { file_tawsil_shipment_v1_media_asset } from "./media_asset_pb";
 import type { Item, PaymentMethod, Shipment, ShipmentState } from "./shipment_pb";
@@ -18,7 +20,63 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/shipment_service.proto.
  */
 export const file_tawsil_shipment_v1_shipment_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIloKGkZpbmRUcmFja2VkU2hpcG1lbnRSZXF1ZXN0EhUKC3NoaXBtZW50X2lkGAEgASgJSAASHgoUdHJhY2tpbmdfY29kZV9zaGEyNTYYAiABKAxIAEIFCgNrZXkingEKG0ZpbmRUcmFja2VkU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIcChR0cmFja2luZ19jb2RlX3NoYTI1NhgCIAEoDBIxCg10ZXJtaW5hbF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKOAQoYQXBwbHlEaXNwYXRjaFN0ZXBSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEi4KBHN0ZXAYAiABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuRGlzcGF0Y2hTdGVwEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSEwoLcmVhc29uX2NvZGUYBCABKAkiSwoZQXBwbHlEaXNwYXRjaFN0ZXBSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudCJ3CgtJZGVtcG90ZW5jeRILCgNrZXkYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhMKC2ZpbmdlcnByaW50GAMgASgJEjMKBXNoYXBlGAQgASgOMiAudGF3c2lsLnNoaXBtZW50LnYxLlJlcXVlc3RTaGFwZUICGAEijAcKDVNoaXBtZW50RHJhZnQSGgoSZXh0ZXJuYWxfcmVmZXJlbmNlGAEgASgJEh0KE3NhdmVkX2xvY2F0aW9uX2NvZGUYAiABKAlIABI5ChFwaWNrdXBfY29vcmRpbmF0ZRgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZUgAEhMKC2JyYW5jaF9jb2RlGAQgASgJEhYKDnJlY2lwaWVudF9uYW1lGAUgASgJEhcKD3JlY2lwaWVudF9waG9uZRgGIAEoCRIeChZhbHRlcm5hdGVfY29udGFjdF9uYW1lGAcgASgJEh8KF2FsdGVybmF0ZV9jb250YWN0X3Bob25lGAggASgJEjEKC2Rlc3RpbmF0aW9uGAkgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEiAKGGRlc3RpbmF0aW9uX2FkZHJlc3NfbGluZRgKIAEoCRIdChVkZXN0aW5hdGlvbl9jaXR5X2NvZGUYCyABKAkSJwoFaXRlbXMYDCADKAsyGC50YXdzaWwuc2hpcG1lbnQudjEuSXRlbRIWCg5kZWNsYXJlZF92YWx1ZRgNIAEoCRISCgpjb2RfYW1vdW50GA4gASgJEhAKCGN1cnJlbmN5GA8gASgJEjkKDnBheW1lbnRfbWV0aG9kGBAgASgOMiEudGF3c2lsLnNoaXBtZW50LnYxLlBheW1lbnRNZXRob2QSNwoTcGlja3VwX3dpbmRvd19zdGFydBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRcGlja3VwX3dpbmRvd19lbmQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHJlcXVpcmVtZW50cxgTIAMoCRJKCgtmaWVsZF9uYW1lcxgUIAMoCzIxLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0LkZpZWxkTmFtZXNFbnRyeUICGAESHgoWdG90YWxfd2VpZ2h0X2tpbG9ncmFtcxgVIAEoCRI5Cg50aW1lbGluZV9tZWRpYRgWIAMoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5UaW1lbGluZU1lZGlhGjEKD0ZpZWxkTmFtZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQggKBnBpY2t1cCKUAQoVQ3JlYXRlU2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEjQKC2lkZW1wb3RlbmN5GAIgASgLMh8udGF3c2lsLnNoaXBtZW50LnYxLklkZW1wb3RlbmN5EjAKBWRyYWZ0GAMgASgLMiEudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50RHJhZnQiWgoWQ3JlYXRlU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCI+ChJHZXRTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkiRQoTR2V0U2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudCKYAQoUTGlzdFNoaXBtZW50c1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGY3Vyc29yGAMgASgJEjAKBXN0YXRlGAQgASgOMiEudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50U3RhdGUSGgoSZXh0ZXJuYWxfcmVmZXJlbmNlGAUgASgJIl0KFUxpc3RTaGlwbWVudHNSZXNwb25zZRIvCglzaGlwbWVudHMYASADKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkijAEKFUNhbmNlbFNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgtzaGlwbWVudF9pZBgCIAEoCRITCgtyZWFzb25fY29kZRgDIAEoCRI0CgtpZGVtcG90ZW5jeRgEIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeSJaChZDYW5jZWxTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhAKCHJlcGxheWVkGAIgASgIIkcKFlJlc2VydmVGb3JPZmZlclJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAyJJChdSZXNlcnZlRm9yT2ZmZXJSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudCrwAQoMRGlzcGF0Y2hTdGVwEh0KGURJU1BBVENIX1NURVBfVU5TUEVDSUZJRUQQABIZChVESVNQQVRDSF9TVEVQX1JFT0ZGRVIQARIcChhESVNQQVRDSF9TVEVQX1VOUkVTT0xWRUQQAhIYChRESVNQQVRDSF9TVEVQX0FDQ0VQVBADEhkKFURJU1BBVENIX1NURVBfUElDS19VUBAEEiAKHERJU1BBVENIX1NURVBfU1RBUlRfTEFTVF9MRUcQBRIZChVESVNQQVRDSF9TVEVQX0RFTElWRVIQBhIWChJESVNQQVRDSF9TVEVQX0ZBSUwQBypbCgxSZXF1ZXN0U2hhcGUSHQoZUkVRVUVTVF9TSEFQRV9VTlNQRUNJRklFRBAAEhMKD1JFUVVFU1RfU0hBUEVfQRABEhMKD1JFUVVFU1RfU0hBUEVfQhACGgIYATL/BQoPU2hpcG1lbnRTZXJ2aWNlEmcKDkNyZWF0ZVNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlc3BvbnNlEl4KC0dldFNoaXBtZW50EiYudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVxdWVzdBonLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlc3BvbnNlEmQKDUxpc3RTaGlwbWVudHMSKC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1JlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1Jlc3BvbnNlEmcKDkNhbmNlbFNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlc3BvbnNlEmoKD1Jlc2VydmVGb3JPZmZlchIqLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0GisudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlc3BvbnNlEnAKEUFwcGx5RGlzcGF0Y2hTdGVwEiwudGF3c2lsLnNoaXBtZW50LnYxLkFwcGx5RGlzcGF0Y2hTdGVwUmVxdWVzdBotLnRhd3NpbC5zaGlwbWVudC52MS5BcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlEnYKE0ZpbmRUcmFja2VkU2hpcG1lbnQSLi50YXdzaWwuc2hpcG1lbnQudjEuRmluZFRyYWNrZWRTaGlwbWVudFJlcXVlc3QaLy50YXdzaWwuc2hpcG1lbnQudjEuRmluZFRyYWNrZWRTaGlwbWVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_shipment_v1_media_asset, file_tawsil_shipment_v1_shipment]);
+  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIjUKHkdldFNhbmRib3hEZWxpdmVyeVByb29mUmVxdWVzdBITCgtzaGlwbWVudF9pZBgBIAEoCSJ6Ch9HZXRTYW5kYm94RGVsaXZlcnlQcm9vZlJlc3BvbnNlEhQKDGRlbGl2ZXJ5X3BpbhgBIAEoCRIUCgxyZXF1aXJlbWVudHMYAiADKAkSKwoKY29kX2Ftb3VudBgDIAEoCzIXLnRhd3NpbC5jb21tb24udjEuTW9uZXkiWgoaRmluZFRyYWNrZWRTaGlwbWVudFJlcXVlc3QSFQoLc2hpcG1lbnRfaWQYASABKAlIABIeChR0cmFja2luZ19jb2RlX3NoYTI1NhgCIAEoDEgAQgUKA2tleSK0AQobRmluZFRyYWNrZWRTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhwKFHRyYWNraW5nX2NvZGVfc2hhMjU2GAIgASgMEjEKDXRlcm1pbmFsX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGRlbGl2ZXJ5X3BpbhgEIAEoCSKJAgoYQXBwbHlEaXNwYXRjaFN0ZXBSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEi4KBHN0ZXAYAiABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuRGlzcGF0Y2hTdGVwEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSEwoLcmVhc29uX2NvZGUYBCABKAkSEQoJZHJpdmVyX2lkGAUgASgJEhQKDGRlbGl2ZXJ5X3BpbhgGIAEoCRIgChhldmlkZW5jZV9tZWRpYV9hc3NldF9pZHMYByADKAkSLgoNY29kX2NvbGxlY3RlZBgIIAEoCzIXLnRhd3NpbC5jb21tb24udjEuTW9uZXkiSwoZQXBwbHlEaXNwYXRjaFN0ZXBSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudCJ3CgtJZGVtcG90ZW5jeRILCgNrZXkYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEhMKC2ZpbmdlcnByaW50GAMgASgJEjMKBXNoYXBlGAQgASgOMiAudGF3c2lsLnNoaXBtZW50LnYxLlJlcXVlc3RTaGFwZUICGAEijAcKDVNoaXBtZW50RHJhZnQSGgoSZXh0ZXJuYWxfcmVmZXJlbmNlGAEgASgJEh0KE3NhdmVkX2xvY2F0aW9uX2NvZGUYAiABKAlIABI5ChFwaWNrdXBfY29vcmRpbmF0ZRgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZUgAEhMKC2JyYW5jaF9jb2RlGAQgASgJEhYKDnJlY2lwaWVudF9uYW1lGAUgASgJEhcKD3JlY2lwaWVudF9waG9uZRgGIAEoCRIeChZhbHRlcm5hdGVfY29udGFjdF9uYW1lGAcgASgJEh8KF2FsdGVybmF0ZV9jb250YWN0X3Bob25lGAggASgJEjEKC2Rlc3RpbmF0aW9uGAkgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEiAKGGRlc3RpbmF0aW9uX2FkZHJlc3NfbGluZRgKIAEoCRIdChVkZXN0aW5hdGlvbl9jaXR5X2NvZGUYCyABKAkSJwoFaXRlbXMYDCADKAsyGC50YXdzaWwuc2hpcG1lbnQudjEuSXRlbRIWCg5kZWNsYXJlZF92YWx1ZRgNIAEoCRISCgpjb2RfYW1vdW50GA4gASgJEhAKCGN1cnJlbmN5GA8gASgJEjkKDnBheW1lbnRfbWV0aG9kGBAgASgOMiEudGF3c2lsLnNoaXBtZW50LnYxLlBheW1lbnRNZXRob2QSNwoTcGlja3VwX3dpbmRvd19zdGFydBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRcGlja3VwX3dpbmRvd19lbmQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHJlcXVpcmVtZW50cxgTIAMoCRJKCgtmaWVsZF9uYW1lcxgUIAMoCzIxLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0LkZpZWxkTmFtZXNFbnRyeUICGAESHgoWdG90YWxfd2VpZ2h0X2tpbG9ncmFtcxgVIAEoCRI5Cg50aW1lbGluZV9tZWRpYRgWIAMoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5UaW1lbGluZU1lZGlhGjEKD0ZpZWxkTmFtZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQggKBnBpY2t1cCKUAQoVQ3JlYXRlU2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEjQKC2lkZW1wb3RlbmN5GAIgASgLMh8udGF3c2lsLnNoaXBtZW50LnYxLklkZW1wb3RlbmN5EjAKBWRyYWZ0GAMgASgLMiEudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50RHJhZnQiWgoWQ3JlYXRlU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCI+ChJHZXRTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkiRQoTR2V0U2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudCKYAQoUTGlzdFNoaXBtZW50c1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGY3Vyc29yGAMgASgJEjAKBXN0YXRlGAQgASgOMiEudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50U3RhdGUSGgoSZXh0ZXJuYWxfcmVmZXJlbmNlGAUgASgJIl0KFUxpc3RTaGlwbWVudHNSZXNwb25zZRIvCglzaGlwbWVudHMYASADKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkijAEKFUNhbmNlbFNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgtzaGlwbWVudF9pZBgCIAEoCRITCgtyZWFzb25fY29kZRgDIAEoCRI0CgtpZGVtcG90ZW5jeRgEIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeSJaChZDYW5jZWxTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhAKCHJlcGxheWVkGAIgASgIIkcKFlJlc2VydmVGb3JPZmZlclJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAyJJChdSZXNlcnZlRm9yT2ZmZXJSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudCrwAQoMRGlzcGF0Y2hTdGVwEh0KGURJU1BBVENIX1NURVBfVU5TUEVDSUZJRUQQABIZChVESVNQQVRDSF9TVEVQX1JFT0ZGRVIQARIcChhESVNQQVRDSF9TVEVQX1VOUkVTT0xWRUQQAhIYChRESVNQQVRDSF9TVEVQX0FDQ0VQVBADEhkKFURJU1BBVENIX1NURVBfUElDS19VUBAEEiAKHERJU1BBVENIX1NURVBfU1RBUlRfTEFTVF9MRUcQBRIZChVESVNQQVRDSF9TVEVQX0RFTElWRVIQBhIWChJESVNQQVRDSF9TVEVQX0ZBSUwQBypbCgxSZXF1ZXN0U2hhcGUSHQoZUkVRVUVTVF9TSEFQRV9VTlNQRUNJRklFRBAAEhMKD1JFUVVFU1RfU0hBUEVfQRABEhMKD1JFUVVFU1RfU0hBUEVfQhACGgIYATKEBwoPU2hpcG1lbnRTZXJ2aWNlEmcKDkNyZWF0ZVNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlc3BvbnNlEl4KC0dldFNoaXBtZW50EiYudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVxdWVzdBonLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlc3BvbnNlEmQKDUxpc3RTaGlwbWVudHMSKC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1JlcXVlc3QaKS50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFNoaXBtZW50c1Jlc3BvbnNlEmcKDkNhbmNlbFNoaXBtZW50EikudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVxdWVzdBoqLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlc3BvbnNlEmoKD1Jlc2VydmVGb3JPZmZlchIqLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0GisudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlc3BvbnNlEnAKEUFwcGx5RGlzcGF0Y2hTdGVwEiwudGF3c2lsLnNoaXBtZW50LnYxLkFwcGx5RGlzcGF0Y2hTdGVwUmVxdWVzdBotLnRhd3NpbC5zaGlwbWVudC52MS5BcHBseURpc3BhdGNoU3RlcFJlc3BvbnNlEnYKE0ZpbmRUcmFja2VkU2hpcG1lbnQSLi50YXdzaWwuc2hpcG1lbnQudjEuRmluZFRyYWNrZWRTaGlwbWVudFJlcXVlc3QaLy50YXdzaWwuc2hpcG1lbnQudjEuRmluZFRyYWNrZWRTaGlwbWVudFJlc3BvbnNlEoIBChdHZXRTYW5kYm94RGVsaXZlcnlQcm9vZhIyLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTYW5kYm94RGVsaXZlcnlQcm9vZlJlcXVlc3QaMy50YXdzaWwuc2hpcG1lbnQudjEuR2V0U2FuZGJveERlbGl2ZXJ5UHJvb2ZSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_common_v1_money, file_tawsil_shipment_v1_media_asset, file_tawsil_shipment_v1_shipment]);
+
+/**
+ * GetSandboxDeliveryProofRequest names the shipment.
+ *
+ * @generated from message tawsil.shipment.v1.GetSandboxDeliveryProofRequest
+ */
+export type GetSandboxDeliveryProofRequest = Message<"tawsil.shipment.v1.GetSandboxDeliveryProofRequest"> & {
+  /**
+   * shipment_id is the shipment's uuid.
+   *
+   * @generated from field: string shipment_id = 1;
+   */
+  shipmentId: string;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.GetSandboxDeliveryProofRequest.
+ * Use `create(GetSandboxDeliveryProofRequestSchema)` to create a new message.
+ */
+export const GetSandboxDeliveryProofRequestSchema: GenMessage<GetSandboxDeliveryProofRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
+
+/**
+ * GetSandboxDeliveryProofResponse is what the delivery must prove.
+ *
+ * @generated from message tawsil.shipment.v1.GetSandboxDeliveryProofResponse
+ */
+export type GetSandboxDeliveryProofResponse = Message<"tawsil.shipment.v1.GetSandboxDeliveryProofResponse"> & {
+  /**
+   * delivery_pin is the shipment's PIN; empty when it requires no PIN_ON_DELIVERY.
+   *
+   * @generated from field: string delivery_pin = 1;
+   */
+  deliveryPin: string;
+
+  /**
+   * requirements are the shipment's requirements.
+   *
+   * @generated from field: repeated string requirements = 2;
+   */
+  requirements: string[];
+
+  /**
+   * cod_amount is the cash to collect; amount "0.00" for a prepaid shipment.
+   *
+   * @generated from field: tawsil.common.v1.Money cod_amount = 3;
+   */
+  codAmount?: Money | undefined;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.GetSandboxDeliveryProofResponse.
+ * Use `create(GetSandboxDeliveryProofResponseSchema)` to create a new message.
+ */
+export const GetSandboxDeliveryProofResponseSchema: GenMessage<GetSandboxDeliveryProofResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
 
 /**
  * FindTrackedShipmentRequest names a shipment by one of its two keys.
@@ -55,7 +113,7 @@ export type FindTrackedShipmentRequest = Message<"tawsil.shipment.v1.FindTracked
  * Use `create(FindTrackedShipmentRequestSchema)` to create a new message.
  */
 export const FindTrackedShipmentRequestSchema: GenMessage<FindTrackedShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
 
 /**
  * FindTrackedShipmentResponse is the shipment now.
@@ -84,6 +142,14 @@ export type FindTrackedShipmentResponse = Message<"tawsil.shipment.v1.FindTracke
    * @generated from field: google.protobuf.Timestamp terminal_time = 3;
    */
   terminalTime?: Timestamp | undefined;
+
+  /**
+   * delivery_pin is the shipment's PIN, set only while it is OUT_FOR_DELIVERY: the customer page
+   * shows it to the recipient then and never otherwise (decisions.md section 17).
+   *
+   * @generated from field: string delivery_pin = 4;
+   */
+  deliveryPin: string;
 };
 
 /**
@@ -91,7 +157,7 @@ export type FindTrackedShipmentResponse = Message<"tawsil.shipment.v1.FindTracke
  * Use `create(FindTrackedShipmentResponseSchema)` to create a new message.
  */
 export const FindTrackedShipmentResponseSchema: GenMessage<FindTrackedShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
 
 /**
  * ApplyDispatchStepRequest names the shipment and the step.
@@ -126,6 +192,38 @@ export type ApplyDispatchStepRequest = Message<"tawsil.shipment.v1.ApplyDispatch
    * @generated from field: string reason_code = 4;
    */
   reasonCode: string;
+
+  /**
+   * driver_id is the driver of the job, required with DISPATCH_STEP_DELIVER: the evidence must be
+   * that driver's own media assets.
+   *
+   * @generated from field: string driver_id = 5;
+   */
+  driverId: string;
+
+  /**
+   * delivery_pin is what the recipient gave, with DISPATCH_STEP_DELIVER of a PIN_ON_DELIVERY
+   * shipment. A wrong one fails with InvalidArgument VALIDATION_FAILED and counts: after 5 the
+   * step fails with FailedPrecondition DELIVERY_PIN_LOCKED (and a RetryDelay) for 10 minutes.
+   *
+   * @generated from field: string delivery_pin = 6;
+   */
+  deliveryPin: string;
+
+  /**
+   * evidence_media_asset_ids are READY DELIVERY_SIGNATURE / DELIVERY_PHOTO assets of driver_id,
+   * attached to the shipment's timeline media by the delivery.
+   *
+   * @generated from field: repeated string evidence_media_asset_ids = 7;
+   */
+  evidenceMediaAssetIds: string[];
+
+  /**
+   * cod_collected must equal the COD amount of a COD shipment, with DISPATCH_STEP_DELIVER.
+   *
+   * @generated from field: tawsil.common.v1.Money cod_collected = 8;
+   */
+  codCollected?: Money | undefined;
 };
 
 /**
@@ -133,7 +231,7 @@ export type ApplyDispatchStepRequest = Message<"tawsil.shipment.v1.ApplyDispatch
  * Use `create(ApplyDispatchStepRequestSchema)` to create a new message.
  */
 export const ApplyDispatchStepRequestSchema: GenMessage<ApplyDispatchStepRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
 
 /**
  * ApplyDispatchStepResponse is the shipment after the step.
@@ -154,7 +252,7 @@ export type ApplyDispatchStepResponse = Message<"tawsil.shipment.v1.ApplyDispatc
  * Use `create(ApplyDispatchStepResponseSchema)` to create a new message.
  */
 export const ApplyDispatchStepResponseSchema: GenMessage<ApplyDispatchStepResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
 
 /**
  * Idempotency identifies a request for replay (decisions.md section 3).
@@ -198,7 +296,7 @@ export type Idempotency = Message<"tawsil.shipment.v1.Idempotency"> & {
  * Use `create(IdempotencySchema)` to create a new message.
  */
 export const IdempotencySchema: GenMessage<Idempotency> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
 
 /**
  * ShipmentDraft is a validated create request, shape-independent.
@@ -379,7 +477,7 @@ export type ShipmentDraft = Message<"tawsil.shipment.v1.ShipmentDraft"> & {
  * Use `create(ShipmentDraftSchema)` to create a new message.
  */
 export const ShipmentDraftSchema: GenMessage<ShipmentDraft> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
 
 /**
  * CreateShipmentRequest is a create or its replay.
@@ -414,7 +512,7 @@ export type CreateShipmentRequest = Message<"tawsil.shipment.v1.CreateShipmentRe
  * Use `create(CreateShipmentRequestSchema)` to create a new message.
  */
 export const CreateShipmentRequestSchema: GenMessage<CreateShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
 
 /**
  * CreateShipmentResponse is the created shipment, or the original result of a replay.
@@ -442,7 +540,7 @@ export type CreateShipmentResponse = Message<"tawsil.shipment.v1.CreateShipmentR
  * Use `create(CreateShipmentResponseSchema)` to create a new message.
  */
 export const CreateShipmentResponseSchema: GenMessage<CreateShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
 
 /**
  * GetShipmentRequest names a shipment.
@@ -470,7 +568,7 @@ export type GetShipmentRequest = Message<"tawsil.shipment.v1.GetShipmentRequest"
  * Use `create(GetShipmentRequestSchema)` to create a new message.
  */
 export const GetShipmentRequestSchema: GenMessage<GetShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
 
 /**
  * GetShipmentResponse is the shipment now.
@@ -491,7 +589,7 @@ export type GetShipmentResponse = Message<"tawsil.shipment.v1.GetShipmentRespons
  * Use `create(GetShipmentResponseSchema)` to create a new message.
  */
 export const GetShipmentResponseSchema: GenMessage<GetShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
 
 /**
  * ListShipmentsRequest is one page of a query.
@@ -540,7 +638,7 @@ export type ListShipmentsRequest = Message<"tawsil.shipment.v1.ListShipmentsRequ
  * Use `create(ListShipmentsRequestSchema)` to create a new message.
  */
 export const ListShipmentsRequestSchema: GenMessage<ListShipmentsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
 
 /**
  * ListShipmentsResponse is one page, createdAt descending then shipmentId descending.
@@ -568,7 +666,7 @@ export type ListShipmentsResponse = Message<"tawsil.shipment.v1.ListShipmentsRes
  * Use `create(ListShipmentsResponseSchema)` to create a new message.
  */
 export const ListShipmentsResponseSchema: GenMessage<ListShipmentsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
 
 /**
  * CancelShipmentRequest cancels a shipment.
@@ -610,7 +708,7 @@ export type CancelShipmentRequest = Message<"tawsil.shipment.v1.CancelShipmentRe
  * Use `create(CancelShipmentRequestSchema)` to create a new message.
  */
 export const CancelShipmentRequestSchema: GenMessage<CancelShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 14);
 
 /**
  * CancelShipmentResponse is the cancelled shipment, or the original result of a replay.
@@ -638,7 +736,7 @@ export type CancelShipmentResponse = Message<"tawsil.shipment.v1.CancelShipmentR
  * Use `create(CancelShipmentResponseSchema)` to create a new message.
  */
 export const CancelShipmentResponseSchema: GenMessage<CancelShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 15);
 
 /**
  * ReserveForOfferRequest reserves a shipment for a driver offer.
@@ -666,7 +764,7 @@ export type ReserveForOfferRequest = Message<"tawsil.shipment.v1.ReserveForOffer
  * Use `create(ReserveForOfferRequestSchema)` to create a new message.
  */
 export const ReserveForOfferRequestSchema: GenMessage<ReserveForOfferRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 14);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 16);
 
 /**
  * ReserveForOfferResponse is the shipment, now OFFERED.
@@ -687,7 +785,7 @@ export type ReserveForOfferResponse = Message<"tawsil.shipment.v1.ReserveForOffe
  * Use `create(ReserveForOfferResponseSchema)` to create a new message.
  */
 export const ReserveForOfferResponseSchema: GenMessage<ReserveForOfferResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 15);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 17);
 
 /**
  * DispatchStep is a dispatch-driven transition.
@@ -802,7 +900,8 @@ export const RequestShapeSchema: GenEnum<RequestShape> = /*@__PURE__*/
  * NotFound SHIPMENT_NOT_FOUND; PermissionDenied ACCESS_DENIED (another merchant's shipment) or
  * MERCHANT_NOT_ACTIVE; InvalidArgument VALIDATION_FAILED (with FieldViolations) or INVALID_CURSOR;
  * FailedPrecondition OUTSIDE_COVERAGE, CITY_MISMATCH, NO_ELIGIBLE_SERVICE, UNSUPPORTED_CURRENCY,
- * IDEMPOTENCY_KEY_REUSED, SHIPMENT_ALREADY_ASSIGNED, SHIPMENT_NOT_CANCELLABLE; AlreadyExists
+ * IDEMPOTENCY_KEY_REUSED, SHIPMENT_ALREADY_ASSIGNED, SHIPMENT_NOT_CANCELLABLE, DELIVERY_PIN_LOCKED
+ * (with a RetryDelay), SANDBOX_ONLY; AlreadyExists
  * DUPLICATE_REFERENCE; Aborted IDEMPOTENCY_KEY_IN_USE; Unavailable when a peer is down.
  *
  * @generated from service tawsil.shipment.v1.ShipmentService
@@ -886,6 +985,19 @@ export const ShipmentService: GenService<{
     methodKind: "unary";
     input: typeof FindTrackedShipmentRequestSchema;
     output: typeof FindTrackedShipmentResponseSchema;
+  },
+  /**
+   * GetSandboxDeliveryProof tells the sandbox's simulated fleet what a delivery of the shipment must
+   * prove (its PIN, requirements and COD amount), as a real recipient would tell a real driver.
+   * Sandbox only: in production it fails with FailedPrecondition SANDBOX_ONLY; NotFound
+   * SHIPMENT_NOT_FOUND.
+   *
+   * @generated from rpc tawsil.shipment.v1.ShipmentService.GetSandboxDeliveryProof
+   */
+  getSandboxDeliveryProof: {
+    methodKind: "unary";
+    input: typeof GetSandboxDeliveryProofRequestSchema;
+    output: typeof GetSandboxDeliveryProofResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_shipment_v1_shipment_service, 0);
