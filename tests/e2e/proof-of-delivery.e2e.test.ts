@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { laneBrokers } from "./support/lane";
 import { freePort } from "@tawsil/testing";
 import { localStorageEnv, startS3, type S3Handle } from "../../scripts/infra/s3";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
@@ -25,7 +26,7 @@ beforeAll(async () => {
   s3 = await startS3({ port: await freePort(), httpsPort: await freePort(), bucket: BUCKET, keepIn: s3Dir });
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
+    brokers: laneBrokers(),
     serviceEnv: {
       shipment: { ...localStorageEnv(s3.endpoint, BUCKET), S3_TIMEOUT_MS: "5000" },
       dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0" },
