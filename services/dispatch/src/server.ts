@@ -1,6 +1,7 @@
 import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
+import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
@@ -26,6 +27,9 @@ import { DRIVERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
+import { DriverAdmin } from "./app/driver-admin";
+import { PrismaDriverRegistry } from "./infra/driver-registry";
+import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
 import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
@@ -98,8 +102,17 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   const driverApi = new DriverApi(context, activeDrivers);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
+  const driverAdmin = new DriverAdmin({ registry: new PrismaDriverRegistry(database.client), setAvailability: (input) => driverApi.setAvailability(input), logger });
+  const deadLetterRoutes = deadLetterAdminRoutes(deadLetters);
   return {
-    admin: deadLetterAdminRoutes(deadLetters),
+    // Operators' listener: dead letters, and the registry of production drivers.
+    admin: {
+      routes: (router) => {
+        deadLetterRoutes.routes(router);
+        router.service(DriverAdminService, driverAdminService({ driverAdmin, logger }));
+      },
+      serviceNames: [...deadLetterRoutes.serviceNames, DriverAdminService.typeName],
+    },
     routes: (router) => {
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));

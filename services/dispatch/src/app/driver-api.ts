@@ -6,9 +6,12 @@ import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowe
 import { isOpenAt } from "../domain/offer";
 import { nowOf, type DispatchContext } from "./context";
 import { acceptOffer } from "./accept-offer";
-import type { OpenOffer } from "./ports";
+import type { DriverJob, OpenOffer } from "./ports";
 
-export type { OpenOffer, Progress };
+export type { DriverJob, OpenOffer, Progress };
+
+/** The most fixes one call may carry (decisions.md section 17). */
+export const MAX_FIXES_PER_BATCH = 100;
 
 /** Where a driver is, as their app reports it (recordTimeMs 0: now). */
 export interface LocationReport {
@@ -60,6 +63,20 @@ export class DriverApi {
     const driverId = id("driver_id", input.driverId);
     if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
     return this.ctx.store.openOffersOf(driverId, nowOf(this.ctx));
+  }
+
+  /** The shipment the driver carries now (none, or one). */
+  async listJobs(input: { driverId: string }): Promise<DriverJob[]> {
+    const driverId = id("driver_id", input.driverId);
+    if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
+    return this.ctx.store.currentJobsOf(driverId);
+  }
+
+  /** One driver's fixes, oldest first, recorded all or none. */
+  async reportDriverFixes(input: { driverId: string; fixes: readonly Omit<LocationReport, "driverId">[] }): Promise<void> {
+    if (input.fixes.length === 0) throw new ValidationError("fixes", "must hold at least one fix");
+    if (input.fixes.length > MAX_FIXES_PER_BATCH) throw new ValidationError("fixes", `must hold at most ${MAX_FIXES_PER_BATCH} fixes`);
+    await this.reportLocations(input.fixes.map((fix) => ({ ...fix, driverId: input.driverId })));
   }
 
   /** An open, unexpired offer becomes the driver's shipment (ACCEPTED at the shipment service). */

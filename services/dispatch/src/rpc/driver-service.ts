@@ -12,7 +12,7 @@ const PROGRESS: Partial<Record<ProtoProgress, Progress>> = {
   [ProtoProgress.FAILED]: "FAILED",
 };
 
-/** The drivers' internal API (never exposed by the gateway). Maps and delegates. */
+/** What a driver does, for the gateway's /v2/driver routes. Maps and delegates. */
 export function driverService(deps: { driverApi: DriverApi; logger: Logger }): ServiceImpl<typeof DriverService> {
   const api = deps.driverApi;
   return withDomainErrors(
@@ -23,15 +23,11 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
       },
       async listOffers(req) {
         const offers = await api.listOffers({ driverId: req.driverId });
-        return {
-          offers: offers.map((offer) => ({
-            offerId: offer.offerId,
-            shipmentId: offer.shipmentId,
-            pickup: offer.pickup,
-            destination: offer.destination,
-            expireTimeUnixMs: BigInt(offer.expiresAt.getTime()),
-          })),
-        };
+        return { offers: offers.map(({ expiresAt, ...offer }) => ({ ...offer, requirements: [...offer.requirements], expireTimeUnixMs: BigInt(expiresAt.getTime()) })) };
+      },
+      async listJobs(req) {
+        const jobs = await api.listJobs({ driverId: req.driverId });
+        return { jobs: jobs.map((job) => ({ ...job, requirements: [...job.requirements] })) };
       },
       async acceptOffer(req) {
         await api.acceptOffer({ driverId: req.driverId, offerId: req.offerId });
@@ -45,6 +41,13 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
         const progress = PROGRESS[req.progress];
         if (!progress) throw new ValidationError("progress", "is required");
         await api.reportProgress({ driverId: req.driverId, shipmentId: req.shipmentId, progress, reasonCode: req.reasonCode });
+        return {};
+      },
+      async reportLocations(req) {
+        await api.reportDriverFixes({
+          driverId: req.driverId,
+          fixes: req.fixes.map((fix) => ({ position: fix.position, accuracyMetres: fix.accuracyMetres, recordTimeMs: fix.recordTimeUnixMs })),
+        });
         return {};
       },
       async reportLocation(req) {
