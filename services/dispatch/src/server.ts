@@ -29,10 +29,14 @@ import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { DriverAdmin } from "./app/driver-admin";
 import { PrismaDriverRegistry } from "./infra/driver-registry";
+import { StepKeyRepository } from "./infra/step-key-repository";
 import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
 import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
-import { startRetention } from "@tawsil/retention";
+import { expiresByColumn, startRetention } from "@tawsil/retention";
+
+/** Drivers' step keys live 24 h, like the merchants' idempotency records (decisions.md section 3). */
+const stepKeyRetention = expiresByColumn({ table: "driver_step_request", column: "created_at", periodMs: 24 * 60 * 60 * 1000 });
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
@@ -99,7 +103,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
-  const driverApi = new DriverApi(context, activeDrivers);
+  const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client));
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
   const driverAdmin = new DriverAdmin({ registry: new PrismaDriverRegistry(database.client), setAvailability: (input) => driverApi.setAvailability(input), logger });
@@ -264,6 +268,6 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka, registry: metrics.registry });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
-  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config)], logger, registry: metrics.registry });
+  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config), stepKeyRetention], logger, registry: metrics.registry });
   return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks, closers: [retention, ...workers, relay, ...parts.closers] };
 }

@@ -6,6 +6,7 @@ import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowe
 import { isOpenAt } from "../domain/offer";
 import { nowOf, type DispatchContext } from "./context";
 import { acceptOffer } from "./accept-offer";
+import { oncePerKey, type StepKeyStore } from "./step-keys";
 import type { DriverJob, OpenOffer } from "./ports";
 
 export type { DriverJob, OpenOffer, Progress };
@@ -22,6 +23,8 @@ export interface LocationReport {
 }
 
 const REASON_CODE = /^[A-Z][A-Z0-9_]{1,47}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{16,128}$/;
+const FINGERPRINT = /^[0-9a-f]{64}$/;
 
 function id(field: string, value: string): string {
   if (!isUuid(value)) throw new ValidationError(field, "must be a uuid");
@@ -34,6 +37,8 @@ export class DriverApi {
     private readonly ctx: DispatchContext,
     /** This replica's active driver index, reloaded after a shift change commits. */
     private readonly activeDrivers?: { refresh(): Promise<void> },
+    /** Records of steps sent with an Idempotency-Key (the driver routes always send one). */
+    private readonly stepKeys?: StepKeyStore,
   ) {}
 
   async setAvailability(input: { driverId: string; available: boolean; position?: Coordinate | undefined }): Promise<void> {
@@ -105,7 +110,16 @@ export class DriverApi {
    * service with no transaction open, recorded under the lock again. The shipment service's state
    * machine refuses a step out of order, so two reports racing cannot both land.
    */
-  async reportProgress(input: { driverId: string; shipmentId: string; progress: Progress; reasonCode: string }): Promise<void> {
+  async reportProgress(input: { driverId: string; shipmentId: string; progress: Progress; reasonCode: string; idempotency?: { key: string; fingerprint: string } | undefined }): Promise<void> {
+    const { idempotency } = input;
+    if (!idempotency) return this.#reportProgress(input);
+    if (!this.stepKeys) throw new Error("DriverApi was built without its step key store");
+    if (!IDEMPOTENCY_KEY.test(idempotency.key)) throw new ValidationError("idempotency_key", "must be 16 to 128 visible ASCII characters");
+    if (!FINGERPRINT.test(idempotency.fingerprint)) throw new ValidationError("request_fingerprint", "must be a SHA-256 in hex");
+    await oncePerKey(this.stepKeys, { driverId: id("driver_id", input.driverId), ...idempotency }, () => this.#reportProgress(input));
+  }
+
+  async #reportProgress(input: { driverId: string; shipmentId: string; progress: Progress; reasonCode: string }): Promise<void> {
     const driverId = id("driver_id", input.driverId);
     const shipmentId = id("shipment_id", input.shipmentId);
     if (input.progress === "FAILED" && !REASON_CODE.test(input.reasonCode)) throw new ValidationError("reason_code", "is required with PROGRESS_FAILED, pattern ^[A-Z][A-Z0-9_]{1,47}$");

@@ -40,7 +40,10 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
       async reportProgress(req) {
         const progress = PROGRESS[req.progress];
         if (!progress) throw new ValidationError("progress", "is required");
-        await api.reportProgress({ driverId: req.driverId, shipmentId: req.shipmentId, progress, reasonCode: req.reasonCode });
+        // Fields 5-7 (PIN, evidence, cash collected) are the proof of delivery's, judged where the
+        // state changes (issue 30, point 3); this edge only keys the step.
+        const idempotency = req.idempotencyKey === "" ? undefined : { key: req.idempotencyKey, fingerprint: req.requestFingerprint };
+        await api.reportProgress({ driverId: req.driverId, shipmentId: req.shipmentId, progress, reasonCode: req.reasonCode, idempotency });
         return {};
       },
       async reportLocations(req) {
