@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { problemSchemaErrors } from "@tawsil/testing";
-import { verifyWebhook } from "@tawsil/sdk";
+import { TawsilDriverClient, verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runDriversCli } from "../../services/dispatch/src/cli/drivers-cli";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
@@ -127,12 +127,14 @@ describe("the driver API", () => {
     const merchant = testMesh.sdkFor(testMesh.credentials.TAWSIL_CLIENT_ID!, testMesh.credentials.TAWSIL_CLIENT_SECRET!);
     const { signingSecret } = await merchant.webhook.register({ url: receiverUrl });
 
-    expect(await call(tokenA, "PUT", "/v2/driver/availability", { onShift: true, position: RIYADH_OLAYA })).toEqual({ status: 200, body: { onShift: true } });
+    // Shift and fixes through the SDK's driver client, as a driver's app would send them.
+    const appA = new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driverA.clientId, clientSecret: driverA.clientSecret, retry: { maxAttempts: 1 } });
+    expect(await appA.setAvailability({ onShift: true, position: RIYADH_OLAYA })).toEqual({ onShift: true });
     const fixes = [
       { ...RIYADH_OLAYA, accuracyMetres: 12, recordedAt: new Date(Date.now() - 2_000).toISOString() },
       { latitude: 24.7137, longitude: 46.6754, accuracyMetres: 8 },
     ];
-    expect(await call(tokenA, "POST", "/v2/driver/locations", { fixes })).toEqual({ status: 202, body: { accepted: 2 } });
+    expect(await appA.reportLocations(fixes)).toBe(2);
 
     const created = await merchant.shipments.create({
       reference: `DRV-${randomUUID().slice(0, 8)}`,

@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { ProblemError } from "../problem/problem-error";
-import { DRIVER_SCOPE, type Principal, type Scope } from "./principal";
+import type { DRIVER_SCOPE, Principal, Scope } from "./principal";
 import { InvalidTokenError, type TokenVerifier } from "./token-verifier";
 
 declare module "fastify" {

@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 
 const merchantClaims = () => ({ aud: AUDIENCE, sub: "client-m", merchant_id: randomUUID(), scope: "shipments:read" });
-const driverClaims = (driverId = randomUUID()) => ({ aud: DRIVER_AUDIENCE, sub: "client-d", driver_id: driverId, scope: DRIVER_SCOPE });
+const driverClaims = (driverId: string = randomUUID()) => ({ aud: DRIVER_AUDIENCE, sub: "client-d", driver_id: driverId, scope: DRIVER_SCOPE });
 
 describe("TokenVerifier with drivers' tokens", () => {
   it("makes a merchant principal of a merchant's token and a driver principal, with no merchant, of a driver's", async () => {
