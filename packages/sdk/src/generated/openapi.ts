@@ -543,7 +543,7 @@ export interface paths {
         put?: never;
         /**
          * Declare a piece of evidence to upload
-         * @description A driver's evidence (decisions.md section 17): PICKUP_PHOTO, DELIVERY_PHOTO or
+         * @description A driver's evidence: PICKUP_PHOTO, DELIVERY_PHOTO or
          *     DELIVERY_SIGNATURE, an image; its bytes follow with
          *     `PUT /v2/driver/media-assets/{mediaAssetId}/content`, and a DELIVERED step names it.
          */
