@@ -3304,13 +3304,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "purpose": "DELIVERY_SIGNATURE",
-                 *       "contentType": "image/png",
-                 *       "sizeBytes": 18211
-                 *     }
-                 */
                 "application/json": components["schemas"]["CreateDriverMediaAssetRequest"];
             };
         };
