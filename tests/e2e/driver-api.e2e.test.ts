@@ -123,7 +123,7 @@ describe("the driver API", () => {
     expect(res.body.violations).toEqual([expect.objectContaining({ field: "fixes", code: "TOO_MANY_ITEMS" })]);
   });
 
-  it("delivers a merchant's shipment from offer to DELIVERED, the merchant's webhook and tracking following; another driver's offer and job are 404", { timeout: 180_000 }, async () => {
+  it("delivers a merchant's cash-on-delivery shipment from offer to DELIVERED, the merchant's webhook and tracking following; another driver's offer and job are 404", { timeout: 180_000 }, async () => {
     const merchant = testMesh.sdkFor(testMesh.credentials.TAWSIL_CLIENT_ID!, testMesh.credentials.TAWSIL_CLIENT_SECRET!);
     const { signingSecret } = await merchant.webhook.register({ url: receiverUrl });
 
@@ -141,6 +141,7 @@ describe("the driver API", () => {
       pickup: RIYADH_OLAYA,
       destination: RIYADH_MALQA,
       recipient: { name: "Huda", mobile: "0512345600" },
+      codAmount: 149.5,
     });
     const shipmentId = created.shipment.id;
 
@@ -149,7 +150,11 @@ describe("the driver API", () => {
       expect(res.status).toBe(200);
       return (res.body.offers as Record<string, unknown>[]).find((o) => o.shipmentId === shipmentId);
     });
-    expect(offer).toMatchObject({ cityCode: "RUH", pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, requirements: [], cashOnDelivery: false });
+    expect(offer).toMatchObject({ cityCode: "RUH", pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, requirements: [], cashOnDelivery: true, codAmount: 149.5 });
+    expect(offer.pickupAddress).not.toBe("");
+    expect(offer.destinationAddress).not.toBe("");
+    // The recipient is not the driver's to know before the job is.
+    expect(JSON.stringify(offer)).not.toContain("Huda");
     expect(Date.parse(String(offer.expiresAt))).toBeGreaterThan(Date.now());
     // Driver B sees nothing of it, and cannot take or refuse it.
     expect((await call(tokenB, "GET", "/v2/driver/offers")).body).toEqual({ offers: [] });
@@ -157,7 +162,7 @@ describe("the driver API", () => {
     expectProblem(await call(tokenB, "POST", `/v2/driver/offers/${String(offer.offerId)}/decline`), 404, "OFFER_NOT_FOUND");
 
     expect(await call(tokenA, "POST", `/v2/driver/offers/${String(offer.offerId)}/accept`)).toEqual({ status: 200, body: { offerId: offer.offerId, status: "ACCEPTED" } });
-    expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [expect.objectContaining({ shipmentId })] });
+    expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [expect.objectContaining({ shipmentId, recipient: { name: "Huda" }, codAmount: 149.5 })] });
     expect((await call(tokenB, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [] });
 
     const step = (token: string, key: string, body: unknown) => call(token, "POST", `/v2/driver/jobs/${shipmentId}/steps`, body, { "idempotency-key": key });
@@ -174,7 +179,8 @@ describe("the driver API", () => {
     expectProblem(await step(tokenA, randomUUID(), { step: "PICKED_UP" }), 409, "STEP_NOT_ALLOWED");
 
     expect((await step(tokenA, randomUUID(), { step: "OUT_FOR_DELIVERY" })).status).toBe(200);
-    expect((await step(tokenA, randomUUID(), { step: "DELIVERED" })).body).toEqual({ shipmentId, step: "DELIVERED" });
+    // Cash on delivery: the driver says what it collected (ReportProgress's cod_collected).
+    expect((await step(tokenA, randomUUID(), { step: "DELIVERED", codCollected: { amount: 149.5, currency: "SAR" } })).body).toEqual({ shipmentId, step: "DELIVERED" });
 
     // The merchant's webhook follows, each status once (the replayed PICKED_UP changed nothing).
     const events = () =>

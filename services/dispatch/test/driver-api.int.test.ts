@@ -78,7 +78,12 @@ describe("a driver's API", () => {
   it("runs a step once per key: concurrent duplicates and a replay answer alike and move the shipment once; another request under the key is refused", async () => {
     const driverId = await registeredOnShift("Steps");
     const shipmentId = await acceptedBy(driverId, `STEP-${randomUUID().slice(0, 8)}`);
-    expect((await stack.drivers.listJobs({ driverId })).jobs.map((job) => job.shipmentId)).toEqual([shipmentId]);
+    const [job] = (await stack.drivers.listJobs({ driverId })).jobs;
+    expect(job?.shipmentId).toBe(shipmentId);
+    // The recipient is the driver's to know while the job is active.
+    expect(job?.recipientName).not.toBe("");
+    const recipientOf = async () => (await query<{ recipient_name: string | null }>(stack.dispatchDb.url, `SELECT recipient_name FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId))[0]?.recipient_name;
+    expect(await recipientOf()).toBe(job?.recipientName);
     const before = (await versionOf(shipmentId)).version;
     const key = `key-${randomUUID()}`;
     const pickUp = { driverId, shipmentId, progress: Progress.PICKED_UP, idempotencyKey: key, requestFingerprint: fingerprint("picked up") };
@@ -97,6 +102,8 @@ describe("a driver's API", () => {
     await stack.drivers.reportProgress(early);
     expect((await versionOf(shipmentId)).state).toBe(ShipmentState.DELIVERED);
     expect((await stack.drivers.listJobs({ driverId })).jobs).toEqual([]);
+    // ...and nobody's once it is done: dispatch forgets the name (the consumer follows the shipment).
+    await eventually(async () => ((await recipientOf()) === null ? true : undefined), "the recipient's name forgotten");
     await stack.drivers.setAvailability({ driverId, available: false });
   });
 

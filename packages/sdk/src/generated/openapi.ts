@@ -1147,11 +1147,19 @@ export interface components {
             shipmentId: string;
             cityCode: string;
             pickup: components["schemas"]["Coordinate"];
+            pickupAddress: string;
             destination: components["schemas"]["Coordinate"];
+            destinationAddress: string;
             parcel: components["schemas"]["DriverParcel"];
             requirements: string[];
             /** @description The driver collects cash at the door. */
             cashOnDelivery: boolean;
+            /** @description The cash to collect, SAR; 0 when prepaid. */
+            codAmount: number;
+            /** @description Given while the job is the driver's, never after. */
+            recipient: {
+                name: string;
+            };
         };
         DriverOffer: {
             /** Format: uuid */
@@ -1160,7 +1168,11 @@ export interface components {
             shipmentId: string;
             cityCode: string;
             pickup: components["schemas"]["Coordinate"];
+            pickupAddress: string;
             destination: components["schemas"]["Coordinate"];
+            destinationAddress: string;
+            /** @description The cash to collect, SAR; 0 when prepaid. */
+            codAmount: number;
             parcel: components["schemas"]["DriverParcel"];
             requirements: string[];
             /** @description The driver collects cash at the door. */

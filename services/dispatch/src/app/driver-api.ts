@@ -7,9 +7,9 @@ import { isOpenAt } from "../domain/offer";
 import { nowOf, type DispatchContext } from "./context";
 import { acceptOffer } from "./accept-offer";
 import { oncePerKey, type StepKeyStore } from "./step-keys";
-import type { DriverJob, OpenOffer } from "./ports";
+import type { CurrentJob, OpenOffer } from "./ports";
 
-export type { DriverJob, OpenOffer, Progress };
+export type { CurrentJob, OpenOffer, Progress };
 
 /** The most fixes one call may carry (decisions.md section 17). */
 export const MAX_FIXES_PER_BATCH = 100;
@@ -71,7 +71,7 @@ export class DriverApi {
   }
 
   /** The shipment the driver carries now (none, or one). */
-  async listJobs(input: { driverId: string }): Promise<DriverJob[]> {
+  async listJobs(input: { driverId: string }): Promise<CurrentJob[]> {
     const driverId = id("driver_id", input.driverId);
     if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
     return this.ctx.store.currentJobsOf(driverId);

@@ -87,6 +87,16 @@ export interface DriverJob {
   readonly longestSideMm: number;
   readonly requirements: readonly string[];
   readonly cashOnDelivery: boolean;
+  /** Empty for a job created before dispatch kept them. */
+  readonly pickupAddress: string;
+  readonly destinationAddress: string;
+  /** Decimal SAR, "0.00" when prepaid. */
+  readonly codAmount: string;
+}
+
+/** A job the driver carries now: the recipient is told only here, while it is active. */
+export interface CurrentJob extends DriverJob {
+  readonly recipientName: string;
 }
 
 /** An open offer as a driver's app lists it. */
@@ -134,7 +144,7 @@ export interface DispatchStore {
   driverExists(driverId: string): Promise<boolean>;
   openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]>;
   /** The shipment the driver carries now, if any, as a list (a driver carries one at a time today). */
-  currentJobsOf(driverId: string): Promise<DriverJob[]>;
+  currentJobsOf(driverId: string): Promise<CurrentJob[]>;
   offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined>;
   job(shipmentId: string): Promise<DispatchJob | undefined>;
   /** The sandbox fleet's driver row, created once with these facts and otherwise left as it is. */

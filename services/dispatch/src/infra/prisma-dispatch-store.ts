@@ -1,5 +1,5 @@
 import { withTransaction } from "@tawsil/db";
-import type { DispatchStore, DriverJob, JobWork, OpenOffer } from "../app/ports";
+import type { CurrentJob, DispatchStore, DriverJob, JobWork, OpenOffer } from "../app/ports";
 import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
@@ -36,11 +36,13 @@ export class PrismaDispatchStore implements DispatchStore {
     return offers.map((offer) => ({ offerId: offer.id, expiresAt: offer.expiresAt, ...driverJobOf(jobFromRow(offer.job)) }));
   }
 
-  async currentJobsOf(driverId: string): Promise<DriverJob[]> {
+  async currentJobsOf(driverId: string): Promise<CurrentJob[]> {
     const driver = await this.db.driver.findUnique({ where: { id: driverId }, select: { currentShipmentId: true } });
     if (!driver?.currentShipmentId) return [];
     const row = await this.db.dispatchJob.findUnique({ where: { shipmentId: driver.currentShipmentId } });
-    return row ? [driverJobOf(jobFromRow(row))] : [];
+    if (!row) return [];
+    const job = jobFromRow(row);
+    return [{ ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "" }];
   }
 
   async offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined> {
@@ -59,6 +61,18 @@ export class PrismaDispatchStore implements DispatchStore {
 
 /** What a driver is shown of a job: never the merchant, the dispatch bookkeeping or other drivers tried. */
 function driverJobOf(job: DispatchJob): DriverJob {
-  const { shipmentId, pickup, destination, cityCode, weightGrams, longestSideMm, requirements, cashOnDelivery } = job;
-  return { shipmentId, pickup, destination, cityCode, weightGrams, longestSideMm, requirements, cashOnDelivery };
+  const { shipmentId, pickup, destination, cityCode, weightGrams, longestSideMm, requirements, cashOnDelivery, delivery } = job;
+  return {
+    shipmentId,
+    pickup,
+    destination,
+    cityCode,
+    weightGrams,
+    longestSideMm,
+    requirements,
+    cashOnDelivery,
+    pickupAddress: delivery?.pickupAddress ?? "",
+    destinationAddress: delivery?.destinationAddress ?? "",
+    codAmount: delivery?.codAmount ?? "0.00",
+  };
 }

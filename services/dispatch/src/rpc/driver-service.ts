@@ -12,6 +12,8 @@ const PROGRESS: Partial<Record<ProtoProgress, Progress>> = {
   [ProtoProgress.FAILED]: "FAILED",
 };
 
+const sar = (amount: string) => ({ currency: "SAR", amount });
+
 /** What a driver does, for the gateway's /v2/driver routes. Maps and delegates. */
 export function driverService(deps: { driverApi: DriverApi; logger: Logger }): ServiceImpl<typeof DriverService> {
   const api = deps.driverApi;
@@ -23,11 +25,13 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
       },
       async listOffers(req) {
         const offers = await api.listOffers({ driverId: req.driverId });
-        return { offers: offers.map(({ expiresAt, ...offer }) => ({ ...offer, requirements: [...offer.requirements], expireTimeUnixMs: BigInt(expiresAt.getTime()) })) };
+        return {
+          offers: offers.map(({ expiresAt, codAmount, ...offer }) => ({ ...offer, requirements: [...offer.requirements], codAmount: sar(codAmount), expireTimeUnixMs: BigInt(expiresAt.getTime()) })),
+        };
       },
       async listJobs(req) {
         const jobs = await api.listJobs({ driverId: req.driverId });
-        return { jobs: jobs.map((job) => ({ ...job, requirements: [...job.requirements] })) };
+        return { jobs: jobs.map(({ codAmount, ...job }) => ({ ...job, requirements: [...job.requirements], codAmount: sar(codAmount) })) };
       },
       async acceptOffer(req) {
         await api.acceptOffer({ driverId: req.driverId, offerId: req.offerId });
