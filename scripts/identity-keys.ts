@@ -6,8 +6,8 @@
  *
  *   pnpm exec tsx scripts/identity-keys.ts | kubectl apply -n tawsil-sandbox -f -
  *
- * then restart the Deployments. `--public-key driver-app=<base64 SPKI>` adds a caller that is not
- * one of ours (the drivers' app backend) to the ConfigMap.
+ * then restart the Deployments. `--public-key <name>=<base64 SPKI>` adds a caller that is not
+ * one of ours to the ConfigMap (none today: drivers reach dispatch through the gateway).
  */
 import { pathToFileURL } from "node:url";
 import { generateIdentityKeys, publicKeysSetting } from "../packages/rpc/src/identity-keys";

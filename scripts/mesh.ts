@@ -85,11 +85,8 @@ export const PROCESS_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX:
 /** Each process's bundle, relative to its directory (scripts/build.ts writes it). */
 export const BUNDLE = "dist/main.mjs";
 
-/**
- * Who signs service tokens: the seven processes, and the drivers' app backend, which is not one of
- * them but is dispatch's only caller of DriverService (the tests call it as that app).
- */
-export const IDENTITIES = ["gateway", ...SERVICES, "driver-app"] as const;
+/** Who signs service tokens: the seven processes (drivers reach dispatch through the gateway's /v2/driver routes). */
+export const IDENTITIES = ["gateway", ...SERVICES] as const;
 
 export interface MeshOptions {
   /** Database url per service that owns one (already migrated). */

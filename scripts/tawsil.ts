@@ -1,6 +1,7 @@
 /**
  * `./tawsil <command>` (or `make tawsil ARGS="<command>"`): the operators' CLI. `shipments ...`
- * commands operate the shipment service (the approval queue); every other command the merchant
+ * commands operate the shipment service (the approval queue); `drivers ...` dispatch's drivers and
+ * their OAuth clients (dispatch and merchant); every other command the merchant
  * service (merchants, OAuth clients, saved locations, branches, rate cards, signing keys).
  * `./tawsil help` lists them. Which mesh it operates: see operator-env.ts.
  */
@@ -8,6 +9,7 @@ import { createAdminClient, failureOf } from "../services/merchant/src/cli/admin
 import { runCli } from "../services/merchant/src/cli/run-cli";
 import { runShipmentCli, SHIPMENT_HELP } from "../services/shipment/src/cli/run-cli";
 import { adminUrlSetting, DEAD_LETTER_HELP, DEAD_LETTER_SERVICES, runDeadLetterCli, type DeadLetterService } from "../packages/events/src/index";
+import { DRIVERS_HELP, runDriversCli } from "../services/dispatch/src/cli/drivers-cli";
 import { operatorEnv } from "./operator-env";
 
 const argv = process.argv.slice(2);
@@ -25,6 +27,14 @@ async function main(): Promise<number> {
     }
     return runDeadLetterCli(argv, { ...io, env: resolved.env });
   }
+  if (argv[0] === "drivers") {
+    const missing = ["DISPATCH_ADMIN_URL", "MERCHANT_ADMIN_URL"].find((name) => !resolved.env[name]);
+    if (missing) {
+      io.err(resolved.missing(missing));
+      return 1;
+    }
+    return runDriversCli(argv, { ...io, env: resolved.env });
+  }
   const shipments = argv[0] === "shipments";
   const needs = shipments ? (argv.includes("--merchant") || argv.some((a) => a.startsWith("--merchant=")) ? ["SHIPMENT_ADMIN_URL", "MERCHANT_ADMIN_URL"] : ["SHIPMENT_ADMIN_URL"]) : ["MERCHANT_ADMIN_URL"];
   const missing = help ? undefined : needs.find((name) => !resolved.env[name]);
@@ -35,7 +45,7 @@ async function main(): Promise<number> {
   const env = resolved.env;
   if (!shipments) {
     const code = await runCli(argv, { ...io, env });
-    if (help && argv.length > 0) ["", ...SHIPMENT_HELP, "", ...DEAD_LETTER_HELP].forEach((line) => io.out(line));
+    if (help && argv.length > 0) ["", ...SHIPMENT_HELP, "", ...DRIVERS_HELP, "", ...DEAD_LETTER_HELP].forEach((line) => io.out(line));
     return code;
   }
   const merchantAdmin = env.MERCHANT_ADMIN_URL ? createAdminClient(env.MERCHANT_ADMIN_URL) : undefined;

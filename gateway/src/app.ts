@@ -1,10 +1,10 @@
 import type { Logger } from "@tawsil/logging";
 import type { ServiceIdentity } from "@tawsil/rpc";
 import type { Registry } from "prom-client";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type onRequestAsyncHookHandler } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type onRequestAsyncHookHandler } from "fastify";
 import { authenticate } from "./auth/authenticate";
 import { limitPerClient } from "./auth/client-rate-limit";
-import type { Scope } from "./auth/principal";
+import { DRIVER_SCOPE, type Scope } from "./auth/principal";
 import { Revocations } from "./auth/revocations";
 import { SigningKeys } from "./auth/signing-keys";
 import { TokenVerifier } from "./auth/token-verifier";
@@ -39,12 +39,15 @@ import { ParameterisedPaths } from "./routes/parameterised-paths";
 import { acceptEveryParsedMethod } from "./routes/route-table";
 import { registerWebhook } from "./routes/webhook";
 import { DownloadLinks } from "./media/download-links";
-import { registerMediaAssets } from "./routes/media-assets";
+import { registerDriverMediaAssets, registerMediaAssets } from "./routes/media-assets";
+import { registerDriverRoutes } from "./routes/driver";
 
 declare module "fastify" {
   interface FastifyInstance {
     /** The onRequest hooks of a /v2 operation, run before the body is read: a valid token (holding `scope` when given), then the client's rate limit. */
     guard(scope?: Scope): onRequestAsyncHookHandler[];
+    /** The onRequest hooks of a /v2/driver operation: a valid driver's token (scope driver), then the driver's rate limit. */
+    driverGuard(): onRequestAsyncHookHandler[];
   }
 }
 
@@ -143,12 +146,15 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   keys.refresh().catch(() => {});
   registerProbeRoutes(app, gatewayReadiness(keys, health.statuses));
   const revocations = deps.revocations ?? new Revocations(0);
-  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS }, revocations);
+  const verifier = new TokenVerifier(keys, { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, driverAudience: config.DRIVER_TOKEN_AUDIENCE, clockSkewSeconds: config.TOKEN_CLOCK_SKEW_SECONDS }, revocations);
   const limits = limitStore(deps);
   app.addHook("onClose", async () => limits.close());
   const perClient = limitPerClient(limits, tokenBucket("client", config.RATE_LIMIT_BURST, config.RATE_LIMIT_PER_SECOND));
   const guard = (scope?: Scope) => [authenticate(verifier, scope), perClient];
   app.decorate("guard", guard);
+  const driverOf = (request: FastifyRequest) => (request.principal?.kind === "driver" ? request.principal.driverId : "");
+  const perDriver = limitPerClient(limits, tokenBucket("driver", config.DRIVER_RATE_LIMIT_BURST, config.DRIVER_RATE_LIMIT_PER_SECOND), driverOf);
+  app.decorate("driverGuard", () => [authenticate(verifier, DRIVER_SCOPE, "driver"), perDriver]);
 
   registerTokenEndpoint(app, {
     merchant: peers.merchant,
@@ -172,11 +178,14 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     ),
   );
   registerWebhook(app, peers.webhook);
-  registerMediaAssets(app, peers.mediaAssets, {
+  const media = {
     links: new DownloadLinks({ baseUrl: config.PUBLIC_BASE_URL, key: config.MEDIA_DOWNLOAD_SECRET, ttlSeconds: config.MEDIA_DOWNLOAD_TTL_SECONDS }),
     limitBytes: config.MEDIA_UPLOAD_LIMIT_BYTES,
     transferTimeoutMs: config.MEDIA_TRANSFER_TIMEOUT_MS,
-  });
+  };
+  registerMediaAssets(app, peers.mediaAssets, media);
+  registerDriverRoutes(app, peers.drivers);
+  registerDriverMediaAssets(app, peers.mediaAssets, media);
   registerOpenApi(app);
   registerProblemPages(app);
   return app;

@@ -1,4 +1,5 @@
 import type { Client } from "@connectrpc/connect";
+import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
@@ -23,6 +24,8 @@ export interface Peers {
   readonly mediaAssets: Client<typeof MediaAssetService>;
   readonly tracking: Client<typeof TrackingService>;
   readonly webhook: Client<typeof WebhookService>;
+  /** Dispatch's driver API: the /v2/driver routes alone. */
+  readonly drivers: Client<typeof DriverService>;
 }
 
 /** `identity` signs every call with the gateway's service token (processIdentity("gateway", ...).self). */
@@ -37,5 +40,6 @@ export function createPeers(config: GatewayConfig, health: PeerHealthBoard, iden
     mediaAssets: createPeerClient(MediaAssetService, config.SHIPMENT_SERVICE_URL, opts("shipment", Math.max(config.PEER_TIMEOUT_MS, 30_000))),
     tracking: createPeerClient(TrackingService, config.TRACKING_SERVICE_URL, opts("tracking")),
     webhook: createPeerClient(WebhookService, config.WEBHOOK_SERVICE_URL, opts("webhook")),
+    drivers: createPeerClient(DriverService, config.DISPATCH_SERVICE_URL, opts("dispatch")),
   };
 }

@@ -1,8 +1,8 @@
 import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
 
-/** The services the gateway's routes call, and so the only ones it reaches (dispatch is none of them). */
-export const SERVICES = ["merchant", "shipment", "pricing", "tracking", "webhook"] as const;
+/** The services the gateway's routes call, and so the only ones it reaches (dispatch for the driver routes alone). */
+export const SERVICES = ["merchant", "shipment", "pricing", "tracking", "webhook", "dispatch"] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
@@ -24,6 +24,8 @@ export const schema = commonEnv
   TRACKING_SERVICE_URL: peerUrl,
   /** The webhook service: the merchant's endpoint and secret. */
   WEBHOOK_SERVICE_URL: peerUrl,
+  /** The dispatch service: the drivers' routes (/v2/driver: shift, fixes, offers, jobs, steps). */
+  DISPATCH_SERVICE_URL: peerUrl,
   /** How often the gateway asks a service's health while it is not known healthy (a down one's routes answer 503 at once until it is back). */
   PEER_HEALTH_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   /** How often it asks a service that answered SERVING; unset: 10 × PEER_HEALTH_INTERVAL_MS. A closed connection or a call that finds the service unreachable has it asked at once. */
@@ -36,6 +38,8 @@ export const schema = commonEnv
   TOKEN_ISSUER: z.url().optional(),
   /** Tokens must carry this audience (`aud`). */
   TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2"),
+  /** Drivers' tokens carry this audience instead (decisions.md section 17): they open /v2/driver routes only. */
+  DRIVER_TOKEN_AUDIENCE: z.string().min(1).default("https://api.tawsil.sa/v2/driver"),
   /** The longest an access token lives (the merchant service's TOKEN_TTL_SECONDS or more): how far back a starting replica reads revocations. */
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   /** Accepted clock difference for exp, nbf and iat (decisions.md section 10). */
@@ -46,6 +50,10 @@ export const schema = commonEnv
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   /** Per OAuth client (decisions.md section 14): requests allowed in a burst above the sustained rate. */
   RATE_LIMIT_BURST: z.coerce.number().int().positive().default(200),
+  /** Per driver (their app's calls to /v2/driver): sustained requests per second. */
+  DRIVER_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(10),
+  /** Per driver: requests allowed in a burst above the sustained rate (a batch of queued fixes and steps after a dead zone). */
+  DRIVER_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(40),
   /** Token endpoint: requests per minute per client id. */
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(20),
   /** Token endpoint: requests per minute from one client address, whatever the client ids (random ids from one address stop here). */
@@ -113,5 +121,6 @@ export function peerUrls(config: GatewayConfig): Record<ServiceName, string> {
     pricing: config.PRICING_SERVICE_URL,
     tracking: config.TRACKING_SERVICE_URL,
     webhook: config.WEBHOOK_SERVICE_URL,
+    dispatch: config.DISPATCH_SERVICE_URL,
   };
 }

@@ -6,6 +6,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
+import { runDriversCli } from "../../services/dispatch/src/cli/drivers-cli";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
 import { createAdminClient } from "../../services/merchant/src/cli/admin-client";
 import { ARTEFACTS } from "./support/browser";
@@ -29,6 +30,9 @@ const WEIGHTS: Record<string, number> = {
   createShipment: 8, cancelShipment: 5, listShipments: 6, getShipment: 4, estimateShipmentPrice: 4, getShipmentTracking: 3, getPublicTracking: 3,
   registerWebhook: 2, getWebhook: 1, updateWebhook: 3, deleteWebhook: 1, rotateWebhookSecret: 1, issueAccessToken: 4, getMerchantProfile: 2,
   createMediaAsset: 2, getMediaAsset: 2, uploadMediaAssetContent: 2, downloadMediaAsset: 1,
+  // The driver API (issue 30). Its media routes wait for the shipment service's driver-owned
+  // assets (issue 30's proof of delivery branch) before they are drawn.
+  setDriverAvailability: 1, reportDriverLocations: 2, listDriverOffers: 1, acceptDriverOffer: 1, declineDriverOffer: 1, listDriverJobs: 1, reportDriverStep: 3,
   getJsonWebKeySet: 1, getOpenApiDocument: 0.5, getTrackingPage: 1, getTrackingPageStylesheet: 0.5, getReferencePage: 0.3, getReferenceRenderer: 0.1,
 };
 
@@ -51,7 +55,7 @@ beforeAll(async () => {
     brokers: laneBrokers(),
     // Per-client and token limits raised so 429s do not mask everything else; public tracking,
     // the failed-authentication lockout and secret rotation keep theirs (the rate-limit checks).
-    env: { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000", TOKEN_RATE_LIMIT_PER_MINUTE: "100000", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000", TOKEN_GLOBAL_RATE_PER_SECOND: "100000", TOKEN_GLOBAL_BURST: "100000" },
+    env: { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000", TOKEN_RATE_LIMIT_PER_MINUTE: "100000", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000", TOKEN_GLOBAL_RATE_PER_SECOND: "100000", TOKEN_GLOBAL_BURST: "100000", DRIVER_RATE_LIMIT_PER_SECOND: "1000000", DRIVER_RATE_LIMIT_BURST: "1000000" },
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     beforeStart: (urls) => putFleetOnShift(urls.dispatch, { cities: ["RUH"], busy: true }),
   });
@@ -96,11 +100,26 @@ beforeAll(async () => {
     trackingCode: new URL(target.trackingUrl, testMesh.gatewayUrl).pathname.split("/t/")[1]!,
     cursor,
     webhookVersion: () => webhookVersion,
+    driverToken: await fuzzDriverToken(),
   };
   trackWebhookVersion = (version) => (webhookVersion = version);
 }, 240_000);
 
 let trackWebhookVersion: (version: number | undefined) => void = () => {};
+
+/**
+ * A driver registered as an operator does (the CLI's code path): its token drives the driver
+ * routes. In Jeddah, where no shipment of the run is: should a mutated request put it on shift, it
+ * is offered nothing, so no shipment changes under the fuzzer's feet.
+ */
+async function fuzzDriverToken(): Promise<string> {
+  const adminUrl = (name: string) => testMesh.mesh.processes.find((p) => p.name === name)!.adminUrl!;
+  const out: string[] = [];
+  const code = await runDriversCli(["drivers", "add", "--name", "Fuzz Driver", "--city", "JED", "--carrier", "SAQR", "--vehicle", "CAR"], { out: (line) => out.push(line), err: () => {}, env: { DISPATCH_ADMIN_URL: adminUrl("dispatch"), MERCHANT_ADMIN_URL: adminUrl("merchant") } });
+  if (code !== 0) throw new Error("could not register the fuzz driver");
+  const value = (label: string) => out.find((line) => line.startsWith(`${label} `))!.slice(label.length).trim();
+  return testMesh.tokenFor(value("client_id"), value("client_secret"));
+}
 
 afterAll(async () => {
   await testMesh?.close();

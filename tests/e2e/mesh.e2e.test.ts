@@ -115,11 +115,11 @@ describe("the mesh", () => {
     expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("dispatch", "shipment")))).toBe(Code.NotFound);
     // A token for another service is no token here.
     expect(await codeOf(shipments.reserveForOffer({ shipmentId, expectedVersion: 1n }, await as("dispatch", "pricing")))).toBe(Code.Unauthenticated);
-    // The driver API answers the drivers' app only.
-    for (const caller of ["gateway", "pricing", "shipment"]) {
+    // The driver API answers the gateway only (its /v2/driver routes carry the driver's own token).
+    for (const caller of ["pricing", "shipment", "tracking", "webhook", "merchant"]) {
       expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as(caller, "dispatch"))), caller).toBe(Code.PermissionDenied);
     }
-    expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as("driver-app", "dispatch")))).not.toBe(Code.PermissionDenied);
+    expect(await codeOf(drivers.listOffers({ driverId: randomUUID() }, await as("gateway", "dispatch")))).not.toBe(Code.PermissionDenied);
   });
 
   it("answers an unknown path with a problem", async () => {
@@ -640,7 +640,7 @@ describe("the mesh", () => {
 
       // On shift through the drivers' API: dispatch's memory and pricing's follow, no restart.
       const drivers = createClient(DriverService, createConnectTransport({ baseUrl: mesh.processes.find((p) => p.name === "dispatch")!.url, httpVersion: "2" }));
-      await drivers.setAvailability({ driverId, available: true }, await as("driver-app", "dispatch"));
+      await drivers.setAvailability({ driverId, available: true }, await as("gateway", "dispatch"));
       // Pricing learns it from dispatch's city staffing on Kafka (no call to dispatch per quote):
       // refused until then, served within 5 s.
       await within5s(async () => {

@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { ProblemError } from "../problem/problem-error";
-import type { Principal, Scope } from "./principal";
+import type { DRIVER_SCOPE, Principal, Scope } from "./principal";
 import { InvalidTokenError, type TokenVerifier } from "./token-verifier";
 
 declare module "fastify" {
@@ -20,11 +20,17 @@ function unauthenticated(challenge: string, detail: { en: string; ar: string }):
   return new ProblemError("AUTHENTICATION_REQUIRED", detail, { headers: { "www-authenticate": challenge } });
 }
 
+const WRONG_KIND = {
+  merchant: { en: "A driver's access token does not open merchant routes.", ar: "رمز وصول السائق لا يفتح مسارات التاجر." },
+  driver: { en: "Driver routes need a driver's access token.", ar: "مسارات السائق تتطلب رمز وصول سائق." },
+} as const;
+
 /**
- * An onRequest hook that admits a request only with a valid access token holding `scope` (any valid
- * token when scope is undefined) and records who is calling on `request.principal`.
+ * An onRequest hook that admits a request only with a valid access token of the `kind` the route
+ * serves (a merchant's token on a driver route, or the reverse, is 403), holding `scope` (any
+ * valid token of that kind when scope is undefined), and records who is calling on `request.principal`.
  */
-export function authenticate(verifier: TokenVerifier, scope: Scope | undefined): onRequestAsyncHookHandler {
+export function authenticate(verifier: TokenVerifier, scope: Scope | typeof DRIVER_SCOPE | undefined, kind: Principal["kind"] = "merchant"): onRequestAsyncHookHandler {
   return async function (this: unknown, request: FastifyRequest) {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === "") {
@@ -42,6 +48,7 @@ export function authenticate(verifier: TokenVerifier, scope: Scope | undefined):
       throw unauthenticated(CHALLENGE_INVALID, { en: "The access token is invalid or expired.", ar: "رمز الوصول غير صالح أو منتهي الصلاحية." });
     }
     request.principal = principal;
+    if (principal.kind !== kind) throw new ProblemError("ACCESS_DENIED", WRONG_KIND[kind]);
     if (scope && !principal.scopes.has(scope)) {
       throw new ProblemError(
         "ACCESS_DENIED",

@@ -28,7 +28,7 @@ export class TokenVerifier {
 
   constructor(
     private readonly keys: SigningKeys,
-    private readonly expect: { issuer: string; audience: string; clockSkewSeconds: number },
+    private readonly expect: { issuer: string; audience: string; driverAudience: string; clockSkewSeconds: number },
     private readonly revocations?: Revocations,
   ) {}
 
@@ -55,7 +55,8 @@ export class TokenVerifier {
     const options = {
       algorithms: ["ES256"],
       issuer: this.expect.issuer,
-      audience: this.expect.audience,
+      // Either audience verifies; which one it is decides the kind of principal, and routes admit one kind.
+      audience: [this.expect.audience, this.expect.driverAudience],
       clockTolerance: this.expect.clockSkewSeconds,
       requiredClaims: ["exp", "iat", "sub", "jti"],
       // Without this a JWT of another kind signed by the same key (an ID token, say) would pass.
@@ -74,11 +75,20 @@ export class TokenVerifier {
         throw invalid(retryError);
       }
     }
-    const { sub, merchant_id: merchantId, scope, exp, iat } = payload as Record<string, unknown>;
-    if (typeof sub !== "string" || typeof merchantId !== "string" || !isUuid(merchantId) || typeof scope !== "string" || typeof exp !== "number" || typeof iat !== "number") {
+    const { sub, aud, merchant_id: merchantId, driver_id: driverId, scope, exp, iat } = payload as Record<string, unknown>;
+    if (typeof sub !== "string" || typeof scope !== "string" || typeof exp !== "number" || typeof iat !== "number") {
       throw new InvalidTokenError("claims missing or malformed");
     }
-    return { clientId: sub, merchantId, scopes: new Set(scope.split(" ").filter(Boolean)), expiresAt: exp, issuedAt: iat };
+    const facts = { clientId: sub, scopes: new Set(scope.split(" ").filter(Boolean)), expiresAt: exp, issuedAt: iat };
+    // A token names exactly one audience: both, or a driver's audience with a merchant, is no token we issue.
+    const audiences = Array.isArray(aud) ? aud : [aud];
+    const forDriver = audiences.includes(this.expect.driverAudience);
+    if (forDriver) {
+      if (audiences.length !== 1 || merchantId !== undefined || typeof driverId !== "string" || !isUuid(driverId)) throw new InvalidTokenError("driver claims missing or malformed");
+      return { kind: "driver", driverId: driverId.toLowerCase(), merchantId: "", ...facts };
+    }
+    if (driverId !== undefined || typeof merchantId !== "string" || !isUuid(merchantId)) throw new InvalidTokenError("claims missing or malformed");
+    return { kind: "merchant", merchantId, ...facts };
   }
 
   #remember(token: string, principal: Principal): void {

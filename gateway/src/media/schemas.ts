@@ -11,3 +11,15 @@ export function createAssetBody(limitBytes: number) {
     sizeBytes: z.number().int().min(1).max(limitBytes),
   });
 }
+
+/** What drivers upload as evidence (decisions.md section 17): photos and signatures, images only. */
+export const DRIVER_MEDIA_PURPOSES = ["PICKUP_PHOTO", "DELIVERY_PHOTO", "DELIVERY_SIGNATURE"] as const;
+
+/** POST /v2/driver/media-assets: the merchants' body with the drivers' purposes and no PDF. */
+export function createDriverAssetBody(limitBytes: number) {
+  return z.strictObject({
+    purpose: z.enum(DRIVER_MEDIA_PURPOSES),
+    contentType: z.enum(["image/jpeg", "image/png", "image/webp"]),
+    sizeBytes: z.number().int().min(1).max(limitBytes),
+  });
+}

@@ -49,6 +49,14 @@ export const EXPLANATIONS: Record<ProblemCode, Explanation> = {
     meaning: { en: "No shipment is tracked by this link code.", ar: "لا توجد شحنة تُتتبّع برمز الرابط هذا." },
     fix: { en: "Use the trackingUrl of a shipment exactly as the API returned it.", ar: "استخدم trackingUrl الخاص بالشحنة كما أعادته الواجهة تمامًا." },
   },
+  OFFER_NOT_FOUND: {
+    meaning: { en: "You (the driver of the token) have no offer with this id: it does not exist or is another driver's.", ar: "ليس لديك (السائق صاحب الرمز) عرض بهذا المعرّف: فهو غير موجود أو يخص سائقًا آخر." },
+    fix: { en: "Use an offerId from GET /v2/driver/offers.", ar: "استخدم offerId من GET /v2/driver/offers." },
+  },
+  JOB_NOT_FOUND: {
+    meaning: { en: "You (the driver of the token) carry no shipment with this id: it does not exist, is another driver's, or is finished.", ar: "لا تحمل (السائق صاحب الرمز) شحنة بهذا المعرّف: فهي غير موجودة أو تخص سائقًا آخر أو انتهت." },
+    fix: { en: "Use a shipmentId from GET /v2/driver/jobs.", ar: "استخدم shipmentId من GET /v2/driver/jobs." },
+  },
   RESOURCE_NOT_FOUND: {
     meaning: { en: "No resource of the API has this path.", ar: "لا يوجد مورد في الواجهة بهذا المسار." },
     fix: { en: "Check the path against the API reference at /docs: every path begins with /v2.", ar: "قارن المسار بمرجع الواجهة في /docs: كل المسارات تبدأ بـ ‎/v2." },
@@ -80,6 +88,14 @@ export const EXPLANATIONS: Record<ProblemCode, Explanation> = {
   WEBHOOK_ALREADY_EXISTS: {
     meaning: { en: "Your account already has its one webhook.", ar: "لدى حسابك الويب هوك الوحيد المسموح به بالفعل." },
     fix: { en: "Change it with PATCH /v2/external/webhook (If-Match: its version), or delete it first.", ar: "عدّله عبر PATCH /v2/external/webhook (مع If-Match بقيمة إصداره)، أو احذفه أولًا." },
+  },
+  OFFER_NOT_OPEN: {
+    meaning: { en: "The offer is yours but no longer open: it expired, you declined it, or it was withdrawn (the shipment was cancelled).", ar: "العرض لك لكنه لم يعد متاحًا: انتهت صلاحيته أو رفضته أو سُحب (أُلغيت الشحنة)." },
+    fix: { en: "List your open offers again with GET /v2/driver/offers; do not retry this one.", ar: "اعرض عروضك المتاحة مجددًا عبر GET /v2/driver/offers؛ ولا تُعد المحاولة على هذا العرض." },
+  },
+  STEP_NOT_ALLOWED: {
+    meaning: { en: "The shipment's state does not allow this step now (steps go PICKED_UP, OUT_FOR_DELIVERY, then DELIVERED or DELIVERY_FAILED).", ar: "حالة الشحنة لا تسمح بهذه الخطوة الآن (تسير الخطوات: PICKED_UP ثم OUT_FOR_DELIVERY ثم DELIVERED أو DELIVERY_FAILED)." },
+    fix: { en: "Send the steps in order; read GET /v2/driver/jobs to see which jobs you still carry.", ar: "أرسل الخطوات بالترتيب؛ واطّلع على GET /v2/driver/jobs لمعرفة المهام التي ما زلت تحملها." },
   },
   TRACKING_LINK_EXPIRED: {
     meaning: { en: "This tracking link expired 7 days after the delivery ended.", ar: "انتهت صلاحية رابط التتبع هذا بعد 7 أيام من انتهاء التوصيل." },

@@ -62,6 +62,14 @@ const BY_REASON: Record<string, (error: ConnectError) => ProblemError> = {
     en: "The asset's content was already uploaded and accepted; it cannot be replaced.",
     ar: "سبق رفع محتوى هذا الملف وقبوله؛ ولا يمكن استبداله.",
   }),
+  // The driver API (dispatch's DriverService). Another driver's job is reported as NOT_ASSIGNED:
+  // to the driver it is a job that does not exist.
+  OFFER_NOT_FOUND: simple("OFFER_NOT_FOUND", { en: "You have no offer with this id.", ar: "ليس لديك عرض بهذا المعرّف." }),
+  NOT_ASSIGNED: simple("JOB_NOT_FOUND", { en: "You carry no shipment with this id.", ar: "لا تحمل شحنة بهذا المعرّف." }),
+  OFFER_NOT_OPEN: simple("OFFER_NOT_OPEN", { en: "The offer is no longer open: it expired, was declined or was withdrawn.", ar: "لم يعد العرض متاحًا: انتهت صلاحيته أو رُفض أو سُحب." }),
+  STEP_NOT_ALLOWED: simple("STEP_NOT_ALLOWED", { en: "The shipment's state does not allow this step now.", ar: "حالة الشحنة لا تسمح بهذه الخطوة الآن." }),
+  // A token of a driver dispatch does not know (removed since it was issued): it may act on nothing.
+  DRIVER_NOT_FOUND: simple("ACCESS_DENIED", { en: "This driver account cannot act.", ar: "لا يمكن لحساب السائق هذا التصرف." }),
   MERCHANT_NOT_ACTIVE: simple("MERCHANT_NOT_ACTIVE", { en: "The merchant account is not active.", ar: "حساب التاجر غير نشط." }),
   INVALID_CURSOR: simple("INVALID_CURSOR", { en: "The cursor does not belong to this query.", ar: "المؤشر لا ينتمي إلى هذا الاستعلام." }),
   UNSUPPORTED_CURRENCY: simple("UNSUPPORTED_CURRENCY", { en: "Only SAR is supported.", ar: "العملة المدعومة هي الريال السعودي فقط." }),

@@ -1,18 +1,33 @@
 import type { Client } from "@connectrpc/connect";
 import { isUuid } from "@tawsil/domain";
 import type { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import type { Readable } from "node:stream";
 import { ProblemError } from "../problem/problem-error";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problem/from-connect";
 import type { DownloadLinks } from "../media/download-links";
 import { BodyTooLargeError, BodyTooShortError, streamFromStorage, streamToStorage, StorageUnavailableError } from "../media/object-transfer";
 import { fileNameOf, renderAsset } from "../media/render";
-import { createAssetBody } from "../media/schemas";
+import { createAssetBody, createDriverAssetBody } from "../media/schemas";
 import { validateBody } from "../validation/validate";
+import type { z } from "zod";
 import { resource } from "./route-table";
 
-const PATH = "/v2/external/media-assets";
+/** Who owns the assets of a route family: exactly one of merchant_id and driver_id goes to the shipment service. */
+type Owner = { merchantId: string } | { driverId: string };
+
+/**
+ * One family of asset routes (decisions.md sections 16 and 17): the merchants' under
+ * /v2/external, the drivers' under /v2/driver. The same code serves both; what differs is here.
+ */
+interface AssetRoutes {
+  readonly path: string;
+  readonly guard: { read: onRequestAsyncHookHandler[]; write: onRequestAsyncHookHandler[] };
+  readonly ownerOf: (request: FastifyRequest) => Owner;
+  readonly createBody: z.ZodType<{ purpose: string; contentType: string; sizeBytes: number }>;
+  /** A read answers a downloadUrl (merchants); a driver only uploads its evidence and is given none. */
+  readonly downloads: boolean;
+}
 
 /** A download can never render in the gateway's origin: no script, no plugin, no sniffing, saved not shown. */
 const SAFE_DOWNLOAD_HEADERS = {
@@ -70,12 +85,11 @@ function lingering<E>(request: FastifyRequest, problem: E): E {
 }
 
 /** Streams the body to storage (counted against the declared size and the limit), then has the shipment service check it. */
-async function uploadContent(media: Client<typeof MediaAssetService>, opts: MediaRouteOptions, request: FastifyRequest) {
-  const merchantId = request.principal!.merchantId;
+async function uploadContent(media: Client<typeof MediaAssetService>, opts: MediaRouteOptions, owner: Owner, request: FastifyRequest) {
   const mediaAssetId = assetIdOf(request);
   const length = request.headers["content-length"];
   if (length !== undefined && Number(length) > opts.limitBytes) throw tooLarge(opts.limitBytes);
-  const begun = await media.beginMediaUpload({ merchantId, mediaAssetId });
+  const begun = await media.beginMediaUpload({ ...owner, mediaAssetId });
   const sizeBytes = Number(begun.asset?.sizeBytes ?? 0);
   if (length !== undefined && Number(length) !== sizeBytes) throw rejected();
   try {
@@ -91,7 +105,7 @@ async function uploadContent(media: Client<typeof MediaAssetService>, opts: Medi
     if (error instanceof StorageUnavailableError) throw storageDown();
     throw error;
   }
-  const { asset } = await media.completeMediaUpload({ merchantId, mediaAssetId });
+  const { asset } = await media.completeMediaUpload({ ...owner, mediaAssetId });
   return renderAsset(asset);
 }
 
@@ -103,40 +117,67 @@ async function uploadContent(media: Client<typeof MediaAssetService>, opts: Medi
  * parser and BODY_LIMIT_BYTES.
  */
 export function registerMediaAssets(app: FastifyInstance, media: Client<typeof MediaAssetService>, opts: MediaRouteOptions): void {
-  const merchantOf = (request: FastifyRequest) => request.principal!.merchantId;
-  const createBody = createAssetBody(opts.limitBytes);
-  resource(app, PATH, {
+  registerAssetRoutes(app, media, opts, {
+    path: "/v2/external/media-assets",
+    guard: { read: app.guard("shipments:read"), write: app.guard("shipments:write") },
+    ownerOf: (request) => ({ merchantId: request.principal!.merchantId }),
+    createBody: createAssetBody(opts.limitBytes),
+    downloads: true,
+  });
+  registerDownloads(app, media, opts);
+}
+
+/** The drivers' evidence (decisions.md section 17): the same routes under /v2/driver, owned by the driver of the token. */
+export function registerDriverMediaAssets(app: FastifyInstance, media: Client<typeof MediaAssetService>, opts: MediaRouteOptions): void {
+  const guard = app.driverGuard();
+  registerAssetRoutes(app, media, opts, {
+    path: "/v2/driver/media-assets",
+    guard: { read: guard, write: guard },
+    ownerOf: (request) => ({ driverId: request.principal?.kind === "driver" ? request.principal.driverId : "" }),
+    createBody: createDriverAssetBody(opts.limitBytes),
+    downloads: false,
+  });
+}
+
+function registerAssetRoutes(app: FastifyInstance, media: Client<typeof MediaAssetService>, opts: MediaRouteOptions, routes: AssetRoutes): void {
+  const { path } = routes;
+  resource(app, path, {
     POST: {
-      onRequest: app.guard("shipments:write"),
+      onRequest: routes.guard.write,
       handler: async (request, reply) => {
-        const body = validateBody(createBody, request.body);
-        const { asset } = await media.createMediaAsset({ merchantId: merchantOf(request), ...body, sizeBytes: BigInt(body.sizeBytes) });
+        const body = validateBody(routes.createBody, request.body);
+        const { asset } = await media.createMediaAsset({ ...routes.ownerOf(request), ...body, sizeBytes: BigInt(body.sizeBytes) });
         const rendered = renderAsset(asset);
-        return reply.code(201).header("location", `${PATH}/${rendered.mediaAssetId}`).send(rendered);
+        return reply.code(201).header("location", `${path}/${rendered.mediaAssetId}`).send(rendered);
       },
     },
   });
-  resource(app, `${PATH}/:mediaAssetId`, {
+  resource(app, `${path}/:mediaAssetId`, {
     GET: {
-      onRequest: app.guard("shipments:read"),
+      onRequest: routes.guard.read,
       handler: async (request) => {
-        const merchantId = merchantOf(request);
-        const { asset, downloadUrl } = await media.getMediaAsset({ merchantId, mediaAssetId: assetIdOf(request) });
-        return renderAsset(asset, downloadUrl && asset ? opts.links.urlFor({ merchantId, mediaAssetId: asset.mediaAssetId }) : undefined);
+        const owner = routes.ownerOf(request);
+        const { asset, downloadUrl } = await media.getMediaAsset({ ...owner, mediaAssetId: assetIdOf(request) });
+        const link = routes.downloads && "merchantId" in owner && downloadUrl && asset ? opts.links.urlFor({ merchantId: owner.merchantId, mediaAssetId: asset.mediaAssetId }) : undefined;
+        return renderAsset(asset, link);
       },
     },
   });
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
-    resource(scope, `${PATH}/:mediaAssetId/content`, {
+    resource(scope, `${path}/:mediaAssetId/content`, {
       PUT: {
-        onRequest: scope.guard("shipments:write"),
+        onRequest: routes.guard.write,
         // Any refusal (a 403 before the body, a 413 within it, a 503 from storage) lets the client finish sending.
-        handler: (request) => uploadContent(media, opts, request).catch((error: unknown) => Promise.reject(lingering(request, error))),
+        handler: (request) => uploadContent(media, opts, routes.ownerOf(request), request).catch((error: unknown) => Promise.reject(lingering(request, error))),
       },
     });
   });
+}
+
+/** Signed download links: they carry their own authority, no token. */
+function registerDownloads(app: FastifyInstance, media: Client<typeof MediaAssetService>, opts: MediaRouteOptions): void {
   resource(app, "/v2/media-downloads/:mediaAssetId", {
     GET: {
       handler: async (request, reply) => {

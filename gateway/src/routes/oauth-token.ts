@@ -3,7 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import { isWellFormedClientId } from "@tawsil/domain";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
-import { SCOPES } from "../auth/principal";
+import { DRIVER_SCOPE, SCOPES } from "../auth/principal";
 import { reasonOf } from "../problem/from-connect";
 import type { Chain, LimitStore } from "../rate-limit/limit-store";
 import { policyOf, type LockoutLimit, type SlidingWindowLimit } from "../rate-limit/limits";
@@ -16,7 +16,8 @@ type OAuthError = "invalid_request" | "invalid_client" | "invalid_scope" | "unsu
 
 const FORM = "application/x-www-form-urlencoded";
 const SINGLE_VALUED = ["grant_type", "scope", "client_id", "client_secret"];
-const KNOWN_SCOPES: ReadonlySet<string> = new Set(SCOPES);
+// A driver's client may name its one scope; the merchant service checks which client holds which.
+const KNOWN_SCOPES: ReadonlySet<string> = new Set([...SCOPES, DRIVER_SCOPE]);
 
 export interface TokenEndpointDeps {
   readonly merchant: Client<typeof MerchantService>;

@@ -14,6 +14,6 @@ function canonical(value: unknown): string {
  * The payload fingerprint of an idempotent request (decisions.md section 3): SHA-256 over the
  * operation's shape and the canonical JSON of the parsed body.
  */
-export function fingerprint(shape: "A" | "B", body: unknown): string {
-  return createHash("sha256").update(`${shape}\n${canonical(body)}`).digest("hex");
+export function fingerprint(operation: string, body: unknown): string {
+  return createHash("sha256").update(`${operation}\n${canonical(body)}`).digest("hex");
 }

@@ -1,10 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 
-/**
- * The callers a method admits, by process name. "driver-app" is the drivers' app backend, the one
- * caller of dispatch's DriverService that is not one of our processes.
- */
-export type CallerName = "gateway" | "merchant" | "shipment" | "pricing" | "dispatch" | "tracking" | "webhook" | "driver-app";
+/** The callers a method admits, by process name (drivers reach dispatch through the gateway). */
+export type CallerName = "gateway" | "merchant" | "shipment" | "pricing" | "dispatch" | "tracking" | "webhook";
 
 /** Every method of a service, each with the callers it admits: a method added later fails to compile until someone decides. */
 export type MethodCallers<S extends DescService> = { readonly [M in keyof S["method"]]: readonly CallerName[] };

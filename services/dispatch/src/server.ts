@@ -1,6 +1,7 @@
 import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
+import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
@@ -29,9 +30,16 @@ import { sandboxRecipientOver } from "./infra/sandbox-recipient";
 import type { SandboxRecipient } from "./app/sandbox-driver";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
+import { DriverAdmin } from "./app/driver-admin";
+import { PrismaDriverRegistry } from "./infra/driver-registry";
+import { StepKeyRepository } from "./infra/step-key-repository";
+import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
 import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
-import { startRetention } from "@tawsil/retention";
+import { expiresByColumn, startRetention } from "@tawsil/retention";
+
+/** Drivers' step keys live 24 h, like the merchants' idempotency records (decisions.md section 3). */
+const stepKeyRetention = expiresByColumn({ table: "driver_step_request", column: "created_at", periodMs: 24 * 60 * 60 * 1000 });
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [DispatchService.typeName, DriverService.typeName] as const;
@@ -105,11 +113,20 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
-  const driverApi = new DriverApi(context, activeDrivers);
+  const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client));
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
+  const driverAdmin = new DriverAdmin({ registry: new PrismaDriverRegistry(database.client), setAvailability: (input) => driverApi.setAvailability(input), logger });
+  const deadLetterRoutes = deadLetterAdminRoutes(deadLetters);
   return {
-    admin: deadLetterAdminRoutes(deadLetters),
+    // Operators' listener: dead letters, and the registry of production drivers.
+    admin: {
+      routes: (router) => {
+        deadLetterRoutes.routes(router);
+        router.service(DriverAdminService, driverAdminService({ driverAdmin, logger }));
+      },
+      serviceNames: [...deadLetterRoutes.serviceNames, DriverAdminService.typeName],
+    },
     routes: (router) => {
       router.service(DispatchService, dispatchService({ checkEligibility }));
       router.service(DriverService, driverService({ driverApi, logger }));
@@ -263,6 +280,6 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka, registry: metrics.registry });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
-  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config)], logger, registry: metrics.registry });
+  const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config), stepKeyRetention], logger, registry: metrics.registry });
   return { name: "dispatch", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks, closers: [retention, ...workers, relay, ...parts.closers] };
 }

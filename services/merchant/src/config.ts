@@ -4,6 +4,8 @@ import { z } from "zod";
 /** Token issuers by environment; the gateway verifies `iss` against the same defaults. */
 export const DEFAULT_TOKEN_ISSUERS = { sandbox: "https://sandbox.api.tawsil.sa", production: "https://api.tawsil.sa" } as const;
 export const DEFAULT_TOKEN_AUDIENCE = "https://api.tawsil.sa/v2";
+/** Drivers' tokens name another audience, so a merchant route never admits one by mistake. */
+export const DEFAULT_DRIVER_TOKEN_AUDIENCE = "https://api.tawsil.sa/v2/driver";
 
 /** AES-256 needs exactly 32 bytes; anything else is a deployment mistake caught at start-up. */
 const encryptionKey = z
@@ -26,6 +28,8 @@ export const schema = commonEnv
     TOKEN_ISSUER: z.url().optional(),
     /** `aud` of every token. */
     TOKEN_AUDIENCE: z.string().min(1).default(DEFAULT_TOKEN_AUDIENCE),
+    /** `aud` of every driver's token (decisions.md section 17); the gateway's setting must match. */
+    DRIVER_TOKEN_AUDIENCE: z.string().min(1).default(DEFAULT_DRIVER_TOKEN_AUDIENCE),
     /** Lifetime of an access token; a retired signing key stays published this long plus skew. */
     TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
     /** Key-encryption key sealing the signing keys' private halves at rest. */

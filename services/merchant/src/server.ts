@@ -4,6 +4,7 @@ import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { createMetrics, processIdentity, startInProcess, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import { Clients } from "./app/clients";
+import { DriverClients } from "./app/driver-clients";
 import { IssueAccessToken } from "./app/issue-access-token";
 import { MerchantContexts } from "./app/merchant-context";
 import { Merchants } from "./app/merchants";
@@ -16,6 +17,7 @@ import { es256Signer } from "./infra/es256";
 import { KeyEncryption } from "./infra/key-encryption";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ClientRepository } from "./infra/repositories/clients";
+import { DriverClientRepository } from "./infra/repositories/driver-clients";
 import { MerchantRepository } from "./infra/repositories/merchants";
 import { PlaceRepository } from "./infra/repositories/places";
 import { RateCardRepository } from "./infra/repositories/rate-cards";
@@ -65,12 +67,14 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
 
     const merchants = new Merchants(new MerchantRepository(db));
     const clientRepository = new ClientRepository(db);
+    const driverClientRepository = new DriverClientRepository(db);
     const issueAccessToken = new IssueAccessToken({
       clients: clientRepository,
+      drivers: driverClientRepository,
       keys: signingKeys,
       secrets: scryptSecrets,
       signer: es256Signer,
-      policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
+      policy: { issuer: config.TOKEN_ISSUER, audience: config.TOKEN_AUDIENCE, driverAudience: config.DRIVER_TOKEN_AUDIENCE, ttlSeconds: config.TOKEN_TTL_SECONDS, environment: config.TAWSIL_ENVIRONMENT },
     });
     const rateCardRepository = new RateCardRepository(db);
     const placeRepository = new PlaceRepository(db);
@@ -80,6 +84,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
     const admin = {
       merchants,
       clients: new Clients({ clients: clientRepository, merchants, secrets: scryptSecrets, credentials: randomCredentials, environment: config.TAWSIL_ENVIRONMENT, logger }),
+      driverClients: new DriverClients({ clients: driverClientRepository, secrets: scryptSecrets, credentials: randomCredentials, environment: config.TAWSIL_ENVIRONMENT, logger }),
       places,
       rateCards,
       signingKeys,

@@ -387,6 +387,217 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/driver/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Go on or off shift
+         * @description On shift, the driver is offered shipments of its city and vehicle; off shift, none.
+         */
+        put: operations["setDriverAvailability"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report position fixes
+         * @description A batch of 1 to 100 fixes, oldest first, recorded all or none; a fix without `recordedAt` is taken as of now. 101 fixes or more: 422 with a TOO_MANY_ITEMS violation on `fixes`.
+         */
+        post: operations["reportDriverLocations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the driver's open offers
+         * @description The shipments offered to this driver and not yet accepted, declined or expired: where to collect and deliver, the parcel, its requirements, whether cash is collected at the door, and when the offer lapses.
+         */
+        get: operations["listDriverOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/offers/{offerId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an offer
+         * @description The shipment becomes the driver's job (ACCEPTED). Another driver's offer, or none: 404 `OFFER_NOT_FOUND`; expired, declined or withdrawn: 409 `OFFER_NOT_OPEN`.
+         */
+        post: operations["acceptDriverOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/offers/{offerId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an offer
+         * @description The shipment is offered to the next driver. Another driver's offer, or none: 404 `OFFER_NOT_FOUND`; no longer open: 409 `OFFER_NOT_OPEN`.
+         */
+        post: operations["declineDriverOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the driver's current jobs
+         * @description The shipments the driver carries now (accepted, picked up or out for delivery).
+         */
+        get: operations["listDriverJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/jobs/{shipmentId}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a step of a job
+         * @description Moves the driver's shipment on: PICKED_UP, OUT_FOR_DELIVERY, then DELIVERED or
+         *     DELIVERY_FAILED (with a `reasonCode`). DELIVERED carries the proof the shipment's requirements
+         *     ask for (`deliveryPin`, `evidenceMediaAssetIds` uploaded under /v2/driver/media-assets,
+         *     `codCollected`). The Idempotency-Key is required: the same key with the same request is answered
+         *     once and replayed after (24 h); with another request, 422 `IDEMPOTENCY_KEY_REUSED`. A step out of
+         *     order: 409 `STEP_NOT_ALLOWED`; a shipment that is not this driver's job: 404 `JOB_NOT_FOUND`.
+         */
+        post: operations["reportDriverStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/media-assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declare a piece of evidence to upload
+         * @description A driver's evidence: PICKUP_PHOTO, DELIVERY_PHOTO or
+         *     DELIVERY_SIGNATURE, an image; its bytes follow with
+         *     `PUT /v2/driver/media-assets/{mediaAssetId}/content`, and a DELIVERED step names it.
+         */
+        post: operations["createDriverMediaAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/media-assets/{mediaAssetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a piece of evidence
+         * @description The driver's own asset; a driver is given no `downloadUrl`.
+         */
+        get: operations["getDriverMediaAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/driver/media-assets/{mediaAssetId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a piece of evidence's bytes
+         * @description The file itself as the body, exactly `sizeBytes` bytes (at most 10 MiB), streamed to
+         *     storage. The bytes must be of the declared `contentType` (by their signature, not the
+         *     request's Content-Type), complete, and an image must decode; else 422 MEDIA_REJECTED and
+         *     nothing is kept (the asset stays PENDING_UPLOAD and may be uploaded again). A body over
+         *     10 MiB is 413. Storage unavailable: 503, nothing kept.
+         */
+        put: operations["uploadDriverMediaAssetContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/media-downloads/{mediaAssetId}": {
         parameters: {
             query?: never;
@@ -556,7 +767,7 @@ export interface components {
             client_secret?: string;
         };
         TokenResponse: {
-            /** @description An ES256 JWT (header `kid`; claims iss, aud, sub, merchant id, scope, iat, exp, jti). */
+            /** @description An ES256 JWT (header `kid`; claims iss, aud, sub, merchant id (a driver's token: driver id and the drivers' audience instead), scope, iat, exp, jti). */
             access_token: string;
             /** @constant */
             token_type: "Bearer";
@@ -885,6 +1096,138 @@ export interface components {
             purpose: "SHIPMENT_CREATION_EVIDENCE";
             sortOrder: number;
         }[];
+        OfferNotFoundProblem: {
+            /** @constant */
+            status?: 404;
+            /** @constant */
+            code?: "OFFER_NOT_FOUND";
+        } & components["schemas"]["Problem"];
+        JobNotFoundProblem: {
+            /** @constant */
+            status?: 404;
+            /** @constant */
+            code?: "JOB_NOT_FOUND";
+        } & components["schemas"]["Problem"];
+        OfferNotOpenProblem: {
+            /** @constant */
+            status?: 409;
+            /** @constant */
+            code?: "OFFER_NOT_OPEN";
+        } & components["schemas"]["Problem"];
+        StepConflictProblem: {
+            /** @constant */
+            status?: 409;
+            /** @enum {unknown} */
+            code?: "STEP_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE";
+        } & components["schemas"]["Problem"];
+        DriverStepUnprocessableProblem: {
+            /** @constant */
+            status?: 422;
+            /** @enum {unknown} */
+            code?: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+        } & components["schemas"]["Problem"];
+        DriverAvailabilityRequest: {
+            onShift: boolean;
+            position?: components["schemas"]["Coordinate"];
+        };
+        DriverAvailability: {
+            onShift: boolean;
+        };
+        DriverLocationFix: {
+            latitude: components["schemas"]["Latitude"];
+            longitude: components["schemas"]["Longitude"];
+            accuracyMetres?: number;
+            recordedAt?: components["schemas"]["UtcDateTime"];
+        };
+        DriverLocationsRequest: {
+            fixes: components["schemas"]["DriverLocationFix"][];
+        };
+        DriverLocationsAccepted: {
+            accepted: number;
+        };
+        DriverParcel: {
+            weightKilograms: number;
+            longestSideCentimetres: number;
+        };
+        DriverJob: {
+            /** Format: uuid */
+            shipmentId: string;
+            cityCode: string;
+            pickup: components["schemas"]["Coordinate"];
+            pickupAddress: string;
+            destination: components["schemas"]["Coordinate"];
+            destinationAddress: string;
+            parcel: components["schemas"]["DriverParcel"];
+            requirements: string[];
+            /** @description The driver collects cash at the door. */
+            cashOnDelivery: boolean;
+            /** @description The cash to collect, SAR; 0 when prepaid. */
+            codAmount: number;
+            /** @description Given while the job is the driver's, never after. */
+            recipient: {
+                name: string;
+            };
+        };
+        DriverOffer: {
+            /** Format: uuid */
+            offerId: string;
+            /** Format: uuid */
+            shipmentId: string;
+            cityCode: string;
+            pickup: components["schemas"]["Coordinate"];
+            pickupAddress: string;
+            destination: components["schemas"]["Coordinate"];
+            destinationAddress: string;
+            /** @description The cash to collect, SAR; 0 when prepaid. */
+            codAmount: number;
+            parcel: components["schemas"]["DriverParcel"];
+            requirements: string[];
+            /** @description The driver collects cash at the door. */
+            cashOnDelivery: boolean;
+            expiresAt: components["schemas"]["UtcDateTime"];
+        };
+        DriverOfferList: {
+            offers: components["schemas"]["DriverOffer"][];
+        };
+        DriverOfferDecision: {
+            /** Format: uuid */
+            offerId: string;
+            /** @enum {string} */
+            status: "ACCEPTED" | "DECLINED";
+        };
+        DriverJobList: {
+            jobs: components["schemas"]["DriverJob"][];
+        };
+        DriverStepRequest: {
+            /** @enum {string} */
+            step: "PICKED_UP" | "OUT_FOR_DELIVERY" | "DELIVERED" | "DELIVERY_FAILED";
+            /** @description Required with DELIVERY_FAILED, and only there. */
+            reasonCode?: string;
+            /** @description With DELIVERED of a PIN_ON_DELIVERY shipment: the PIN the recipient gave. */
+            deliveryPin?: string;
+            /** @description With DELIVERED: READY assets of this driver (DELIVERY_SIGNATURE, DELIVERY_PHOTO). */
+            evidenceMediaAssetIds?: string[];
+            /** @description With DELIVERED of a cash-on-delivery shipment. */
+            codCollected?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "SAR";
+            };
+        };
+        DriverStepResult: {
+            /** Format: uuid */
+            shipmentId: string;
+            /** @enum {string} */
+            step: "PICKED_UP" | "OUT_FOR_DELIVERY" | "DELIVERED" | "DELIVERY_FAILED";
+        };
+        CreateDriverMediaAssetRequest: {
+            /** @enum {string} */
+            purpose: "PICKUP_PHOTO" | "DELIVERY_PHOTO" | "DELIVERY_SIGNATURE";
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png" | "image/webp";
+            /** @description The file's exact length. */
+            sizeBytes: number;
+        };
         CreateMediaAssetRequest: {
             /** @enum {string} */
             purpose: "SHIPMENT_CREATION_EVIDENCE";
@@ -1197,6 +1540,78 @@ export interface components {
         } & components["schemas"]["Problem"];
     };
     responses: {
+        /** @description A merchant's token on a driver route (or a token of a driver that may no longer act); retrying with the same credential never succeeds. */
+        DriverForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ForbiddenProblem"];
+            };
+        };
+        /** @description The driver of the token has no offer with this id (none, or another driver's). */
+        OfferNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["OfferNotFoundProblem"];
+            };
+        };
+        /** @description The offer expired, was declined or was withdrawn. */
+        OfferNotOpen: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["OfferNotOpenProblem"];
+            };
+        };
+        /** @description The driver of the token carries no shipment with this id (none, another driver's, or finished). */
+        JobNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["JobNotFoundProblem"];
+            };
+        };
+        /** @description `STEP_NOT_ALLOWED` (the shipment's state does not allow the step now) or `IDEMPOTENCY_KEY_IN_USE` (a request with this key is still running; retry after `Retry-After`). */
+        StepConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["StepConflictProblem"];
+            };
+        };
+        /** @description `VALIDATION_FAILED` (with violations; a missing proof names the field) or `IDEMPOTENCY_KEY_REUSED`. */
+        DriverStepUnprocessable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                "Content-Language": components["headers"]["ContentLanguage"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["DriverStepUnprocessableProblem"];
+            };
+        };
         /** @description `MALFORMED_REQUEST` (JSON syntax), `INVALID_PARAMETER` (a path, query or constrained header value) or `INVALID_CURSOR`. */
         BadRequest: {
             headers: {
@@ -1222,7 +1637,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
-        /** @description The token lacks the operation's scope, or the resource belongs to another merchant; retrying with the same credential never succeeds. */
+        /** @description The token lacks the operation's scope, is a driver's token (driver routes only), or the resource belongs to another merchant; retrying with the same credential never succeeds. */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1417,6 +1832,13 @@ export interface components {
         XCorrelationId: string;
         /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
         Traceparent: string;
+        /** @description An offer's id from `GET /v2/driver/offers`. */
+        OfferId: string;
+        /**
+         * @description Required on a step; scoped by driver. Outside 16..128 visible ASCII characters, or absent, it is a 400 `INVALID_PARAMETER`.
+         * @example 7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+         */
+        DriverStepIdempotencyKey: string;
         /**
          * @description Caller-generated key, scoped by operation, merchant company and OAuth client; outside 16..128 visible ASCII characters it is a 400 `INVALID_PARAMETER`.
          * @example 5f0c7a2e-8d1b-4c3e-9f6a-2b7d8e9f0a1b
@@ -1649,6 +2071,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description The merchant of this token no longer exists. */
             404: {
                 headers: {
@@ -2589,6 +3012,433 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["MediaAssetNotFound"];
+            413: components["responses"]["MediaPayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["MediaRejected"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setDriverAvailability: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DriverAvailabilityRequest"];
+            };
+        };
+        responses: {
+            /** @description The driver's shift now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverAvailability"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reportDriverLocations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DriverLocationsRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverLocationsAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDriverOffers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open offers, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverOfferList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptDriverOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description An offer's id from `GET /v2/driver/offers`. */
+                offerId: components["parameters"]["OfferId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverOfferDecision"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            404: components["responses"]["OfferNotFound"];
+            409: components["responses"]["OfferNotOpen"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineDriverOffer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description An offer's id from `GET /v2/driver/offers`. */
+                offerId: components["parameters"]["OfferId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Declined. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverOfferDecision"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            404: components["responses"]["OfferNotFound"];
+            409: components["responses"]["OfferNotOpen"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDriverJobs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current jobs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverJobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reportDriverStep: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /**
+                 * @description Required on a step; scoped by driver. Outside 16..128 visible ASCII characters, or absent, it is a 400 `INVALID_PARAMETER`.
+                 * @example 7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d
+                 */
+                "Idempotency-Key": components["parameters"]["DriverStepIdempotencyKey"];
+            };
+            path: {
+                /** @description The shipment id; a malformed uuid is a 400 `INVALID_PARAMETER`. */
+                shipmentId: components["parameters"]["ShipmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DriverStepRequest"];
+            };
+        };
+        responses: {
+            /** @description The step is recorded. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriverStepResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            404: components["responses"]["JobNotFound"];
+            409: components["responses"]["StepConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["DriverStepUnprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDriverMediaAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDriverMediaAssetRequest"];
+            };
+        };
+        responses: {
+            /** @description Declared, in PENDING_UPLOAD. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    Location: components["headers"]["MediaAssetLocation"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDriverMediaAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description The asset's id (a uuid). */
+                mediaAssetId: components["parameters"]["MediaAssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
+            404: components["responses"]["MediaAssetNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadDriverMediaAssetContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+                /** @description A uuid to correlate this request with others; echoed in the response and in a problem's `correlationId`. Anything but a uuid is replaced by a new one. */
+                "X-Correlation-Id"?: components["parameters"]["XCorrelationId"];
+                /** @description W3C trace context; its trace id becomes a problem's `traceId`. */
+                traceparent?: components["parameters"]["Traceparent"];
+            };
+            path: {
+                /** @description The asset's id (a uuid). */
+                mediaAssetId: components["parameters"]["MediaAssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description Stored and checked; READY. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Correlation-Id": components["headers"]["XCorrelationId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["DriverForbidden"];
             404: components["responses"]["MediaAssetNotFound"];
             413: components["responses"]["MediaPayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

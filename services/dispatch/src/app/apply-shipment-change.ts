@@ -1,5 +1,5 @@
 import { isRequirement, type Coordinate, type Requirement } from "@tawsil/domain";
-import { isClosed, newJob, offerableFrom, type ShipmentSnapshot } from "../domain/dispatch-job";
+import { isClosed, newJob, offerableFrom, type DeliveryFacts, type ShipmentSnapshot } from "../domain/dispatch-job";
 import { evaluateEligibility } from "../domain/eligibility";
 import { nowOf, type DispatchContext } from "./context";
 import { followShipment } from "./job-refresh";
@@ -18,6 +18,8 @@ export interface ShipmentChange extends ShipmentSnapshot {
   readonly cashOnDelivery: boolean;
   /** When the pickup window starts; a later one holds the first offer back (offerLeadMs). */
   readonly pickupWindowStart: Date | undefined;
+  /** What the driver is told of the delivery. */
+  readonly delivery?: DeliveryFacts | undefined;
 }
 
 /**
@@ -64,6 +66,7 @@ async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentCh
         longestSideMm: parcel.longestSideMm,
         requirements,
         cashOnDelivery: parcel.cashOnDelivery,
+        delivery: change.delivery,
         shipmentVersion: change.version,
       },
       state,

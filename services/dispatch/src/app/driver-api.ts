@@ -6,9 +6,22 @@ import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowe
 import { isOpenAt } from "../domain/offer";
 import { nowOf, type DispatchContext } from "./context";
 import { acceptOffer } from "./accept-offer";
-import type { DeliveryProof, OpenOffer } from "./ports";
+import { oncePerKey, type StepKeyStore } from "./step-keys";
+import type { CurrentJob, DeliveryProof, OpenOffer } from "./ports";
 
-export type { OpenOffer, Progress };
+export type { CurrentJob, OpenOffer, Progress };
+
+/** The most fixes one call may carry (decisions.md section 17). */
+export const MAX_FIXES_PER_BATCH = 100;
+
+/** A step a driver reports on its job, with the proof a delivery needs (decisions.md section 17). */
+export interface ProgressReport {
+  readonly driverId: string;
+  readonly shipmentId: string;
+  readonly progress: Progress;
+  readonly reasonCode: string;
+  readonly proof?: Omit<DeliveryProof, "driverId">;
+}
 
 /** Where a driver is, as their app reports it (recordTimeMs 0: now). */
 export interface LocationReport {
@@ -19,6 +32,8 @@ export interface LocationReport {
 }
 
 const REASON_CODE = /^[A-Z][A-Z0-9_]{1,47}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{16,128}$/;
+const FINGERPRINT = /^[0-9a-f]{64}$/;
 
 function id(field: string, value: string): string {
   if (!isUuid(value)) throw new ValidationError(field, "must be a uuid");
@@ -31,6 +46,8 @@ export class DriverApi {
     private readonly ctx: DispatchContext,
     /** This replica's active driver index, reloaded after a shift change commits. */
     private readonly activeDrivers?: { refresh(): Promise<void> },
+    /** Records of steps sent with an Idempotency-Key (the driver routes always send one). */
+    private readonly stepKeys?: StepKeyStore,
   ) {}
 
   async setAvailability(input: { driverId: string; available: boolean; position?: Coordinate | undefined }): Promise<void> {
@@ -62,6 +79,20 @@ export class DriverApi {
     return this.ctx.store.openOffersOf(driverId, nowOf(this.ctx));
   }
 
+  /** The shipment the driver carries now (none, or one). */
+  async listJobs(input: { driverId: string }): Promise<CurrentJob[]> {
+    const driverId = id("driver_id", input.driverId);
+    if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
+    return this.ctx.store.currentJobsOf(driverId);
+  }
+
+  /** One driver's fixes, oldest first, recorded all or none. */
+  async reportDriverFixes(input: { driverId: string; fixes: readonly Omit<LocationReport, "driverId">[] }): Promise<void> {
+    if (input.fixes.length === 0) throw new ValidationError("fixes", "must hold at least one fix");
+    if (input.fixes.length > MAX_FIXES_PER_BATCH) throw new ValidationError("fixes", `must hold at most ${MAX_FIXES_PER_BATCH} fixes`);
+    await this.reportLocations(input.fixes.map((fix) => ({ ...fix, driverId: input.driverId })));
+  }
+
   /** An open, unexpired offer becomes the driver's shipment (ACCEPTED at the shipment service). */
   async acceptOffer(input: { driverId: string; offerId: string }): Promise<void> {
     await acceptOffer(this.ctx, await this.#offerParties(input), id("offer_id", input.offerId));
@@ -88,7 +119,16 @@ export class DriverApi {
    * service with no transaction open, recorded under the lock again. The shipment service's state
    * machine refuses a step out of order, so two reports racing cannot both land.
    */
-  async reportProgress(input: { driverId: string; shipmentId: string; progress: Progress; reasonCode: string; proof?: Omit<DeliveryProof, "driverId"> }): Promise<void> {
+  async reportProgress(input: ProgressReport & { idempotency?: { key: string; fingerprint: string } | undefined }): Promise<void> {
+    const { idempotency } = input;
+    if (!idempotency) return this.#reportProgress(input);
+    if (!this.stepKeys) throw new Error("DriverApi was built without its step key store");
+    if (!IDEMPOTENCY_KEY.test(idempotency.key)) throw new ValidationError("idempotency_key", "must be 16 to 128 visible ASCII characters");
+    if (!FINGERPRINT.test(idempotency.fingerprint)) throw new ValidationError("request_fingerprint", "must be a SHA-256 in hex");
+    await oncePerKey(this.stepKeys, { driverId: id("driver_id", input.driverId), ...idempotency }, () => this.#reportProgress(input));
+  }
+
+  async #reportProgress(input: ProgressReport): Promise<void> {
     const driverId = id("driver_id", input.driverId);
     const shipmentId = id("shipment_id", input.shipmentId);
     if (input.progress === "FAILED" && !REASON_CODE.test(input.reasonCode)) throw new ValidationError("reason_code", "is required with PROGRESS_FAILED, pattern ^[A-Z][A-Z0-9_]{1,47}$");

@@ -4,6 +4,7 @@ import type { CityStaffing } from "../domain/city-staffing";
 import type { DispatchJob, ShipmentSnapshot } from "../domain/dispatch-job";
 import type { Driver, ShipmentStep } from "../domain/driver";
 import type { Offer, OfferState } from "../domain/offer";
+import type { ServiceLevel } from "../domain/service-level";
 
 /*
  * What the dispatch use cases need from the outside world, implemented by infra/ (PostgreSQL
@@ -98,13 +99,51 @@ export interface JobWork {
   recordCityStaffing(staffing: CityStaffing, at: Date): Promise<void>;
 }
 
-/** An open offer as a driver's app lists it. */
-export interface OpenOffer {
-  readonly offerId: string;
+/** A shipment as its driver sees it, offered or carried: where, what, and what it asks for. */
+export interface DriverJob {
   readonly shipmentId: string;
   readonly pickup: Coordinate;
   readonly destination: Coordinate;
+  readonly cityCode: string;
+  readonly weightGrams: number;
+  readonly longestSideMm: number;
+  readonly requirements: readonly string[];
+  readonly cashOnDelivery: boolean;
+  /** Empty for a job created before dispatch kept them. */
+  readonly pickupAddress: string;
+  readonly destinationAddress: string;
+  /** Decimal SAR, "0.00" when prepaid. */
+  readonly codAmount: string;
+}
+
+/** A job the driver carries now: the recipient is told only here, while it is active. */
+export interface CurrentJob extends DriverJob {
+  readonly recipientName: string;
+}
+
+/** An open offer as a driver's app lists it. */
+export interface OpenOffer extends DriverJob {
+  readonly offerId: string;
   readonly expiresAt: Date;
+}
+
+/** A driver as operators see it. */
+export interface RegisteredDriver {
+  readonly id: string;
+  readonly name: string;
+  readonly cityCode: string;
+  readonly carrierCode: string;
+  readonly serviceLevel: ServiceLevel;
+  readonly available: boolean;
+}
+
+/** Operators' registry of the drivers of production (the sandbox fleet's are not listed). */
+export interface DriverRegistry {
+  /** The service of an active carrier at that level, with the cities it covers; undefined when there is none. */
+  carrierService(carrierCode: string, level: ServiceLevel): Promise<{ id: string; cities: readonly string[] } | undefined>;
+  register(driver: { name: string; cityCode: string; carrierServiceId: string }): Promise<RegisteredDriver>;
+  list(limit: number): Promise<RegisteredDriver[]>;
+  get(driverId: string): Promise<RegisteredDriver | undefined>;
 }
 
 /**
@@ -126,6 +165,8 @@ export interface DispatchStore {
   oldestJobFor(driver: Driver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined>;
   driverExists(driverId: string): Promise<boolean>;
   openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]>;
+  /** The shipment the driver carries now, if any, as a list (a driver carries one at a time today). */
+  currentJobsOf(driverId: string): Promise<CurrentJob[]>;
   offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined>;
   job(shipmentId: string): Promise<DispatchJob | undefined>;
   /** The sandbox fleet's driver row, created once with these facts and otherwise left as it is. */

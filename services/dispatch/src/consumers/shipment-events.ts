@@ -39,5 +39,11 @@ function changeOf(shipment: Shipment): ShipmentChange {
     requirements: shipment.requirements,
     cashOnDelivery: shipment.paymentMethod === PaymentMethod.COD || Number(shipment.codAmount) > 0,
     pickupWindowStart: shipment.pickupWindowStart ? timestampDate(shipment.pickupWindowStart) : undefined,
+    delivery: {
+      pickupAddress: shipment.pickup?.addressLine ?? "",
+      destinationAddress: shipment.destination?.addressLine ?? "",
+      codAmount: shipment.codAmount || "0.00",
+      recipientName: shipment.recipientName,
+    },
   };
 }

@@ -20,6 +20,18 @@ export interface ShipmentSnapshot {
   readonly version: bigint;
 }
 
+/**
+ * What a driver is told of a delivery beyond the parcel (decisions.md section 17): the addresses,
+ * the cash to collect (a decimal SAR string) and the recipient's name, which dispatch forgets
+ * once the job is done or cancelled.
+ */
+export interface DeliveryFacts {
+  readonly pickupAddress: string;
+  readonly destinationAddress: string;
+  readonly codAmount: string;
+  readonly recipientName: string;
+}
+
 export interface DispatchJob {
   readonly shipmentId: string;
   readonly merchantId: string;
@@ -47,6 +59,8 @@ export interface DispatchJob {
    * instant (decisions.md section 4), so the merchant can still cancel it. Null once it may be offered.
    */
   readonly offerableAt: Date | null;
+  /** Absent for jobs created before dispatch kept them. */
+  readonly delivery?: DeliveryFacts | undefined;
 }
 
 export type NewJobFacts = Omit<DispatchJob, "state" | "attempts" | "triedDriverIds" | "deadline" | "unresolvedCount" | "retryAt" | "offerableAt">;

@@ -27,6 +27,10 @@ export function jobFromRow(row: JobRow): DispatchJob {
     unresolvedCount: row.unresolvedCount,
     retryAt: row.retryAt,
     offerableAt: row.offerableAt,
+    delivery:
+      row.pickupAddress === null
+        ? undefined
+        : { pickupAddress: row.pickupAddress, destinationAddress: row.destinationAddress ?? "", codAmount: row.codAmount ?? "0.00", recipientName: row.recipientName ?? "" },
   };
 }
 

@@ -1,5 +1,5 @@
 import { withTransaction } from "@tawsil/db";
-import type { DispatchStore, JobWork, OpenOffer } from "../app/ports";
+import type { CurrentJob, DispatchStore, DriverJob, JobWork, OpenOffer } from "../app/ports";
 import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
@@ -33,10 +33,16 @@ export class PrismaDispatchStore implements DispatchStore {
 
   async openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]> {
     const offers = await this.db.offer.findMany({ where: { driverId, state: "OPEN", expiresAt: { gt: now } }, include: { job: true }, orderBy: { createdAt: "asc" } });
-    return offers.map((offer) => {
-      const job = jobFromRow(offer.job);
-      return { offerId: offer.id, shipmentId: offer.shipmentId, pickup: job.pickup, destination: job.destination, expiresAt: offer.expiresAt };
-    });
+    return offers.map((offer) => ({ offerId: offer.id, expiresAt: offer.expiresAt, ...driverJobOf(jobFromRow(offer.job)) }));
+  }
+
+  async currentJobsOf(driverId: string): Promise<CurrentJob[]> {
+    const driver = await this.db.driver.findUnique({ where: { id: driverId }, select: { currentShipmentId: true } });
+    if (!driver?.currentShipmentId) return [];
+    const row = await this.db.dispatchJob.findUnique({ where: { shipmentId: driver.currentShipmentId } });
+    if (!row) return [];
+    const job = jobFromRow(row);
+    return [{ ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "" }];
   }
 
   async offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined> {
@@ -51,4 +57,22 @@ export class PrismaDispatchStore implements DispatchStore {
   async ensureDriver(driver: { id: string; carrierServiceId: string; cityCode: string; name: string; simulated: boolean }): Promise<Driver> {
     return driverFromRow(await this.db.driver.upsert({ where: { id: driver.id }, create: driver, update: {} }));
   }
+}
+
+/** What a driver is shown of a job: never the merchant, the dispatch bookkeeping or other drivers tried. */
+function driverJobOf(job: DispatchJob): DriverJob {
+  const { shipmentId, pickup, destination, cityCode, weightGrams, longestSideMm, requirements, cashOnDelivery, delivery } = job;
+  return {
+    shipmentId,
+    pickup,
+    destination,
+    cityCode,
+    weightGrams,
+    longestSideMm,
+    requirements,
+    cashOnDelivery,
+    pickupAddress: delivery?.pickupAddress ?? "",
+    destinationAddress: delivery?.destinationAddress ?? "",
+    codAmount: delivery?.codAmount ?? "0.00",
+  };
 }

@@ -38,12 +38,15 @@ export class PrismaJobWork implements JobWork {
     await this.tx.$executeRaw`
       INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
-        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at, created_at, updated_at)
+        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
+        pickup_address, destination_address, cod_amount, recipient_name, created_at, updated_at)
       VALUES (${job.shipmentId}::uuid, ${job.merchantId}::uuid, ${job.cityCode}, ${job.serviceLevel}::service_level,
         ${job.pickup.latitudeMicro}::int, ${job.pickup.longitudeMicro}::int, ${job.destination.latitudeMicro}::int, ${job.destination.longitudeMicro}::int,
         ${job.weightGrams}::int, ${job.longestSideMm}::int, ${[...job.requirements]}::text[], ${job.cashOnDelivery}::boolean, ${job.state}::dispatch_job_state,
         ${job.shipmentVersion}::bigint, ${job.attempts}::int, ${[...job.triedDriverIds]}::uuid[], ${job.deadline}::timestamptz, ${job.unresolvedCount}::int,
-        ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz, clock_timestamp(), clock_timestamp())`;
+        ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz,
+        ${job.delivery?.pickupAddress ?? null}, ${job.delivery?.destinationAddress ?? null}, ${job.delivery?.codAmount ?? null}, ${job.delivery?.recipientName ?? null},
+        clock_timestamp(), clock_timestamp())`;
   }
 
   async saveJob(job: DispatchJob): Promise<void> {
@@ -52,7 +55,9 @@ export class PrismaJobWork implements JobWork {
     await this.tx.$executeRaw`
       UPDATE dispatch_job SET state = ${job.state}::dispatch_job_state, shipment_version = ${job.shipmentVersion}::bigint, attempts = ${job.attempts}::int,
         tried_driver_ids = ${[...job.triedDriverIds]}::uuid[], deadline = ${job.deadline}::timestamptz, unresolved_count = ${job.unresolvedCount}::int,
-        retry_at = ${job.retryAt}::timestamptz, updated_at = clock_timestamp()
+        retry_at = ${job.retryAt}::timestamptz, updated_at = clock_timestamp(),
+        -- The recipient is the driver's to know while the job is active, and nobody's after.
+        recipient_name = CASE WHEN ${job.state} IN ('DONE', 'CANCELLED') THEN NULL ELSE recipient_name END
       WHERE shipment_id = ${job.shipmentId}::uuid`;
   }
 

@@ -1,27 +1,32 @@
 import { DeadLetterAdminService } from "@tawsil/proto/tawsil/common/v1/dead_letter_admin_service_pb";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
+import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { CallerPolicy, callersOf, operatorService } from "@tawsil/rpc";
 
-const DRIVER_APP = ["driver-app"] as const;
+const GATEWAY = ["gateway"] as const;
 
 /**
  * Which service may call which RPC (checked on every request; deploy/'s network policy must match).
- * The driver API answers only the drivers' app backend (identity "driver-app", whose public key an
- * operator adds to SERVICE_IDENTITY_PUBLIC_KEYS): no service of the mesh moves a driver. The
- * sandbox fleet drives it in-process, not over RPC.
+ * The driver API answers only the gateway, which serves it to drivers under /v2/driver with the
+ * driver id taken from their verified token (decisions.md section 17). The sandbox fleet drives it
+ * in-process, not over RPC. Operators' driver registry is on the admin listener.
  */
 export const CALLERS = new CallerPolicy([
   // No caller on any request path: pricing decides eligibility from the city staffing dispatch
   // publishes (dispatch.city-staffing.v1). Kept as the reference answer the staffing is tested against.
   callersOf(DispatchService, { checkEligibility: [] }),
   callersOf(DriverService, {
-    setAvailability: DRIVER_APP,
-    listOffers: DRIVER_APP,
-    acceptOffer: DRIVER_APP,
-    declineOffer: DRIVER_APP,
-    reportProgress: DRIVER_APP,
-    reportLocation: DRIVER_APP,
+    setAvailability: GATEWAY,
+    listOffers: GATEWAY,
+    acceptOffer: GATEWAY,
+    declineOffer: GATEWAY,
+    reportProgress: GATEWAY,
+    // One fix at a time is the sandbox fleet's, in-process: the gateway sends batches.
+    reportLocation: [],
+    reportLocations: GATEWAY,
+    listJobs: GATEWAY,
   }),
   operatorService(DeadLetterAdminService),
+  operatorService(DriverAdminService),
 ]);

@@ -14,7 +14,9 @@ const PROGRESS: Partial<Record<ProtoProgress, Progress>> = {
   [ProtoProgress.FAILED]: "FAILED",
 };
 
-/** The drivers' internal API (never exposed by the gateway). Maps and delegates. */
+const sar = (amount: string) => ({ currency: "SAR", amount });
+
+/** What a driver does, for the gateway's /v2/driver routes. Maps and delegates. */
 export function driverService(deps: { driverApi: DriverApi; logger: Logger }): ServiceImpl<typeof DriverService> {
   const api = deps.driverApi;
   return withDomainErrors(
@@ -26,14 +28,12 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
       async listOffers(req) {
         const offers = await api.listOffers({ driverId: req.driverId });
         return {
-          offers: offers.map((offer) => ({
-            offerId: offer.offerId,
-            shipmentId: offer.shipmentId,
-            pickup: offer.pickup,
-            destination: offer.destination,
-            expireTimeUnixMs: BigInt(offer.expiresAt.getTime()),
-          })),
+          offers: offers.map(({ expiresAt, codAmount, ...offer }) => ({ ...offer, requirements: [...offer.requirements], codAmount: sar(codAmount), expireTimeUnixMs: BigInt(expiresAt.getTime()) })),
         };
+      },
+      async listJobs(req) {
+        const jobs = await api.listJobs({ driverId: req.driverId });
+        return { jobs: jobs.map(({ codAmount, ...job }) => ({ ...job, requirements: [...job.requirements], codAmount: sar(codAmount) })) };
       },
       async acceptOffer(req) {
         await api.acceptOffer({ driverId: req.driverId, offerId: req.offerId });
@@ -46,16 +46,26 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
       async reportProgress(req) {
         const progress = PROGRESS[req.progress];
         if (!progress) throw new ValidationError("progress", "is required");
+        const idempotency = req.idempotencyKey === "" ? undefined : { key: req.idempotencyKey, fingerprint: req.requestFingerprint };
         await api.reportProgress({
           driverId: req.driverId,
           shipmentId: req.shipmentId,
           progress,
           reasonCode: req.reasonCode,
+          // Fields 5-7: the proof of delivery, judged where the state changes (the shipment service).
           proof: {
             deliveryPin: req.deliveryPin,
             evidenceMediaAssetIds: req.evidenceMediaAssetIds,
             codCollected: req.codCollected ? { currency: req.codCollected.currency, amount: req.codCollected.amount } : null,
           },
+          idempotency,
+        });
+        return {};
+      },
+      async reportLocations(req) {
+        await api.reportDriverFixes({
+          driverId: req.driverId,
+          fixes: req.fixes.map((fix) => ({ position: fix.position, accuracyMetres: fix.accuracyMetres, recordTimeMs: fix.recordTimeUnixMs })),
         });
         return {};
       },

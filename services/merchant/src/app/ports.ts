@@ -86,6 +86,32 @@ export interface ClientStore {
   findCredentials(clientId: string): Promise<ClientCredentialsRow | null>;
 }
 
+/** A driver's client as reads see it: never with its secret hash. */
+export interface DriverClientRow {
+  readonly clientId: string;
+  readonly driverId: string;
+  readonly enabled: boolean;
+}
+
+/** What authenticating a driver's client needs. */
+export interface DriverCredentialsRow {
+  readonly clientId: string;
+  readonly driverId: string;
+  readonly secretHash: string;
+  readonly environment: Environment;
+  readonly enabled: boolean;
+}
+
+/** Disabling or rotating announces the revocation of the client's live tokens in the same transaction. */
+export interface DriverClientStore {
+  /** Throws AlreadyExistsError when the driver has a client. */
+  create(input: { clientId: string; driverId: string; secretHash: string; environment: Environment }): Promise<DriverClientRow>;
+  list(limit: number): Promise<DriverClientRow[]>;
+  setEnabled(driverId: string, enabled: boolean): Promise<DriverClientRow | null>;
+  replaceSecret(driverId: string, secretHash: string): Promise<DriverClientRow | null>;
+  findCredentials(clientId: string): Promise<DriverCredentialsRow | null>;
+}
+
 export interface PlaceStore {
   addSavedLocation(merchantId: string, input: { code: string; coordinate: Coordinate; addressLine: string; cityCode: string }): Promise<SavedLocationRow>;
   findSavedLocation(merchantId: string, code: string): Promise<SavedLocationRow | null>;

@@ -23,9 +23,10 @@ export async function announceMerchantChange(tx: SqlClient, merchantId: string, 
 /**
  * Announces, in the caller's transaction, that tokens already issued to one client (or, with no
  * client id, to every client of the merchant) must stop working: each gateway replica refuses
- * those issued until `at`, within seconds of the commit instead of at their expiry.
+ * those issued until `at`, within seconds of the commit instead of at their expiry. A driver's
+ * client has no merchant: merchantId is empty and the event is keyed by the driver (`key`).
  */
-export async function announceAccessRevoked(tx: SqlClient, merchantId: string, clientId: string | undefined, at = new Date()): Promise<void> {
+export async function announceAccessRevoked(tx: SqlClient, merchantId: string, clientId: string | undefined, at = new Date(), key = merchantId): Promise<void> {
   const payload = toBinary(AccessRevokedSchema, create(AccessRevokedSchema, { merchantId, clientId: clientId ?? "", revokeTime: timestampFromDate(at) }));
-  await writeOutbox(tx, { topic: MERCHANT_TOPIC, key: merchantId, type: AccessRevokedSchema.typeName, payload });
+  await writeOutbox(tx, { topic: MERCHANT_TOPIC, key, type: AccessRevokedSchema.typeName, payload });
 }

@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { withDomainErrors } from "@tawsil/rpc";
 import type { Clients } from "../app/clients";
+import type { DriverClients } from "../app/driver-clients";
 import type { Merchants } from "../app/merchants";
 import type { Places } from "../app/places";
 import type { RateCards } from "../app/rate-cards";
@@ -11,6 +12,7 @@ import { branchToProto, clientToProto, merchantToProto, rateCardToProto, savedLo
 export interface MerchantAdminServiceDeps {
   readonly merchants: Merchants;
   readonly clients: Clients;
+  readonly driverClients: DriverClients;
   readonly places: Places;
   readonly rateCards: RateCards;
   readonly signingKeys: SigningKeyRing;
@@ -54,6 +56,20 @@ export function merchantAdminService(deps: MerchantAdminServiceDeps): ServiceImp
     },
     async rotateSigningKey() {
       return { kid: await deps.signingKeys.rotate() };
+    },
+    async createDriverClient(req) {
+      const { client, secret } = await deps.driverClients.create(req);
+      return { client, clientSecret: secret };
+    },
+    async listDriverClients(req) {
+      return { clients: await deps.driverClients.list(req.limit) };
+    },
+    async setDriverClientEnabled(req) {
+      return { client: await deps.driverClients.setEnabled(req.driverId, req.enabled) };
+    },
+    async rotateDriverClient(req) {
+      const { client, secret } = await deps.driverClients.rotate(req.driverId);
+      return { client, clientSecret: secret };
     },
   });
 }

@@ -23,7 +23,7 @@ export function merchantService(deps: MerchantServiceDeps): ServiceImpl<typeof M
   return withDomainErrors({
     async issueAccessToken(req) {
       const token = await deps.issueAccessToken.execute({ clientId: req.clientId, clientSecret: req.clientSecret, scopes: req.scopes });
-      return { accessToken: token.accessToken, expiresInSeconds: token.expiresInSeconds, scopes: token.scopes };
+      return { accessToken: token.accessToken, expiresInSeconds: token.expiresInSeconds, scopes: [...token.scopes] };
     },
     async listSigningKeys() {
       return { keys: (await deps.signingKeys.published()).map(jwkToProto) };

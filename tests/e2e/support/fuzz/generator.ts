@@ -28,6 +28,8 @@ export interface FuzzContext {
   cursor: string;
   /** The webhook endpoint's current version, when one exists. */
   webhookVersion: () => number | undefined;
+  /** A registered driver's token (the driver routes), off shift with no offer and no job. */
+  driverToken: string;
 }
 
 export interface FuzzRequest {
@@ -78,6 +80,13 @@ function validBody(random: Random, op: Operation, ctx: FuzzContext, n: number): 
       return { url: "http://127.0.0.1:9/tawsil-hooks", events: ["shipment.created", "shipment.cancelled"] };
     case "updateWebhook":
       return random.pick([{ status: "PAUSED" }, { status: "ACTIVE" }, { url: "http://127.0.0.1:9/other" }, { events: ["shipment.delivered"] }]);
+    // The fuzz driver is offered nothing (see fuzz.e2e.test.ts): every step is a 404 JOB_NOT_FOUND.
+    case "setDriverAvailability":
+      return { onShift: false, ...(random.chance(0.5) ? { position: { latitude: 24.7136, longitude: 46.6753 } } : {}) };
+    case "reportDriverLocations":
+      return { fixes: Array.from({ length: random.int(1, 3) }, () => ({ latitude: 24.7136, longitude: 46.6753, accuracyMetres: 10 })) };
+    case "reportDriverStep":
+      return random.pick([{ step: "PICKED_UP" }, { step: "DELIVERY_FAILED", reasonCode: "RECIPIENT_ABSENT" }, { step: "DELIVERED", deliveryPin: "1234", codCollected: { amount: 10, currency: "SAR" } }]);
     default:
       return structuredClone(op.body?.examples[0] ?? {});
   }
@@ -94,6 +103,11 @@ function pathOf(random: Random, op: Operation, ctx: FuzzContext, bad: boolean): 
     if (name === "mediaAssetId") {
       const value = bad ? random.pick(BAD_IDS) : random.pick([ctx.mediaAsset, ctx.mediaAsset, ctx.foreignMediaAsset, randomUUID(), ctx.mediaAsset.toUpperCase()]);
       change = bad ? `mediaAssetId=${value.slice(0, 40)}` : "";
+      return value;
+    }
+    if (name === "offerId") {
+      const value = bad ? random.pick(BAD_IDS) : randomUUID();
+      change = bad ? `offerId=${value.slice(0, 40)}` : "";
       return value;
     }
     const value = bad ? random.pick(BAD_CODES) : random.pick([ctx.trackingCode, ctx.trackingCode, random.string(43, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")]);
@@ -125,7 +139,7 @@ export function generateRequest(random: Random, op: Operation, kind: string, ctx
   let change = pathParts.change;
   let method = op.method;
   const headers: [string, string][] = [];
-  if (op.authenticated) headers.push(bearer(ctx.token));
+  if (op.authenticated) headers.push(bearer(op.driver ? ctx.driverToken : ctx.token));
   let body: Buffer | undefined;
 
   if (op.id === "issueAccessToken") return tokenRequest(random, kind, ctx);
@@ -158,8 +172,8 @@ export function generateRequest(random: Random, op: Operation, kind: string, ctx
       change = type;
     }
   }
-  // Creates and cancels carry a good key by default, as the SDK sends them.
-  if (op.id === "createShipment" || op.id === "cancelShipment") {
+  // Creates, cancels and drivers' steps carry a good key by default, as the SDK sends them.
+  if (op.id === "createShipment" || op.id === "cancelShipment" || op.id === "reportDriverStep") {
     if (kind === "idempotency-key") {
       const key = random.pick(IDEMPOTENCY_KEYS);
       headers.push(["idempotency-key", latin1(key)]);
@@ -285,7 +299,7 @@ export function kindsFor(op: Operation): string[] {
   if (op.body) kinds.push(...BODY_KINDS.filter((k) => k !== "valid"), ...RAW_BODY_KINDS);
   if (op.path.includes("{")) kinds.push("bad-path-param");
   if (op.id === "listShipments") kinds.push("bad-query", "bad-cursor");
-  if (op.id === "createShipment" || op.id === "cancelShipment") kinds.push("idempotency-key");
+  if (op.id === "createShipment" || op.id === "cancelShipment" || op.id === "reportDriverStep") kinds.push("idempotency-key");
   if (["updateWebhook", "deleteWebhook", "rotateWebhookSecret"].includes(op.id)) kinds.push("if-match");
   return kinds;
 }

@@ -20,6 +20,8 @@ export interface Operation {
   body: { mediaType: string; schema: Json; examples: unknown[] } | undefined;
   /** Needs a bearer token (an oauth2 requirement that is not optional). */
   authenticated: boolean;
+  /** A driver route (security driverOAuth2): its token is the fuzz driver's. */
+  driver: boolean;
 }
 
 /** Resolves every internal `$ref`, deeply (the document has no cycles). */
@@ -56,7 +58,8 @@ export function operationsOf(document: Json): Operation[] {
         path,
         parameters: ((op.parameters ?? []) as Json[]).map((p) => ({ name: p.name as string, in: p.in as Parameter["in"], required: Boolean(p.required), schema: (p.schema ?? {}) as Json })),
         body: mediaType ? { mediaType, schema: mediaJson!.schema as Json, examples } : undefined,
-        authenticated: security.some((s) => "oauth2" in s) && !security.some((s) => Object.keys(s).length === 0 || "basicClient" in s),
+        authenticated: security.some((s) => "oauth2" in s || "driverOAuth2" in s) && !security.some((s) => Object.keys(s).length === 0 || "basicClient" in s),
+        driver: security.some((s) => "driverOAuth2" in s),
       });
     }
   }

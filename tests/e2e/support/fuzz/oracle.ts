@@ -1,6 +1,8 @@
 /**
  * What every fuzzed answer must be: never a 5xx, one the OpenAPI document describes, and any
- * problem a valid one whose status and code are a pair of the catalogue (decisions.md section 12).
+ * problem a valid one whose status and code are a pair of the catalogue (decisions.md section 12,
+ * and the driver API's codes that section 17 adds to it: OFFER_NOT_FOUND, JOB_NOT_FOUND,
+ * OFFER_NOT_OPEN, STEP_NOT_ALLOWED, documented in the OpenAPI document).
  */
 import { problemSchemaErrors, type ResponseCheck } from "@tawsil/testing";
 
@@ -8,9 +10,9 @@ export const CATALOGUE: Readonly<Record<number, readonly string[]>> = {
   400: ["MALFORMED_REQUEST", "INVALID_PARAMETER", "INVALID_CURSOR"],
   401: ["AUTHENTICATION_REQUIRED"],
   403: ["ACCESS_DENIED", "MERCHANT_NOT_ACTIVE"],
-  404: ["SHIPMENT_NOT_FOUND", "WEBHOOK_NOT_FOUND", "TRACKING_LINK_NOT_FOUND", "MEDIA_ASSET_NOT_FOUND", "RESOURCE_NOT_FOUND"],
+  404: ["SHIPMENT_NOT_FOUND", "WEBHOOK_NOT_FOUND", "TRACKING_LINK_NOT_FOUND", "MEDIA_ASSET_NOT_FOUND", "RESOURCE_NOT_FOUND", "OFFER_NOT_FOUND", "JOB_NOT_FOUND"],
   405: ["METHOD_NOT_ALLOWED"],
-  409: ["SHIPMENT_ALREADY_ASSIGNED", "SHIPMENT_NOT_CANCELLABLE", "DUPLICATE_REFERENCE", "IDEMPOTENCY_KEY_IN_USE", "WEBHOOK_ALREADY_EXISTS"],
+  409: ["SHIPMENT_ALREADY_ASSIGNED", "SHIPMENT_NOT_CANCELLABLE", "DUPLICATE_REFERENCE", "IDEMPOTENCY_KEY_IN_USE", "WEBHOOK_ALREADY_EXISTS", "OFFER_NOT_OPEN", "STEP_NOT_ALLOWED"],
   410: ["TRACKING_LINK_EXPIRED"],
   412: ["PRECONDITION_FAILED"],
   413: ["PAYLOAD_TOO_LARGE"],

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/dispatch/v1/driver_service.proto.
  */
 export const file_tawsil_dispatch_v1_driver_service: GenFile = /*@__PURE__*/
-  fileDesc("Cid0YXdzaWwvZGlzcGF0Y2gvdjEvZHJpdmVyX3NlcnZpY2UucHJvdG8SEnRhd3NpbC5kaXNwYXRjaC52MSKsAQoFT2ZmZXISEAoIb2ZmZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLAoGcGlja3VwGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEjEKC2Rlc3RpbmF0aW9uGAQgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhsKE2V4cGlyZV90aW1lX3VuaXhfbXMYBSABKAMibgoWU2V0QXZhaWxhYmlsaXR5UmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEQoJYXZhaWxhYmxlGAIgASgIEi4KCHBvc2l0aW9uGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlIhkKF1NldEF2YWlsYWJpbGl0eVJlc3BvbnNlIiYKEUxpc3RPZmZlcnNSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCSI/ChJMaXN0T2ZmZXJzUmVzcG9uc2USKQoGb2ZmZXJzGAEgAygLMhkudGF3c2lsLmRpc3BhdGNoLnYxLk9mZmVyIjkKEkFjY2VwdE9mZmVyUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEAoIb2ZmZXJfaWQYAiABKAkiFQoTQWNjZXB0T2ZmZXJSZXNwb25zZSI6ChNEZWNsaW5lT2ZmZXJSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCRIQCghvZmZlcl9pZBgCIAEoCSIWChREZWNsaW5lT2ZmZXJSZXNwb25zZSLsAQoVUmVwb3J0UHJvZ3Jlc3NSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCRITCgtzaGlwbWVudF9pZBgCIAEoCRIuCghwcm9ncmVzcxgDIAEoDjIcLnRhd3NpbC5kaXNwYXRjaC52MS5Qcm9ncmVzcxITCgtyZWFzb25fY29kZRgEIAEoCRIUCgxkZWxpdmVyeV9waW4YBSABKAkSIAoYZXZpZGVuY2VfbWVkaWFfYXNzZXRfaWRzGAYgAygJEi4KDWNvZF9jb2xsZWN0ZWQYByABKAsyFy50YXdzaWwuY29tbW9uLnYxLk1vbmV5IhgKFlJlcG9ydFByb2dyZXNzUmVzcG9uc2UikAEKFVJlcG9ydExvY2F0aW9uUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSLgoIcG9zaXRpb24YAiABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUSFwoPYWNjdXJhY3lfbWV0cmVzGAMgASgFEhsKE3JlY29yZF90aW1lX3VuaXhfbXMYBCABKAMiGAoWUmVwb3J0TG9jYXRpb25SZXNwb25zZSqIAQoIUHJvZ3Jlc3MSGAoUUFJPR1JFU1NfVU5TUEVDSUZJRUQQABIWChJQUk9HUkVTU19QSUNLRURfVVAQARIdChlQUk9HUkVTU19PVVRfRk9SX0RFTElWRVJZEAISFgoSUFJPR1JFU1NfREVMSVZFUkVEEAMSEwoPUFJPR1JFU1NfRkFJTEVEEAQy7QQKDURyaXZlclNlcnZpY2USagoPU2V0QXZhaWxhYmlsaXR5EioudGF3c2lsLmRpc3BhdGNoLnYxLlNldEF2YWlsYWJpbGl0eVJlcXVlc3QaKy50YXdzaWwuZGlzcGF0Y2gudjEuU2V0QXZhaWxhYmlsaXR5UmVzcG9uc2USWwoKTGlzdE9mZmVycxIlLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0T2ZmZXJzUmVxdWVzdBomLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0T2ZmZXJzUmVzcG9uc2USXgoLQWNjZXB0T2ZmZXISJi50YXdzaWwuZGlzcGF0Y2gudjEuQWNjZXB0T2ZmZXJSZXF1ZXN0GicudGF3c2lsLmRpc3BhdGNoLnYxLkFjY2VwdE9mZmVyUmVzcG9uc2USYQoMRGVjbGluZU9mZmVyEicudGF3c2lsLmRpc3BhdGNoLnYxLkRlY2xpbmVPZmZlclJlcXVlc3QaKC50YXdzaWwuZGlzcGF0Y2gudjEuRGVjbGluZU9mZmVyUmVzcG9uc2USZwoOUmVwb3J0UHJvZ3Jlc3MSKS50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0UHJvZ3Jlc3NSZXF1ZXN0GioudGF3c2lsLmRpc3BhdGNoLnYxLlJlcG9ydFByb2dyZXNzUmVzcG9uc2USZwoOUmVwb3J0TG9jYXRpb24SKS50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0TG9jYXRpb25SZXF1ZXN0GioudGF3c2lsLmRpc3BhdGNoLnYxLlJlcG9ydExvY2F0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_tawsil_common_v1_geo, file_tawsil_common_v1_money]);
+  fileDesc("Cid0YXdzaWwvZGlzcGF0Y2gvdjEvZHJpdmVyX3NlcnZpY2UucHJvdG8SEnRhd3NpbC5kaXNwYXRjaC52MSKAAwoFT2ZmZXISEAoIb2ZmZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLAoGcGlja3VwGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEjEKC2Rlc3RpbmF0aW9uGAQgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhsKE2V4cGlyZV90aW1lX3VuaXhfbXMYBSABKAMSEQoJY2l0eV9jb2RlGAYgASgJEhQKDHdlaWdodF9ncmFtcxgHIAEoBRIXCg9sb25nZXN0X3NpZGVfbW0YCCABKAUSFAoMcmVxdWlyZW1lbnRzGAkgAygJEhgKEGNhc2hfb25fZGVsaXZlcnkYCiABKAgSFgoOcGlja3VwX2FkZHJlc3MYCyABKAkSGwoTZGVzdGluYXRpb25fYWRkcmVzcxgMIAEoCRIrCgpjb2RfYW1vdW50GA0gASgLMhcudGF3c2lsLmNvbW1vbi52MS5Nb25leSLnAgoDSm9iEhMKC3NoaXBtZW50X2lkGAEgASgJEiwKBnBpY2t1cBgCIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIxCgtkZXN0aW5hdGlvbhgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIRCgljaXR5X2NvZGUYBCABKAkSFAoMd2VpZ2h0X2dyYW1zGAUgASgFEhcKD2xvbmdlc3Rfc2lkZV9tbRgGIAEoBRIUCgxyZXF1aXJlbWVudHMYByADKAkSGAoQY2FzaF9vbl9kZWxpdmVyeRgIIAEoCBIWCg5waWNrdXBfYWRkcmVzcxgJIAEoCRIbChNkZXN0aW5hdGlvbl9hZGRyZXNzGAogASgJEisKCmNvZF9hbW91bnQYCyABKAsyFy50YXdzaWwuY29tbW9uLnYxLk1vbmV5EhYKDnJlY2lwaWVudF9uYW1lGAwgASgJIm4KFlNldEF2YWlsYWJpbGl0eVJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEhEKCWF2YWlsYWJsZRgCIAEoCBIuCghwb3NpdGlvbhgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZSIZChdTZXRBdmFpbGFiaWxpdHlSZXNwb25zZSImChFMaXN0T2ZmZXJzUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkiPwoSTGlzdE9mZmVyc1Jlc3BvbnNlEikKBm9mZmVycxgBIAMoCzIZLnRhd3NpbC5kaXNwYXRjaC52MS5PZmZlciI5ChJBY2NlcHRPZmZlclJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEhAKCG9mZmVyX2lkGAIgASgJIhUKE0FjY2VwdE9mZmVyUmVzcG9uc2UiOgoTRGVjbGluZU9mZmVyUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEAoIb2ZmZXJfaWQYAiABKAkiFgoURGVjbGluZU9mZmVyUmVzcG9uc2UiogIKFVJlcG9ydFByb2dyZXNzUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLgoIcHJvZ3Jlc3MYAyABKA4yHC50YXdzaWwuZGlzcGF0Y2gudjEuUHJvZ3Jlc3MSEwoLcmVhc29uX2NvZGUYBCABKAkSFAoMZGVsaXZlcnlfcGluGAUgASgJEiAKGGV2aWRlbmNlX21lZGlhX2Fzc2V0X2lkcxgGIAMoCRIuCg1jb2RfY29sbGVjdGVkGAcgASgLMhcudGF3c2lsLmNvbW1vbi52MS5Nb25leRIXCg9pZGVtcG90ZW5jeV9rZXkYCCABKAkSGwoTcmVxdWVzdF9maW5nZXJwcmludBgJIAEoCSIYChZSZXBvcnRQcm9ncmVzc1Jlc3BvbnNlIpABChVSZXBvcnRMb2NhdGlvblJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEi4KCHBvc2l0aW9uGAIgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhcKD2FjY3VyYWN5X21ldHJlcxgDIAEoBRIbChNyZWNvcmRfdGltZV91bml4X21zGAQgASgDIhgKFlJlcG9ydExvY2F0aW9uUmVzcG9uc2UicwoLTG9jYXRpb25GaXgSLgoIcG9zaXRpb24YASABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUSFwoPYWNjdXJhY3lfbWV0cmVzGAIgASgFEhsKE3JlY29yZF90aW1lX3VuaXhfbXMYAyABKAMiWwoWUmVwb3J0TG9jYXRpb25zUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSLgoFZml4ZXMYAiADKAsyHy50YXdzaWwuZGlzcGF0Y2gudjEuTG9jYXRpb25GaXgiGQoXUmVwb3J0TG9jYXRpb25zUmVzcG9uc2UiJAoPTGlzdEpvYnNSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCSI5ChBMaXN0Sm9ic1Jlc3BvbnNlEiUKBGpvYnMYASADKAsyFy50YXdzaWwuZGlzcGF0Y2gudjEuSm9iKogBCghQcm9ncmVzcxIYChRQUk9HUkVTU19VTlNQRUNJRklFRBAAEhYKElBST0dSRVNTX1BJQ0tFRF9VUBABEh0KGVBST0dSRVNTX09VVF9GT1JfREVMSVZFUlkQAhIWChJQUk9HUkVTU19ERUxJVkVSRUQQAxITCg9QUk9HUkVTU19GQUlMRUQQBDKwBgoNRHJpdmVyU2VydmljZRJqCg9TZXRBdmFpbGFiaWxpdHkSKi50YXdzaWwuZGlzcGF0Y2gudjEuU2V0QXZhaWxhYmlsaXR5UmVxdWVzdBorLnRhd3NpbC5kaXNwYXRjaC52MS5TZXRBdmFpbGFiaWxpdHlSZXNwb25zZRJbCgpMaXN0T2ZmZXJzEiUudGF3c2lsLmRpc3BhdGNoLnYxLkxpc3RPZmZlcnNSZXF1ZXN0GiYudGF3c2lsLmRpc3BhdGNoLnYxLkxpc3RPZmZlcnNSZXNwb25zZRJeCgtBY2NlcHRPZmZlchImLnRhd3NpbC5kaXNwYXRjaC52MS5BY2NlcHRPZmZlclJlcXVlc3QaJy50YXdzaWwuZGlzcGF0Y2gudjEuQWNjZXB0T2ZmZXJSZXNwb25zZRJhCgxEZWNsaW5lT2ZmZXISJy50YXdzaWwuZGlzcGF0Y2gudjEuRGVjbGluZU9mZmVyUmVxdWVzdBooLnRhd3NpbC5kaXNwYXRjaC52MS5EZWNsaW5lT2ZmZXJSZXNwb25zZRJnCg5SZXBvcnRQcm9ncmVzcxIpLnRhd3NpbC5kaXNwYXRjaC52MS5SZXBvcnRQcm9ncmVzc1JlcXVlc3QaKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0UHJvZ3Jlc3NSZXNwb25zZRJnCg5SZXBvcnRMb2NhdGlvbhIpLnRhd3NpbC5kaXNwYXRjaC52MS5SZXBvcnRMb2NhdGlvblJlcXVlc3QaKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0TG9jYXRpb25SZXNwb25zZRJqCg9SZXBvcnRMb2NhdGlvbnMSKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0TG9jYXRpb25zUmVxdWVzdBorLnRhd3NpbC5kaXNwYXRjaC52MS5SZXBvcnRMb2NhdGlvbnNSZXNwb25zZRJVCghMaXN0Sm9icxIjLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0Sm9ic1JlcXVlc3QaJC50YXdzaWwuZGlzcGF0Y2gudjEuTGlzdEpvYnNSZXNwb25zZWIGcHJvdG8z", [file_tawsil_common_v1_geo, file_tawsil_common_v1_money]);
 
 /**
  * Offer is an offer of a shipment to a driver.
@@ -56,6 +56,62 @@ export type Offer = Message<"tawsil.dispatch.v1.Offer"> & {
    * @generated from field: int64 expire_time_unix_ms = 5;
    */
   expireTimeUnixMs: bigint;
+
+  /**
+   * city_code is the shipment's city (RUH, JED, ...).
+   *
+   * @generated from field: string city_code = 6;
+   */
+  cityCode: string;
+
+  /**
+   * weight_grams is the parcel's total weight.
+   *
+   * @generated from field: int32 weight_grams = 7;
+   */
+  weightGrams: number;
+
+  /**
+   * longest_side_mm is the parcel's longest side.
+   *
+   * @generated from field: int32 longest_side_mm = 8;
+   */
+  longestSideMm: number;
+
+  /**
+   * requirements are the shipment's requirements (catalogue values, e.g. FRAGILE).
+   *
+   * @generated from field: repeated string requirements = 9;
+   */
+  requirements: string[];
+
+  /**
+   * cash_on_delivery is true when the driver collects cash at the door.
+   *
+   * @generated from field: bool cash_on_delivery = 10;
+   */
+  cashOnDelivery: boolean;
+
+  /**
+   * pickup_address is the pickup's address line.
+   *
+   * @generated from field: string pickup_address = 11;
+   */
+  pickupAddress: string;
+
+  /**
+   * destination_address is the destination's address line.
+   *
+   * @generated from field: string destination_address = 12;
+   */
+  destinationAddress: string;
+
+  /**
+   * cod_amount is the cash to collect (0.00 SAR when prepaid).
+   *
+   * @generated from field: tawsil.common.v1.Money cod_amount = 13;
+   */
+  codAmount?: Money | undefined;
 };
 
 /**
@@ -64,6 +120,104 @@ export type Offer = Message<"tawsil.dispatch.v1.Offer"> & {
  */
 export const OfferSchema: GenMessage<Offer> = /*@__PURE__*/
   messageDesc(file_tawsil_dispatch_v1_driver_service, 0);
+
+/**
+ * Job is a shipment the driver carries.
+ *
+ * @generated from message tawsil.dispatch.v1.Job
+ */
+export type Job = Message<"tawsil.dispatch.v1.Job"> & {
+  /**
+   * shipment_id is the carried shipment.
+   *
+   * @generated from field: string shipment_id = 1;
+   */
+  shipmentId: string;
+
+  /**
+   * pickup is where to collect it.
+   *
+   * @generated from field: tawsil.common.v1.Coordinate pickup = 2;
+   */
+  pickup?: Coordinate | undefined;
+
+  /**
+   * destination is where to deliver it.
+   *
+   * @generated from field: tawsil.common.v1.Coordinate destination = 3;
+   */
+  destination?: Coordinate | undefined;
+
+  /**
+   * city_code is the shipment's city.
+   *
+   * @generated from field: string city_code = 4;
+   */
+  cityCode: string;
+
+  /**
+   * weight_grams is the parcel's total weight.
+   *
+   * @generated from field: int32 weight_grams = 5;
+   */
+  weightGrams: number;
+
+  /**
+   * longest_side_mm is the parcel's longest side.
+   *
+   * @generated from field: int32 longest_side_mm = 6;
+   */
+  longestSideMm: number;
+
+  /**
+   * requirements are the shipment's requirements.
+   *
+   * @generated from field: repeated string requirements = 7;
+   */
+  requirements: string[];
+
+  /**
+   * cash_on_delivery is true when the driver collects cash at the door.
+   *
+   * @generated from field: bool cash_on_delivery = 8;
+   */
+  cashOnDelivery: boolean;
+
+  /**
+   * pickup_address is the pickup's address line.
+   *
+   * @generated from field: string pickup_address = 9;
+   */
+  pickupAddress: string;
+
+  /**
+   * destination_address is the destination's address line.
+   *
+   * @generated from field: string destination_address = 10;
+   */
+  destinationAddress: string;
+
+  /**
+   * cod_amount is the cash to collect (0.00 SAR when prepaid).
+   *
+   * @generated from field: tawsil.common.v1.Money cod_amount = 11;
+   */
+  codAmount?: Money | undefined;
+
+  /**
+   * recipient_name is the recipient's name, given while the job is the driver's and never after.
+   *
+   * @generated from field: string recipient_name = 12;
+   */
+  recipientName: string;
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.Job.
+ * Use `create(JobSchema)` to create a new message.
+ */
+export const JobSchema: GenMessage<Job> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 1);
 
 /**
  * SetAvailabilityRequest names the driver and the new availability.
@@ -98,7 +252,7 @@ export type SetAvailabilityRequest = Message<"tawsil.dispatch.v1.SetAvailability
  * Use `create(SetAvailabilityRequestSchema)` to create a new message.
  */
 export const SetAvailabilityRequestSchema: GenMessage<SetAvailabilityRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 1);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 2);
 
 /**
  * SetAvailabilityResponse is empty.
@@ -113,7 +267,7 @@ export type SetAvailabilityResponse = Message<"tawsil.dispatch.v1.SetAvailabilit
  * Use `create(SetAvailabilityResponseSchema)` to create a new message.
  */
 export const SetAvailabilityResponseSchema: GenMessage<SetAvailabilityResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 2);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 3);
 
 /**
  * ListOffersRequest names the driver.
@@ -134,7 +288,7 @@ export type ListOffersRequest = Message<"tawsil.dispatch.v1.ListOffersRequest"> 
  * Use `create(ListOffersRequestSchema)` to create a new message.
  */
 export const ListOffersRequestSchema: GenMessage<ListOffersRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 3);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 4);
 
 /**
  * ListOffersResponse lists open offers.
@@ -155,7 +309,7 @@ export type ListOffersResponse = Message<"tawsil.dispatch.v1.ListOffersResponse"
  * Use `create(ListOffersResponseSchema)` to create a new message.
  */
 export const ListOffersResponseSchema: GenMessage<ListOffersResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 4);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 5);
 
 /**
  * AcceptOfferRequest accepts an offer.
@@ -183,7 +337,7 @@ export type AcceptOfferRequest = Message<"tawsil.dispatch.v1.AcceptOfferRequest"
  * Use `create(AcceptOfferRequestSchema)` to create a new message.
  */
 export const AcceptOfferRequestSchema: GenMessage<AcceptOfferRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 5);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 6);
 
 /**
  * AcceptOfferResponse is empty.
@@ -198,7 +352,7 @@ export type AcceptOfferResponse = Message<"tawsil.dispatch.v1.AcceptOfferRespons
  * Use `create(AcceptOfferResponseSchema)` to create a new message.
  */
 export const AcceptOfferResponseSchema: GenMessage<AcceptOfferResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 6);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 7);
 
 /**
  * DeclineOfferRequest declines an offer.
@@ -226,7 +380,7 @@ export type DeclineOfferRequest = Message<"tawsil.dispatch.v1.DeclineOfferReques
  * Use `create(DeclineOfferRequestSchema)` to create a new message.
  */
 export const DeclineOfferRequestSchema: GenMessage<DeclineOfferRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 7);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 8);
 
 /**
  * DeclineOfferResponse is empty.
@@ -241,7 +395,7 @@ export type DeclineOfferResponse = Message<"tawsil.dispatch.v1.DeclineOfferRespo
  * Use `create(DeclineOfferResponseSchema)` to create a new message.
  */
 export const DeclineOfferResponseSchema: GenMessage<DeclineOfferResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 8);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 9);
 
 /**
  * ReportProgressRequest reports a step.
@@ -300,6 +454,22 @@ export type ReportProgressRequest = Message<"tawsil.dispatch.v1.ReportProgressRe
    * @generated from field: tawsil.common.v1.Money cod_collected = 7;
    */
   codCollected?: Money | undefined;
+
+  /**
+   * idempotency_key is the driver's Idempotency-Key (16-128 visible ASCII characters): the same
+   * key with the same request is answered once and replayed after; with another request it is
+   * refused with IDEMPOTENCY_KEY_REUSED. Kept 24 h.
+   *
+   * @generated from field: string idempotency_key = 8;
+   */
+  idempotencyKey: string;
+
+  /**
+   * request_fingerprint is the SHA-256 (hex) of the canonical request the key was sent with.
+   *
+   * @generated from field: string request_fingerprint = 9;
+   */
+  requestFingerprint: string;
 };
 
 /**
@@ -307,7 +477,7 @@ export type ReportProgressRequest = Message<"tawsil.dispatch.v1.ReportProgressRe
  * Use `create(ReportProgressRequestSchema)` to create a new message.
  */
 export const ReportProgressRequestSchema: GenMessage<ReportProgressRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 9);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 10);
 
 /**
  * ReportProgressResponse is empty.
@@ -322,7 +492,7 @@ export type ReportProgressResponse = Message<"tawsil.dispatch.v1.ReportProgressR
  * Use `create(ReportProgressResponseSchema)` to create a new message.
  */
 export const ReportProgressResponseSchema: GenMessage<ReportProgressResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 10);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 11);
 
 /**
  * ReportLocationRequest is a position fix.
@@ -364,7 +534,7 @@ export type ReportLocationRequest = Message<"tawsil.dispatch.v1.ReportLocationRe
  * Use `create(ReportLocationRequestSchema)` to create a new message.
  */
 export const ReportLocationRequestSchema: GenMessage<ReportLocationRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 11);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 12);
 
 /**
  * ReportLocationResponse is empty.
@@ -379,7 +549,127 @@ export type ReportLocationResponse = Message<"tawsil.dispatch.v1.ReportLocationR
  * Use `create(ReportLocationResponseSchema)` to create a new message.
  */
 export const ReportLocationResponseSchema: GenMessage<ReportLocationResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 12);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 13);
+
+/**
+ * LocationFix is one position fix of a batch.
+ *
+ * @generated from message tawsil.dispatch.v1.LocationFix
+ */
+export type LocationFix = Message<"tawsil.dispatch.v1.LocationFix"> & {
+  /**
+   * position is where the driver was.
+   *
+   * @generated from field: tawsil.common.v1.Coordinate position = 1;
+   */
+  position?: Coordinate | undefined;
+
+  /**
+   * accuracy_metres is the device's accuracy estimate.
+   *
+   * @generated from field: int32 accuracy_metres = 2;
+   */
+  accuracyMetres: number;
+
+  /**
+   * record_time_unix_ms is when the fix was taken (0: now).
+   *
+   * @generated from field: int64 record_time_unix_ms = 3;
+   */
+  recordTimeUnixMs: bigint;
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.LocationFix.
+ * Use `create(LocationFixSchema)` to create a new message.
+ */
+export const LocationFixSchema: GenMessage<LocationFix> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 14);
+
+/**
+ * ReportLocationsRequest is a batch of one driver's fixes, oldest first.
+ *
+ * @generated from message tawsil.dispatch.v1.ReportLocationsRequest
+ */
+export type ReportLocationsRequest = Message<"tawsil.dispatch.v1.ReportLocationsRequest"> & {
+  /**
+   * driver_id is the driver's uuid.
+   *
+   * @generated from field: string driver_id = 1;
+   */
+  driverId: string;
+
+  /**
+   * fixes are at most 100 fixes.
+   *
+   * @generated from field: repeated tawsil.dispatch.v1.LocationFix fixes = 2;
+   */
+  fixes: LocationFix[];
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.ReportLocationsRequest.
+ * Use `create(ReportLocationsRequestSchema)` to create a new message.
+ */
+export const ReportLocationsRequestSchema: GenMessage<ReportLocationsRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 15);
+
+/**
+ * ReportLocationsResponse is empty.
+ *
+ * @generated from message tawsil.dispatch.v1.ReportLocationsResponse
+ */
+export type ReportLocationsResponse = Message<"tawsil.dispatch.v1.ReportLocationsResponse"> & {
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.ReportLocationsResponse.
+ * Use `create(ReportLocationsResponseSchema)` to create a new message.
+ */
+export const ReportLocationsResponseSchema: GenMessage<ReportLocationsResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 16);
+
+/**
+ * ListJobsRequest names the driver.
+ *
+ * @generated from message tawsil.dispatch.v1.ListJobsRequest
+ */
+export type ListJobsRequest = Message<"tawsil.dispatch.v1.ListJobsRequest"> & {
+  /**
+   * driver_id is the driver's uuid.
+   *
+   * @generated from field: string driver_id = 1;
+   */
+  driverId: string;
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.ListJobsRequest.
+ * Use `create(ListJobsRequestSchema)` to create a new message.
+ */
+export const ListJobsRequestSchema: GenMessage<ListJobsRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 17);
+
+/**
+ * ListJobsResponse lists the driver's current jobs.
+ *
+ * @generated from message tawsil.dispatch.v1.ListJobsResponse
+ */
+export type ListJobsResponse = Message<"tawsil.dispatch.v1.ListJobsResponse"> & {
+  /**
+   * jobs are the shipments the driver carries now (at most one today).
+   *
+   * @generated from field: repeated tawsil.dispatch.v1.Job jobs = 1;
+   */
+  jobs: Job[];
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.ListJobsResponse.
+ * Use `create(ListJobsResponseSchema)` to create a new message.
+ */
+export const ListJobsResponseSchema: GenMessage<ListJobsResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 18);
 
 /**
  * Progress is a step of a delivery reported by its driver.
@@ -430,9 +720,10 @@ export const ProgressSchema: GenEnum<Progress> = /*@__PURE__*/
   enumDesc(file_tawsil_dispatch_v1_driver_service, 0);
 
 /**
- * DriverService is the drivers' internal API (their app, or the sandbox fleet). It is never
- * exposed by the gateway. Failures carry a tawsil.common.v1.ErrorReason: NotFound DRIVER_NOT_FOUND
- * or OFFER_NOT_FOUND; FailedPrecondition OFFER_NOT_OPEN (expired, declined or taken), NOT_ASSIGNED
+ * DriverService is what a driver does (their app through the gateway's /v2/driver routes, or the
+ * sandbox fleet). The driver id always comes from the caller's verified token, never from the
+ * driver. Failures carry a tawsil.common.v1.ErrorReason: NotFound DRIVER_NOT_FOUND, OFFER_NOT_FOUND
+ * or JOB_NOT_FOUND; FailedPrecondition OFFER_NOT_OPEN (expired, declined or taken), NOT_ASSIGNED
  * (the shipment is not the driver's) or STEP_NOT_ALLOWED; InvalidArgument INVALID_ARGUMENT.
  *
  * @generated from service tawsil.dispatch.v1.DriverService
@@ -497,6 +788,26 @@ export const DriverService: GenService<{
     methodKind: "unary";
     input: typeof ReportLocationRequestSchema;
     output: typeof ReportLocationResponseSchema;
+  },
+  /**
+   * ReportLocations records a batch of the driver's fixes (at most 100), all or none.
+   *
+   * @generated from rpc tawsil.dispatch.v1.DriverService.ReportLocations
+   */
+  reportLocations: {
+    methodKind: "unary";
+    input: typeof ReportLocationsRequestSchema;
+    output: typeof ReportLocationsResponseSchema;
+  },
+  /**
+   * ListJobs returns the shipments the driver carries now.
+   *
+   * @generated from rpc tawsil.dispatch.v1.DriverService.ListJobs
+   */
+  listJobs: {
+    methodKind: "unary";
+    input: typeof ListJobsRequestSchema;
+    output: typeof ListJobsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_dispatch_v1_driver_service, 0);

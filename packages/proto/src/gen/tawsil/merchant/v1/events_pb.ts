@@ -61,7 +61,7 @@ export const MerchantChangedSchema: GenMessage<MerchantChanged> = /*@__PURE__*/
  */
 export type AccessRevoked = Message<"tawsil.merchant.v1.AccessRevoked"> & {
   /**
-   * merchant_id is the merchant whose tokens are revoked.
+   * merchant_id is the merchant whose tokens are revoked; empty for a driver's client (client_id set).
    *
    * @generated from field: string merchant_id = 1;
    */

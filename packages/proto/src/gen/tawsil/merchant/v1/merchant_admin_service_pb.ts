@@ -14,7 +14,231 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/merchant/v1/merchant_admin_service.proto.
  */
 export const file_tawsil_merchant_v1_merchant_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci90YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfYWRtaW5fc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIk8KFUNyZWF0ZU1lcmNoYW50UmVxdWVzdBIMCgRjb2RlGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRISCgpsZWdhbF9uYW1lGAMgASgJIkgKFkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiKAoYR2V0TWVyY2hhbnRCeUNvZGVSZXF1ZXN0EgwKBGNvZGUYASABKAkiSwoZR2V0TWVyY2hhbnRCeUNvZGVSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudCIlChRMaXN0TWVyY2hhbnRzUmVxdWVzdBINCgVsaW1pdBgBIAEoBSJPChVMaXN0TWVyY2hhbnRzUmVzcG9uc2USNgoJbWVyY2hhbnRzGAEgAygLMiMudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50U3VtbWFyeSJcCg9NZXJjaGFudFN1bW1hcnkSLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQSGQoRcmF0ZV9jYXJkX3ZlcnNpb24YAiABKAUiZQoYU2V0TWVyY2hhbnRTdGF0dXNSZXF1ZXN0EhUKDW1lcmNoYW50X2NvZGUYASABKAkSMgoGc3RhdHVzGAIgASgOMiIudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50U3RhdHVzIksKGVNldE1lcmNoYW50U3RhdHVzUmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiSgoTQ3JlYXRlQ2xpZW50UmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGc2NvcGVzGAMgAygJIl4KFENyZWF0ZUNsaWVudFJlc3BvbnNlEi8KBmNsaWVudBgBIAEoCzIfLnRhd3NpbC5tZXJjaGFudC52MS5PQXV0aENsaWVudBIVCg1jbGllbnRfc2VjcmV0GAIgASgJIiUKEEdldENsaWVudFJlcXVlc3QSEQoJY2xpZW50X2lkGAEgASgJIkQKEUdldENsaWVudFJlc3BvbnNlEi8KBmNsaWVudBgBIAEoCzIfLnRhd3NpbC5tZXJjaGFudC52MS5PQXV0aENsaWVudCI9ChdTZXRDbGllbnRFbmFibGVkUmVxdWVzdBIRCgljbGllbnRfaWQYASABKAkSDwoHZW5hYmxlZBgCIAEoCCJLChhTZXRDbGllbnRFbmFibGVkUmVzcG9uc2USLwoGY2xpZW50GAEgASgLMh8udGF3c2lsLm1lcmNoYW50LnYxLk9BdXRoQ2xpZW50IpkBChdBZGRTYXZlZExvY2F0aW9uUmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEgwKBGNvZGUYAiABKAkSMAoKY29vcmRpbmF0ZRgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIUCgxhZGRyZXNzX2xpbmUYBCABKAkSEQoJY2l0eV9jb2RlGAUgASgJIk8KGEFkZFNhdmVkTG9jYXRpb25SZXNwb25zZRIzCghsb2NhdGlvbhgBIAEoCzIhLnRhd3NpbC5tZXJjaGFudC52MS5TYXZlZExvY2F0aW9uIkUKEEFkZEJyYW5jaFJlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIMCgRjb2RlGAIgASgJEgwKBG5hbWUYAyABKAkiPwoRQWRkQnJhbmNoUmVzcG9uc2USKgoGYnJhbmNoGAEgASgLMhoudGF3c2lsLm1lcmNoYW50LnYxLkJyYW5jaCJyChJBZGRSYXRlQ2FyZFJlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIrCgV0ZXJtcxgCIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5SYXRlQ2FyZBIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgFIkYKE0FkZFJhdGVDYXJkUmVzcG9uc2USLwoJcmF0ZV9jYXJkGAEgASgLMhwudGF3c2lsLm1lcmNoYW50LnYxLlJhdGVDYXJkIhkKF1JvdGF0ZVNpZ25pbmdLZXlSZXF1ZXN0IicKGFJvdGF0ZVNpZ25pbmdLZXlSZXNwb25zZRILCgNraWQYASABKAkyjQkKFE1lcmNoYW50QWRtaW5TZXJ2aWNlEmcKDkNyZWF0ZU1lcmNoYW50EikudGF3c2lsLm1lcmNoYW50LnYxLkNyZWF0ZU1lcmNoYW50UmVxdWVzdBoqLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEnAKEUdldE1lcmNoYW50QnlDb2RlEiwudGF3c2lsLm1lcmNoYW50LnYxLkdldE1lcmNoYW50QnlDb2RlUmVxdWVzdBotLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudEJ5Q29kZVJlc3BvbnNlEmQKDUxpc3RNZXJjaGFudHMSKC50YXdzaWwubWVyY2hhbnQudjEuTGlzdE1lcmNoYW50c1JlcXVlc3QaKS50YXdzaWwubWVyY2hhbnQudjEuTGlzdE1lcmNoYW50c1Jlc3BvbnNlEnAKEVNldE1lcmNoYW50U3RhdHVzEiwudGF3c2lsLm1lcmNoYW50LnYxLlNldE1lcmNoYW50U3RhdHVzUmVxdWVzdBotLnRhd3NpbC5tZXJjaGFudC52MS5TZXRNZXJjaGFudFN0YXR1c1Jlc3BvbnNlEmEKDENyZWF0ZUNsaWVudBInLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVDbGllbnRSZXF1ZXN0GigudGF3c2lsLm1lcmNoYW50LnYxLkNyZWF0ZUNsaWVudFJlc3BvbnNlElgKCUdldENsaWVudBIkLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDbGllbnRSZXF1ZXN0GiUudGF3c2lsLm1lcmNoYW50LnYxLkdldENsaWVudFJlc3BvbnNlEm0KEFNldENsaWVudEVuYWJsZWQSKy50YXdzaWwubWVyY2hhbnQudjEuU2V0Q2xpZW50RW5hYmxlZFJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuU2V0Q2xpZW50RW5hYmxlZFJlc3BvbnNlEm0KEEFkZFNhdmVkTG9jYXRpb24SKy50YXdzaWwubWVyY2hhbnQudjEuQWRkU2F2ZWRMb2NhdGlvblJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuQWRkU2F2ZWRMb2NhdGlvblJlc3BvbnNlElgKCUFkZEJyYW5jaBIkLnRhd3NpbC5tZXJjaGFudC52MS5BZGRCcmFuY2hSZXF1ZXN0GiUudGF3c2lsLm1lcmNoYW50LnYxLkFkZEJyYW5jaFJlc3BvbnNlEl4KC0FkZFJhdGVDYXJkEiYudGF3c2lsLm1lcmNoYW50LnYxLkFkZFJhdGVDYXJkUmVxdWVzdBonLnRhd3NpbC5tZXJjaGFudC52MS5BZGRSYXRlQ2FyZFJlc3BvbnNlEm0KEFJvdGF0ZVNpZ25pbmdLZXkSKy50YXdzaWwubWVyY2hhbnQudjEuUm90YXRlU2lnbmluZ0tleVJlcXVlc3QaLC50YXdzaWwubWVyY2hhbnQudjEuUm90YXRlU2lnbmluZ0tleVJlc3BvbnNlYgZwcm90bzM", [file_tawsil_common_v1_geo, file_tawsil_merchant_v1_merchant]);
+  fileDesc("Ci90YXdzaWwvbWVyY2hhbnQvdjEvbWVyY2hhbnRfYWRtaW5fc2VydmljZS5wcm90bxISdGF3c2lsLm1lcmNoYW50LnYxIkUKDERyaXZlckNsaWVudBIRCgljbGllbnRfaWQYASABKAkSEQoJZHJpdmVyX2lkGAIgASgJEg8KB2VuYWJsZWQYAyABKAgiLgoZQ3JlYXRlRHJpdmVyQ2xpZW50UmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkiZQoaQ3JlYXRlRHJpdmVyQ2xpZW50UmVzcG9uc2USMAoGY2xpZW50GAEgASgLMiAudGF3c2lsLm1lcmNoYW50LnYxLkRyaXZlckNsaWVudBIVCg1jbGllbnRfc2VjcmV0GAIgASgJIikKGExpc3REcml2ZXJDbGllbnRzUmVxdWVzdBINCgVsaW1pdBgBIAEoBSJOChlMaXN0RHJpdmVyQ2xpZW50c1Jlc3BvbnNlEjEKB2NsaWVudHMYASADKAsyIC50YXdzaWwubWVyY2hhbnQudjEuRHJpdmVyQ2xpZW50IkMKHVNldERyaXZlckNsaWVudEVuYWJsZWRSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCRIPCgdlbmFibGVkGAIgASgIIlIKHlNldERyaXZlckNsaWVudEVuYWJsZWRSZXNwb25zZRIwCgZjbGllbnQYASABKAsyIC50YXdzaWwubWVyY2hhbnQudjEuRHJpdmVyQ2xpZW50Ii4KGVJvdGF0ZURyaXZlckNsaWVudFJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJImUKGlJvdGF0ZURyaXZlckNsaWVudFJlc3BvbnNlEjAKBmNsaWVudBgBIAEoCzIgLnRhd3NpbC5tZXJjaGFudC52MS5Ecml2ZXJDbGllbnQSFQoNY2xpZW50X3NlY3JldBgCIAEoCSJPChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSDAoEY29kZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEgoKbGVnYWxfbmFtZRgDIAEoCSJIChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50IigKGEdldE1lcmNoYW50QnlDb2RlUmVxdWVzdBIMCgRjb2RlGAEgASgJIksKGUdldE1lcmNoYW50QnlDb2RlUmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuTWVyY2hhbnQiJQoUTGlzdE1lcmNoYW50c1JlcXVlc3QSDQoFbGltaXQYASABKAUiTwoVTGlzdE1lcmNoYW50c1Jlc3BvbnNlEjYKCW1lcmNoYW50cxgBIAMoCzIjLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudFN1bW1hcnkiXAoPTWVyY2hhbnRTdW1tYXJ5Ei4KCG1lcmNoYW50GAEgASgLMhwudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50EhkKEXJhdGVfY2FyZF92ZXJzaW9uGAIgASgFImUKGFNldE1lcmNoYW50U3RhdHVzUmVxdWVzdBIVCg1tZXJjaGFudF9jb2RlGAEgASgJEjIKBnN0YXR1cxgCIAEoDjIiLnRhd3NpbC5tZXJjaGFudC52MS5NZXJjaGFudFN0YXR1cyJLChlTZXRNZXJjaGFudFN0YXR1c1Jlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwudGF3c2lsLm1lcmNoYW50LnYxLk1lcmNoYW50IkoKE0NyZWF0ZUNsaWVudFJlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCSJeChRDcmVhdGVDbGllbnRSZXNwb25zZRIvCgZjbGllbnQYASABKAsyHy50YXdzaWwubWVyY2hhbnQudjEuT0F1dGhDbGllbnQSFQoNY2xpZW50X3NlY3JldBgCIAEoCSIlChBHZXRDbGllbnRSZXF1ZXN0EhEKCWNsaWVudF9pZBgBIAEoCSJEChFHZXRDbGllbnRSZXNwb25zZRIvCgZjbGllbnQYASABKAsyHy50YXdzaWwubWVyY2hhbnQudjEuT0F1dGhDbGllbnQiPQoXU2V0Q2xpZW50RW5hYmxlZFJlcXVlc3QSEQoJY2xpZW50X2lkGAEgASgJEg8KB2VuYWJsZWQYAiABKAgiSwoYU2V0Q2xpZW50RW5hYmxlZFJlc3BvbnNlEi8KBmNsaWVudBgBIAEoCzIfLnRhd3NpbC5tZXJjaGFudC52MS5PQXV0aENsaWVudCKZAQoXQWRkU2F2ZWRMb2NhdGlvblJlcXVlc3QSFQoNbWVyY2hhbnRfY29kZRgBIAEoCRIMCgRjb2RlGAIgASgJEjAKCmNvb3JkaW5hdGUYAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUSFAoMYWRkcmVzc19saW5lGAQgASgJEhEKCWNpdHlfY29kZRgFIAEoCSJPChhBZGRTYXZlZExvY2F0aW9uUmVzcG9uc2USMwoIbG9jYXRpb24YASABKAsyIS50YXdzaWwubWVyY2hhbnQudjEuU2F2ZWRMb2NhdGlvbiJFChBBZGRCcmFuY2hSZXF1ZXN0EhUKDW1lcmNoYW50X2NvZGUYASABKAkSDAoEY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJIj8KEUFkZEJyYW5jaFJlc3BvbnNlEioKBmJyYW5jaBgBIAEoCzIaLnRhd3NpbC5tZXJjaGFudC52MS5CcmFuY2gicgoSQWRkUmF0ZUNhcmRSZXF1ZXN0EhUKDW1lcmNoYW50X2NvZGUYASABKAkSKwoFdGVybXMYAiABKAsyHC50YXdzaWwubWVyY2hhbnQudjEuUmF0ZUNhcmQSGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBSJGChNBZGRSYXRlQ2FyZFJlc3BvbnNlEi8KCXJhdGVfY2FyZBgBIAEoCzIcLnRhd3NpbC5tZXJjaGFudC52MS5SYXRlQ2FyZCIZChdSb3RhdGVTaWduaW5nS2V5UmVxdWVzdCInChhSb3RhdGVTaWduaW5nS2V5UmVzcG9uc2USCwoDa2lkGAEgASgJMuoMChRNZXJjaGFudEFkbWluU2VydmljZRJnCg5DcmVhdGVNZXJjaGFudBIpLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVNZXJjaGFudFJlcXVlc3QaKi50YXdzaWwubWVyY2hhbnQudjEuQ3JlYXRlTWVyY2hhbnRSZXNwb25zZRJwChFHZXRNZXJjaGFudEJ5Q29kZRIsLnRhd3NpbC5tZXJjaGFudC52MS5HZXRNZXJjaGFudEJ5Q29kZVJlcXVlc3QaLS50YXdzaWwubWVyY2hhbnQudjEuR2V0TWVyY2hhbnRCeUNvZGVSZXNwb25zZRJkCg1MaXN0TWVyY2hhbnRzEigudGF3c2lsLm1lcmNoYW50LnYxLkxpc3RNZXJjaGFudHNSZXF1ZXN0GikudGF3c2lsLm1lcmNoYW50LnYxLkxpc3RNZXJjaGFudHNSZXNwb25zZRJwChFTZXRNZXJjaGFudFN0YXR1cxIsLnRhd3NpbC5tZXJjaGFudC52MS5TZXRNZXJjaGFudFN0YXR1c1JlcXVlc3QaLS50YXdzaWwubWVyY2hhbnQudjEuU2V0TWVyY2hhbnRTdGF0dXNSZXNwb25zZRJhCgxDcmVhdGVDbGllbnQSJy50YXdzaWwubWVyY2hhbnQudjEuQ3JlYXRlQ2xpZW50UmVxdWVzdBooLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVDbGllbnRSZXNwb25zZRJYCglHZXRDbGllbnQSJC50YXdzaWwubWVyY2hhbnQudjEuR2V0Q2xpZW50UmVxdWVzdBolLnRhd3NpbC5tZXJjaGFudC52MS5HZXRDbGllbnRSZXNwb25zZRJtChBTZXRDbGllbnRFbmFibGVkEisudGF3c2lsLm1lcmNoYW50LnYxLlNldENsaWVudEVuYWJsZWRSZXF1ZXN0GiwudGF3c2lsLm1lcmNoYW50LnYxLlNldENsaWVudEVuYWJsZWRSZXNwb25zZRJtChBBZGRTYXZlZExvY2F0aW9uEisudGF3c2lsLm1lcmNoYW50LnYxLkFkZFNhdmVkTG9jYXRpb25SZXF1ZXN0GiwudGF3c2lsLm1lcmNoYW50LnYxLkFkZFNhdmVkTG9jYXRpb25SZXNwb25zZRJYCglBZGRCcmFuY2gSJC50YXdzaWwubWVyY2hhbnQudjEuQWRkQnJhbmNoUmVxdWVzdBolLnRhd3NpbC5tZXJjaGFudC52MS5BZGRCcmFuY2hSZXNwb25zZRJeCgtBZGRSYXRlQ2FyZBImLnRhd3NpbC5tZXJjaGFudC52MS5BZGRSYXRlQ2FyZFJlcXVlc3QaJy50YXdzaWwubWVyY2hhbnQudjEuQWRkUmF0ZUNhcmRSZXNwb25zZRJtChBSb3RhdGVTaWduaW5nS2V5EisudGF3c2lsLm1lcmNoYW50LnYxLlJvdGF0ZVNpZ25pbmdLZXlSZXF1ZXN0GiwudGF3c2lsLm1lcmNoYW50LnYxLlJvdGF0ZVNpZ25pbmdLZXlSZXNwb25zZRJzChJDcmVhdGVEcml2ZXJDbGllbnQSLS50YXdzaWwubWVyY2hhbnQudjEuQ3JlYXRlRHJpdmVyQ2xpZW50UmVxdWVzdBouLnRhd3NpbC5tZXJjaGFudC52MS5DcmVhdGVEcml2ZXJDbGllbnRSZXNwb25zZRJwChFMaXN0RHJpdmVyQ2xpZW50cxIsLnRhd3NpbC5tZXJjaGFudC52MS5MaXN0RHJpdmVyQ2xpZW50c1JlcXVlc3QaLS50YXdzaWwubWVyY2hhbnQudjEuTGlzdERyaXZlckNsaWVudHNSZXNwb25zZRJ/ChZTZXREcml2ZXJDbGllbnRFbmFibGVkEjEudGF3c2lsLm1lcmNoYW50LnYxLlNldERyaXZlckNsaWVudEVuYWJsZWRSZXF1ZXN0GjIudGF3c2lsLm1lcmNoYW50LnYxLlNldERyaXZlckNsaWVudEVuYWJsZWRSZXNwb25zZRJzChJSb3RhdGVEcml2ZXJDbGllbnQSLS50YXdzaWwubWVyY2hhbnQudjEuUm90YXRlRHJpdmVyQ2xpZW50UmVxdWVzdBouLnRhd3NpbC5tZXJjaGFudC52MS5Sb3RhdGVEcml2ZXJDbGllbnRSZXNwb25zZWIGcHJvdG8z", [file_tawsil_common_v1_geo, file_tawsil_merchant_v1_merchant]);
+
+/**
+ * DriverClient is a driver's OAuth client, without its secret.
+ *
+ * @generated from message tawsil.merchant.v1.DriverClient
+ */
+export type DriverClient = Message<"tawsil.merchant.v1.DriverClient"> & {
+  /**
+   * client_id identifies the client.
+   *
+   * @generated from field: string client_id = 1;
+   */
+  clientId: string;
+
+  /**
+   * driver_id is the dispatch driver the client acts as.
+   *
+   * @generated from field: string driver_id = 2;
+   */
+  driverId: string;
+
+  /**
+   * enabled is false once an operator disabled the driver.
+   *
+   * @generated from field: bool enabled = 3;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.DriverClient.
+ * Use `create(DriverClientSchema)` to create a new message.
+ */
+export const DriverClientSchema: GenMessage<DriverClient> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 0);
+
+/**
+ * CreateDriverClientRequest names the driver.
+ *
+ * @generated from message tawsil.merchant.v1.CreateDriverClientRequest
+ */
+export type CreateDriverClientRequest = Message<"tawsil.merchant.v1.CreateDriverClientRequest"> & {
+  /**
+   * driver_id is the driver's uuid at dispatch.
+   *
+   * @generated from field: string driver_id = 1;
+   */
+  driverId: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.CreateDriverClientRequest.
+ * Use `create(CreateDriverClientRequestSchema)` to create a new message.
+ */
+export const CreateDriverClientRequestSchema: GenMessage<CreateDriverClientRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 1);
+
+/**
+ * CreateDriverClientResponse is the new client and its secret.
+ *
+ * @generated from message tawsil.merchant.v1.CreateDriverClientResponse
+ */
+export type CreateDriverClientResponse = Message<"tawsil.merchant.v1.CreateDriverClientResponse"> & {
+  /**
+   * client is the new client.
+   *
+   * @generated from field: tawsil.merchant.v1.DriverClient client = 1;
+   */
+  client?: DriverClient | undefined;
+
+  /**
+   * client_secret is shown this once; only its scrypt hash is stored.
+   *
+   * @generated from field: string client_secret = 2;
+   */
+  clientSecret: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.CreateDriverClientResponse.
+ * Use `create(CreateDriverClientResponseSchema)` to create a new message.
+ */
+export const CreateDriverClientResponseSchema: GenMessage<CreateDriverClientResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 2);
+
+/**
+ * ListDriverClientsRequest bounds the list.
+ *
+ * @generated from message tawsil.merchant.v1.ListDriverClientsRequest
+ */
+export type ListDriverClientsRequest = Message<"tawsil.merchant.v1.ListDriverClientsRequest"> & {
+  /**
+   * limit is at most 1000; 0 means 200.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.ListDriverClientsRequest.
+ * Use `create(ListDriverClientsRequestSchema)` to create a new message.
+ */
+export const ListDriverClientsRequestSchema: GenMessage<ListDriverClientsRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 3);
+
+/**
+ * ListDriverClientsResponse lists the drivers' clients.
+ *
+ * @generated from message tawsil.merchant.v1.ListDriverClientsResponse
+ */
+export type ListDriverClientsResponse = Message<"tawsil.merchant.v1.ListDriverClientsResponse"> & {
+  /**
+   * clients are the drivers' clients.
+   *
+   * @generated from field: repeated tawsil.merchant.v1.DriverClient clients = 1;
+   */
+  clients: DriverClient[];
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.ListDriverClientsResponse.
+ * Use `create(ListDriverClientsResponseSchema)` to create a new message.
+ */
+export const ListDriverClientsResponseSchema: GenMessage<ListDriverClientsResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 4);
+
+/**
+ * SetDriverClientEnabledRequest enables or disables a driver's client.
+ *
+ * @generated from message tawsil.merchant.v1.SetDriverClientEnabledRequest
+ */
+export type SetDriverClientEnabledRequest = Message<"tawsil.merchant.v1.SetDriverClientEnabledRequest"> & {
+  /**
+   * driver_id is the driver's uuid.
+   *
+   * @generated from field: string driver_id = 1;
+   */
+  driverId: string;
+
+  /**
+   * enabled is the new flag.
+   *
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.SetDriverClientEnabledRequest.
+ * Use `create(SetDriverClientEnabledRequestSchema)` to create a new message.
+ */
+export const SetDriverClientEnabledRequestSchema: GenMessage<SetDriverClientEnabledRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 5);
+
+/**
+ * SetDriverClientEnabledResponse is the updated client.
+ *
+ * @generated from message tawsil.merchant.v1.SetDriverClientEnabledResponse
+ */
+export type SetDriverClientEnabledResponse = Message<"tawsil.merchant.v1.SetDriverClientEnabledResponse"> & {
+  /**
+   * client is the client.
+   *
+   * @generated from field: tawsil.merchant.v1.DriverClient client = 1;
+   */
+  client?: DriverClient | undefined;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.SetDriverClientEnabledResponse.
+ * Use `create(SetDriverClientEnabledResponseSchema)` to create a new message.
+ */
+export const SetDriverClientEnabledResponseSchema: GenMessage<SetDriverClientEnabledResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 6);
+
+/**
+ * RotateDriverClientRequest names the driver.
+ *
+ * @generated from message tawsil.merchant.v1.RotateDriverClientRequest
+ */
+export type RotateDriverClientRequest = Message<"tawsil.merchant.v1.RotateDriverClientRequest"> & {
+  /**
+   * driver_id is the driver's uuid.
+   *
+   * @generated from field: string driver_id = 1;
+   */
+  driverId: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.RotateDriverClientRequest.
+ * Use `create(RotateDriverClientRequestSchema)` to create a new message.
+ */
+export const RotateDriverClientRequestSchema: GenMessage<RotateDriverClientRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 7);
+
+/**
+ * RotateDriverClientResponse is the client and its new secret.
+ *
+ * @generated from message tawsil.merchant.v1.RotateDriverClientResponse
+ */
+export type RotateDriverClientResponse = Message<"tawsil.merchant.v1.RotateDriverClientResponse"> & {
+  /**
+   * client is the client.
+   *
+   * @generated from field: tawsil.merchant.v1.DriverClient client = 1;
+   */
+  client?: DriverClient | undefined;
+
+  /**
+   * client_secret is shown this once; only its scrypt hash is stored.
+   *
+   * @generated from field: string client_secret = 2;
+   */
+  clientSecret: string;
+};
+
+/**
+ * Describes the message tawsil.merchant.v1.RotateDriverClientResponse.
+ * Use `create(RotateDriverClientResponseSchema)` to create a new message.
+ */
+export const RotateDriverClientResponseSchema: GenMessage<RotateDriverClientResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 8);
 
 /**
  * CreateMerchantRequest describes a new merchant company.
@@ -49,7 +273,7 @@ export type CreateMerchantRequest = Message<"tawsil.merchant.v1.CreateMerchantRe
  * Use `create(CreateMerchantRequestSchema)` to create a new message.
  */
 export const CreateMerchantRequestSchema: GenMessage<CreateMerchantRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 0);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 9);
 
 /**
  * CreateMerchantResponse is the new company.
@@ -70,7 +294,7 @@ export type CreateMerchantResponse = Message<"tawsil.merchant.v1.CreateMerchantR
  * Use `create(CreateMerchantResponseSchema)` to create a new message.
  */
 export const CreateMerchantResponseSchema: GenMessage<CreateMerchantResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 1);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 10);
 
 /**
  * GetMerchantByCodeRequest names a merchant company by code.
@@ -91,7 +315,7 @@ export type GetMerchantByCodeRequest = Message<"tawsil.merchant.v1.GetMerchantBy
  * Use `create(GetMerchantByCodeRequestSchema)` to create a new message.
  */
 export const GetMerchantByCodeRequestSchema: GenMessage<GetMerchantByCodeRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 2);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 11);
 
 /**
  * GetMerchantByCodeResponse is the company.
@@ -112,7 +336,7 @@ export type GetMerchantByCodeResponse = Message<"tawsil.merchant.v1.GetMerchantB
  * Use `create(GetMerchantByCodeResponseSchema)` to create a new message.
  */
 export const GetMerchantByCodeResponseSchema: GenMessage<GetMerchantByCodeResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 3);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 12);
 
 /**
  * ListMerchantsRequest bounds the list.
@@ -133,7 +357,7 @@ export type ListMerchantsRequest = Message<"tawsil.merchant.v1.ListMerchantsRequ
  * Use `create(ListMerchantsRequestSchema)` to create a new message.
  */
 export const ListMerchantsRequestSchema: GenMessage<ListMerchantsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 4);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 13);
 
 /**
  * ListMerchantsResponse is the companies, ordered by code.
@@ -154,7 +378,7 @@ export type ListMerchantsResponse = Message<"tawsil.merchant.v1.ListMerchantsRes
  * Use `create(ListMerchantsResponseSchema)` to create a new message.
  */
 export const ListMerchantsResponseSchema: GenMessage<ListMerchantsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 5);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 14);
 
 /**
  * MerchantSummary is a company as an operator lists it.
@@ -183,7 +407,7 @@ export type MerchantSummary = Message<"tawsil.merchant.v1.MerchantSummary"> & {
  * Use `create(MerchantSummarySchema)` to create a new message.
  */
 export const MerchantSummarySchema: GenMessage<MerchantSummary> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 6);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 15);
 
 /**
  * SetMerchantStatusRequest moves a company to a status.
@@ -211,7 +435,7 @@ export type SetMerchantStatusRequest = Message<"tawsil.merchant.v1.SetMerchantSt
  * Use `create(SetMerchantStatusRequestSchema)` to create a new message.
  */
 export const SetMerchantStatusRequestSchema: GenMessage<SetMerchantStatusRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 7);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 16);
 
 /**
  * SetMerchantStatusResponse is the updated company.
@@ -232,7 +456,7 @@ export type SetMerchantStatusResponse = Message<"tawsil.merchant.v1.SetMerchantS
  * Use `create(SetMerchantStatusResponseSchema)` to create a new message.
  */
 export const SetMerchantStatusResponseSchema: GenMessage<SetMerchantStatusResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 8);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 17);
 
 /**
  * CreateClientRequest describes a new OAuth client.
@@ -267,7 +491,7 @@ export type CreateClientRequest = Message<"tawsil.merchant.v1.CreateClientReques
  * Use `create(CreateClientRequestSchema)` to create a new message.
  */
 export const CreateClientRequestSchema: GenMessage<CreateClientRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 9);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 18);
 
 /**
  * CreateClientResponse is the new client and its secret.
@@ -295,7 +519,7 @@ export type CreateClientResponse = Message<"tawsil.merchant.v1.CreateClientRespo
  * Use `create(CreateClientResponseSchema)` to create a new message.
  */
 export const CreateClientResponseSchema: GenMessage<CreateClientResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 10);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 19);
 
 /**
  * GetClientRequest names an OAuth client.
@@ -316,7 +540,7 @@ export type GetClientRequest = Message<"tawsil.merchant.v1.GetClientRequest"> & 
  * Use `create(GetClientRequestSchema)` to create a new message.
  */
 export const GetClientRequestSchema: GenMessage<GetClientRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 11);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 20);
 
 /**
  * GetClientResponse is the client.
@@ -337,7 +561,7 @@ export type GetClientResponse = Message<"tawsil.merchant.v1.GetClientResponse"> 
  * Use `create(GetClientResponseSchema)` to create a new message.
  */
 export const GetClientResponseSchema: GenMessage<GetClientResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 12);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 21);
 
 /**
  * SetClientEnabledRequest enables or disables a client.
@@ -365,7 +589,7 @@ export type SetClientEnabledRequest = Message<"tawsil.merchant.v1.SetClientEnabl
  * Use `create(SetClientEnabledRequestSchema)` to create a new message.
  */
 export const SetClientEnabledRequestSchema: GenMessage<SetClientEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 13);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 22);
 
 /**
  * SetClientEnabledResponse is the updated client.
@@ -386,7 +610,7 @@ export type SetClientEnabledResponse = Message<"tawsil.merchant.v1.SetClientEnab
  * Use `create(SetClientEnabledResponseSchema)` to create a new message.
  */
 export const SetClientEnabledResponseSchema: GenMessage<SetClientEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 14);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 23);
 
 /**
  * AddSavedLocationRequest describes a pickup location.
@@ -435,7 +659,7 @@ export type AddSavedLocationRequest = Message<"tawsil.merchant.v1.AddSavedLocati
  * Use `create(AddSavedLocationRequestSchema)` to create a new message.
  */
 export const AddSavedLocationRequestSchema: GenMessage<AddSavedLocationRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 15);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 24);
 
 /**
  * AddSavedLocationResponse is the stored location.
@@ -456,7 +680,7 @@ export type AddSavedLocationResponse = Message<"tawsil.merchant.v1.AddSavedLocat
  * Use `create(AddSavedLocationResponseSchema)` to create a new message.
  */
 export const AddSavedLocationResponseSchema: GenMessage<AddSavedLocationResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 16);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 25);
 
 /**
  * AddBranchRequest describes a branch.
@@ -491,7 +715,7 @@ export type AddBranchRequest = Message<"tawsil.merchant.v1.AddBranchRequest"> & 
  * Use `create(AddBranchRequestSchema)` to create a new message.
  */
 export const AddBranchRequestSchema: GenMessage<AddBranchRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 17);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 26);
 
 /**
  * AddBranchResponse is the stored branch.
@@ -512,7 +736,7 @@ export type AddBranchResponse = Message<"tawsil.merchant.v1.AddBranchResponse"> 
  * Use `create(AddBranchResponseSchema)` to create a new message.
  */
 export const AddBranchResponseSchema: GenMessage<AddBranchResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 18);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 27);
 
 /**
  * AddRateCardRequest describes the next version of a company's terms; ids, version and
@@ -550,7 +774,7 @@ export type AddRateCardRequest = Message<"tawsil.merchant.v1.AddRateCardRequest"
  * Use `create(AddRateCardRequestSchema)` to create a new message.
  */
 export const AddRateCardRequestSchema: GenMessage<AddRateCardRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 19);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 28);
 
 /**
  * AddRateCardResponse is the stored version.
@@ -571,7 +795,7 @@ export type AddRateCardResponse = Message<"tawsil.merchant.v1.AddRateCardRespons
  * Use `create(AddRateCardResponseSchema)` to create a new message.
  */
 export const AddRateCardResponseSchema: GenMessage<AddRateCardResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 20);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 29);
 
 /**
  * RotateSigningKeyRequest has no parameters.
@@ -586,7 +810,7 @@ export type RotateSigningKeyRequest = Message<"tawsil.merchant.v1.RotateSigningK
  * Use `create(RotateSigningKeyRequestSchema)` to create a new message.
  */
 export const RotateSigningKeyRequestSchema: GenMessage<RotateSigningKeyRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 21);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 30);
 
 /**
  * RotateSigningKeyResponse names the new current key.
@@ -607,7 +831,7 @@ export type RotateSigningKeyResponse = Message<"tawsil.merchant.v1.RotateSigning
  * Use `create(RotateSigningKeyResponseSchema)` to create a new message.
  */
 export const RotateSigningKeyResponseSchema: GenMessage<RotateSigningKeyResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 22);
+  messageDesc(file_tawsil_merchant_v1_merchant_admin_service, 31);
 
 /**
  * MerchantAdminService is for operators (the tawsil CLI) only; the gateway never exposes it.
@@ -727,6 +951,49 @@ export const MerchantAdminService: GenService<{
     methodKind: "unary";
     input: typeof RotateSigningKeyRequestSchema;
     output: typeof RotateSigningKeyResponseSchema;
+  },
+  /**
+   * CreateDriverClient creates the OAuth client of a driver registered with dispatch (one per
+   * driver; AlreadyExists when it has one) and returns its secret, the only time it is shown.
+   * Its tokens carry the driver id, the scope "driver" and the drivers' audience.
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantAdminService.CreateDriverClient
+   */
+  createDriverClient: {
+    methodKind: "unary";
+    input: typeof CreateDriverClientRequestSchema;
+    output: typeof CreateDriverClientResponseSchema;
+  },
+  /**
+   * ListDriverClients lists the drivers' clients, never their secrets.
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantAdminService.ListDriverClients
+   */
+  listDriverClients: {
+    methodKind: "unary";
+    input: typeof ListDriverClientsRequestSchema;
+    output: typeof ListDriverClientsResponseSchema;
+  },
+  /**
+   * SetDriverClientEnabled enables or disables a driver's client; disabling revokes its live tokens.
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantAdminService.SetDriverClientEnabled
+   */
+  setDriverClientEnabled: {
+    methodKind: "unary";
+    input: typeof SetDriverClientEnabledRequestSchema;
+    output: typeof SetDriverClientEnabledResponseSchema;
+  },
+  /**
+   * RotateDriverClient gives a driver's client a new secret (shown this once) and revokes the
+   * tokens issued with the old one.
+   *
+   * @generated from rpc tawsil.merchant.v1.MerchantAdminService.RotateDriverClient
+   */
+  rotateDriverClient: {
+    methodKind: "unary";
+    input: typeof RotateDriverClientRequestSchema;
+    output: typeof RotateDriverClientResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_merchant_v1_merchant_admin_service, 0);

@@ -1,0 +1,117 @@
+import { createHash, randomUUID } from "node:crypto";
+import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
+import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
+import { Progress } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
+import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { createPeerClient } from "@tawsil/rpc";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { AL_OLAYA, eventually, startDispatchStack, type DispatchStack } from "./stack";
+import { Code, failure, query } from "./support";
+
+/** Issue 30: operators register production drivers; a driver's steps run once per Idempotency-Key. */
+let stack: DispatchStack;
+let admin: ReturnType<typeof createPeerClient<typeof DriverAdminService>>;
+
+beforeAll(async () => {
+  stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "driverapi", { SANDBOX_FLEET_ENABLED: "false", DISPATCHER_SAFETY_NET_MS: "600000" });
+  admin = createPeerClient(DriverAdminService, stack.dispatch.adminUrl!, { timeoutMs: 10_000 });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+const fingerprint = (text: string) => createHash("sha256").update(text).digest("hex");
+
+async function registeredOnShift(name: string): Promise<string> {
+  const { driver } = await admin.registerDriver({ name, cityCode: "RUH", carrierCode: "SAQR", vehicle: ServiceLevel.BIKE });
+  await stack.drivers.setAvailability({ driverId: driver!.driverId, available: true, position: AL_OLAYA });
+  return driver!.driverId;
+}
+
+/** A shipment offered to and accepted by `driverId` (the only free driver of the test at a time). */
+async function acceptedBy(driverId: string, reference: string): Promise<string> {
+  const shipmentId = await stack.createShipment(reference);
+  const offer = await eventually(async () => (await stack.drivers.listOffers({ driverId })).offers.find((o) => o.shipmentId === shipmentId), "the offer");
+  expect(offer).toMatchObject({ cityCode: "RUH", requirements: [], cashOnDelivery: false });
+  expect(offer.weightGrams).toBeGreaterThan(0);
+  await stack.drivers.acceptOffer({ driverId, offerId: offer.offerId });
+  return shipmentId;
+}
+
+const versionOf = async (shipmentId: string) => (await stack.shipments.client.getShipment({ merchantId: stack.merchantId, shipmentId })).shipment!;
+
+describe("the driver registry", () => {
+  it("registers a driver off shift, lists it (never the sandbox fleet's), and takes it off shift", async () => {
+    const { driver } = await admin.registerDriver({ name: "Registry Driver", cityCode: "RUH", carrierCode: "SAQR", vehicle: ServiceLevel.CAR });
+    expect(driver).toMatchObject({ name: "Registry Driver", cityCode: "RUH", carrierCode: "SAQR", vehicle: ServiceLevel.CAR, onShift: false });
+    await stack.drivers.setAvailability({ driverId: driver!.driverId, available: true });
+    const listed = (await admin.listDrivers({ limit: 0 })).drivers;
+    expect(listed.find((d) => d.driverId === driver!.driverId)?.onShift).toBe(true);
+    await query(stack.dispatchDb.url, `INSERT INTO driver (id, carrier_service_id, city_code, name, simulated, updated_at) SELECT gen_random_uuid(), carrier_service_id, city_code, 'Simulated', true, now() FROM driver WHERE id = $1::uuid`, driver!.driverId);
+    expect((await admin.listDrivers({ limit: 0 })).drivers.map((d) => d.name)).not.toContain("Simulated");
+    expect((await admin.takeDriverOffShift({ driverId: driver!.driverId })).driver?.onShift).toBe(false);
+  });
+
+  it("refuses an unknown carrier service, a city the service does not cover, and a bad name", async () => {
+    expect(await failure(admin.registerDriver({ name: "X", cityCode: "RUH", carrierCode: "NOPE", vehicle: ServiceLevel.CAR }))).toMatchObject({ code: Code.NotFound });
+    // Saqr's vans do not serve Makkah (seeded catalogue).
+    expect((await failure(admin.registerDriver({ name: "X", cityCode: "MKK", carrierCode: "SAQR", vehicle: ServiceLevel.VAN }))).code).toBe(Code.InvalidArgument);
+    expect((await failure(admin.registerDriver({ name: " ", cityCode: "RUH", carrierCode: "SAQR", vehicle: ServiceLevel.CAR }))).code).toBe(Code.InvalidArgument);
+    expect((await failure(admin.takeDriverOffShift({ driverId: randomUUID() }))).code).toBe(Code.NotFound);
+  });
+});
+
+describe("a driver's API", () => {
+  it("records a batch of fixes all or none, at most 100", async () => {
+    const driverId = await registeredOnShift("Fixes");
+    const fix = { position: AL_OLAYA, accuracyMetres: 5, recordTimeUnixMs: 0n };
+    await stack.drivers.reportLocations({ driverId, fixes: [fix, fix] });
+    const count = async () => Number((await query<{ n: bigint }>(stack.dispatchDb.url, `SELECT count(*) AS n FROM outbox_event WHERE key = $1 AND type LIKE '%DriverLocation'`, driverId))[0]?.n ?? 0);
+    expect(await count()).toBe(2);
+    expect((await failure(stack.drivers.reportLocations({ driverId, fixes: Array.from({ length: 101 }, () => fix) }))).code).toBe(Code.InvalidArgument);
+    expect((await failure(stack.drivers.reportLocations({ driverId, fixes: [] }))).code).toBe(Code.InvalidArgument);
+    expect(await count()).toBe(2);
+    await stack.drivers.setAvailability({ driverId, available: false });
+  });
+
+  it("runs a step once per key: concurrent duplicates and a replay answer alike and move the shipment once; another request under the key is refused", async () => {
+    const driverId = await registeredOnShift("Steps");
+    const shipmentId = await acceptedBy(driverId, `STEP-${randomUUID().slice(0, 8)}`);
+    const [job] = (await stack.drivers.listJobs({ driverId })).jobs;
+    expect(job?.shipmentId).toBe(shipmentId);
+    // The recipient is the driver's to know while the job is active.
+    expect(job?.recipientName).not.toBe("");
+    const recipientOf = async () => (await query<{ recipient_name: string | null }>(stack.dispatchDb.url, `SELECT recipient_name FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId))[0]?.recipient_name;
+    expect(await recipientOf()).toBe(job?.recipientName);
+    const before = (await versionOf(shipmentId)).version;
+    const key = `key-${randomUUID()}`;
+    const pickUp = { driverId, shipmentId, progress: Progress.PICKED_UP, idempotencyKey: key, requestFingerprint: fingerprint("picked up") };
+    await Promise.all([stack.drivers.reportProgress(pickUp), stack.drivers.reportProgress(pickUp), stack.drivers.reportProgress(pickUp)]);
+    await stack.drivers.reportProgress(pickUp);
+    const after = await versionOf(shipmentId);
+    expect(after.state).toBe(ShipmentState.PICKED_UP);
+    expect(after.version).toBe(before + 1n);
+    expect(await failure(stack.drivers.reportProgress({ ...pickUp, progress: Progress.OUT_FOR_DELIVERY, requestFingerprint: fingerprint("out") }))).toMatchObject({ reason: "IDEMPOTENCY_KEY_REUSED" });
+
+    // A refused step keeps nothing: the same key is free for the next try.
+    const early = { driverId, shipmentId, progress: Progress.DELIVERED, idempotencyKey: `key-${randomUUID()}`, requestFingerprint: fingerprint("delivered") };
+    expect(await failure(stack.drivers.reportProgress(early))).toMatchObject({ reason: "STEP_NOT_ALLOWED" });
+    expect(await query(stack.dispatchDb.url, `SELECT 1 FROM driver_step_request WHERE idempotency_key = $1`, early.idempotencyKey)).toEqual([]);
+    await stack.drivers.reportProgress({ driverId, shipmentId, progress: Progress.OUT_FOR_DELIVERY, idempotencyKey: `key-${randomUUID()}`, requestFingerprint: fingerprint("out") });
+    await stack.drivers.reportProgress(early);
+    expect((await versionOf(shipmentId)).state).toBe(ShipmentState.DELIVERED);
+    expect((await stack.drivers.listJobs({ driverId })).jobs).toEqual([]);
+    // ...and nobody's once it is done: dispatch forgets the name (the consumer follows the shipment).
+    await eventually(async () => ((await recipientOf()) === null ? true : undefined), "the recipient's name forgotten");
+    await stack.drivers.setAvailability({ driverId, available: false });
+  });
+
+  it("tells another driver's job apart from nothing: NOT_ASSIGNED", async () => {
+    const owner = await registeredOnShift("Owner");
+    const shipmentId = await acceptedBy(owner, `OWN-${randomUUID().slice(0, 8)}`);
+    const { driver: other } = await admin.registerDriver({ name: "Other", cityCode: "RUH", carrierCode: "SAQR", vehicle: ServiceLevel.BIKE });
+    expect(await failure(stack.drivers.reportProgress({ driverId: other!.driverId, shipmentId, progress: Progress.PICKED_UP, idempotencyKey: `key-${randomUUID()}`, requestFingerprint: fingerprint("x") }))).toMatchObject({ reason: "NOT_ASSIGNED" });
+    expect((await stack.drivers.listJobs({ driverId: other!.driverId })).jobs).toEqual([]);
+  });
+});

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import { problemSchemaErrors } from "@tawsil/testing";
+import { TawsilDriverClient, verifyWebhook } from "@tawsil/sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runDriversCli } from "../../services/dispatch/src/cli/drivers-cli";
+import { putFleetOnShift } from "../../services/dispatch/test/support";
+import { RecordingReceiver } from "./support/recording-receiver";
+import { startTestMesh, type TestMesh } from "./support/test-mesh";
+
+/**
+ * Issue 30, the driver API: a driver registered by an operator (the CLI's code path against the
+ * admin listeners) delivers a merchant's shipment through the gateway alone, with its own OAuth
+ * credentials; the merchant's webhook and tracking follow. The sandbox fleet is off, and the only
+ * other drivers on shift are busy, so every offer goes to the drivers registered here.
+ */
+const RIYADH_OLAYA = { latitude: 24.7136, longitude: 46.6753 };
+const RIYADH_MALQA = { latitude: 24.774265, longitude: 46.738586 };
+
+let testMesh: TestMesh;
+const receiver = new RecordingReceiver();
+let receiverUrl = "";
+
+beforeAll(async () => {
+  receiverUrl = await receiver.listen("/driver-hooks");
+  testMesh = await startTestMesh({
+    adminUrl: inject("databaseAdminUrl"),
+    brokers: inject("kafkaBrokers"),
+    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    // Creates need a driver on shift in the city (decisions.md section 2); busy ones are offered nothing.
+    beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await testMesh?.close();
+  await receiver.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `./tawsil drivers ...` as an operator runs it, against this mesh's admin listeners. */
+async function tawsilDrivers(...args: string[]): Promise<string[]> {
+  const adminUrl = (name: string) => testMesh.mesh.processes.find((p) => p.name === name)!.adminUrl!;
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runDriversCli(["drivers", ...args], { out: (line) => out.push(line), err: (line) => err.push(line), env: { DISPATCH_ADMIN_URL: adminUrl("dispatch"), MERCHANT_ADMIN_URL: adminUrl("merchant") } });
+  if (code !== 0) throw new Error(`drivers ${args.join(" ")} failed: ${err.join("; ")}`);
+  return out;
+}
+
+interface Driver {
+  readonly driverId: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+async function addDriver(name: string): Promise<Driver> {
+  const lines = await tawsilDrivers("add", "--name", name, "--city", "RUH", "--carrier", "SAQR", "--vehicle", "CAR");
+  const value = (label: string) => lines.find((line) => line.startsWith(`${label} `))?.slice(label.length).trim() ?? "";
+  return { driverId: value("driver_id"), clientId: value("client_id"), clientSecret: value("client_secret") };
+}
+
+async function call(token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${testMesh.gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+function expectProblem(res: { status: number; body: Record<string, unknown> }, status: number, code: string): void {
+  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
+  expect(problemSchemaErrors(res.body)).toEqual([]);
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+describe("the driver API", () => {
+  let driverA: Driver;
+  let driverB: Driver;
+  let tokenA: string;
+  let tokenB: string;
+  let merchantToken: string;
+
+  beforeAll(async () => {
+    driverA = await addDriver("Driver A");
+    driverB = await addDriver("Driver B");
+    tokenA = await testMesh.tokenFor(driverA.clientId, driverA.clientSecret);
+    tokenB = await testMesh.tokenFor(driverB.clientId, driverB.clientSecret);
+    const { credentials } = testMesh;
+    merchantToken = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+  }, 60_000);
+
+  it("registers drivers with credentials shown once and lists them without their secrets", async () => {
+    expect(driverA.driverId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(driverA.clientSecret).not.toBe("");
+    const listed = await tawsilDrivers("list");
+    const lineOfA = listed.find((line) => line.startsWith(driverA.driverId));
+    expect(lineOfA).toContain(`${driverA.clientId} enabled`);
+    expect(listed.join("\n")).not.toContain(driverA.clientSecret);
+  });
+
+  it("refuses a merchant's token on a driver route and a driver's token on a merchant route with 403 ACCESS_DENIED", async () => {
+    expectProblem(await call(merchantToken, "GET", "/v2/driver/offers"), 403, "ACCESS_DENIED");
+    expectProblem(await call(tokenA, "GET", "/v2/external/shipments"), 403, "ACCESS_DENIED");
+    expectProblem(await call(tokenA, "GET", "/v2/external/me"), 403, "ACCESS_DENIED");
+  });
+
+  it("refuses a batch of 101 fixes with 422 and a violation on fixes", async () => {
+    const fixes = Array.from({ length: 101 }, () => ({ ...RIYADH_OLAYA }));
+    const res = await call(tokenA, "POST", "/v2/driver/locations", { fixes });
+    expectProblem(res, 422, "VALIDATION_FAILED");
+    expect(res.body.violations).toEqual([expect.objectContaining({ field: "fixes", code: "TOO_MANY_ITEMS" })]);
+  });
+
+  it("delivers a merchant's cash-on-delivery shipment from offer to DELIVERED, the merchant's webhook and tracking following; another driver's offer and job are 404", { timeout: 180_000 }, async () => {
+    const merchant = testMesh.sdkFor(testMesh.credentials.TAWSIL_CLIENT_ID!, testMesh.credentials.TAWSIL_CLIENT_SECRET!);
+    const { signingSecret } = await merchant.webhook.register({ url: receiverUrl });
+
+    // Shift and fixes through the SDK's driver client, as a driver's app would send them.
+    const appA = new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driverA.clientId, clientSecret: driverA.clientSecret, retry: { maxAttempts: 1 } });
+    expect(await appA.setAvailability({ onShift: true, position: RIYADH_OLAYA })).toEqual({ onShift: true });
+    const fixes = [
+      { ...RIYADH_OLAYA, accuracyMetres: 12, recordedAt: new Date(Date.now() - 2_000).toISOString() },
+      { latitude: 24.7137, longitude: 46.6754, accuracyMetres: 8 },
+    ];
+    expect(await appA.reportLocations(fixes)).toBe(2);
+
+    const created = await merchant.shipments.create({
+      reference: `DRV-${randomUUID().slice(0, 8)}`,
+      pickup: RIYADH_OLAYA,
+      destination: RIYADH_MALQA,
+      recipient: { name: "Huda", mobile: "0512345600" },
+      codAmount: 149.5,
+    });
+    const shipmentId = created.shipment.id;
+
+    const offer = await until("the offer reaches driver A", 30_000, async () => {
+      const res = await call(tokenA, "GET", "/v2/driver/offers");
+      expect(res.status).toBe(200);
+      return (res.body.offers as Record<string, unknown>[]).find((o) => o.shipmentId === shipmentId);
+    });
+    expect(offer).toMatchObject({ cityCode: "RUH", pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, requirements: [], cashOnDelivery: true, codAmount: 149.5 });
+    expect(offer.pickupAddress).not.toBe("");
+    expect(offer.destinationAddress).not.toBe("");
+    // The recipient is not the driver's to know before the job is.
+    expect(JSON.stringify(offer)).not.toContain("Huda");
+    expect(Date.parse(String(offer.expiresAt))).toBeGreaterThan(Date.now());
+    // Driver B sees nothing of it, and cannot take or refuse it.
+    expect((await call(tokenB, "GET", "/v2/driver/offers")).body).toEqual({ offers: [] });
+    expectProblem(await call(tokenB, "POST", `/v2/driver/offers/${String(offer.offerId)}/accept`), 404, "OFFER_NOT_FOUND");
+    expectProblem(await call(tokenB, "POST", `/v2/driver/offers/${String(offer.offerId)}/decline`), 404, "OFFER_NOT_FOUND");
+
+    expect(await call(tokenA, "POST", `/v2/driver/offers/${String(offer.offerId)}/accept`)).toEqual({ status: 200, body: { offerId: offer.offerId, status: "ACCEPTED" } });
+    expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [expect.objectContaining({ shipmentId, recipient: { name: "Huda" }, codAmount: 149.5 })] });
+    expect((await call(tokenB, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [] });
+
+    const step = (token: string, key: string, body: unknown) => call(token, "POST", `/v2/driver/jobs/${shipmentId}/steps`, body, { "idempotency-key": key });
+    expectProblem(await step(tokenB, randomUUID(), { step: "PICKED_UP" }), 404, "JOB_NOT_FOUND");
+    expectProblem(await call(tokenA, "POST", `/v2/driver/jobs/${shipmentId}/steps`, { step: "PICKED_UP" }), 400, "INVALID_PARAMETER");
+
+    // The same step sent twice with one key: answered alike, applied once; another body under it is a reuse.
+    const pickedUpKey = randomUUID();
+    const first = await step(tokenA, pickedUpKey, { step: "PICKED_UP" });
+    expect(first).toEqual({ status: 200, body: { shipmentId, step: "PICKED_UP" } });
+    expect(await step(tokenA, pickedUpKey, { step: "PICKED_UP" })).toEqual(first);
+    expectProblem(await step(tokenA, pickedUpKey, { step: "OUT_FOR_DELIVERY" }), 422, "IDEMPOTENCY_KEY_REUSED");
+    // A step out of order changes nothing and is a conflict.
+    expectProblem(await step(tokenA, randomUUID(), { step: "PICKED_UP" }), 409, "STEP_NOT_ALLOWED");
+
+    expect((await step(tokenA, randomUUID(), { step: "OUT_FOR_DELIVERY" })).status).toBe(200);
+    // Cash on delivery: the driver says what it collected (ReportProgress's cod_collected).
+    expect((await step(tokenA, randomUUID(), { step: "DELIVERED", codCollected: { amount: 149.5, currency: "SAR" } })).body).toEqual({ shipmentId, step: "DELIVERED" });
+
+    // The merchant's webhook follows, each status once (the replayed PICKED_UP changed nothing).
+    const events = () =>
+      receiver.received.map((r) => verifyWebhook({ payload: r.body, headers: r.headers, secret: signingSecret })).filter((event) => event.data.shipmentId === shipmentId);
+    await until("shipment.delivered reaches the merchant", 60_000, async () => (events().some((e) => e.type === "shipment.delivered") ? true : undefined));
+    expect(events().map((e) => e.type)).toEqual(["shipment.created", "shipment.assigned", "shipment.picked_up", "shipment.out_for_delivery", "shipment.delivered"]);
+    const read = await merchant.shipments.get(shipmentId);
+    if (read.notModified) throw new Error("an unconditional read answered 304");
+    expect(read.shipment.state).toBe("DELIVERED");
+    const finalTracking = await until("the merchant's tracking shows it delivered", 30_000, async () => {
+      const view = (await merchant.tracking.get(shipmentId)) as unknown as Record<string, unknown>;
+      return JSON.stringify(view).includes("DELIVERED") ? view : undefined;
+    });
+    expect(JSON.stringify(finalTracking)).toContain("DELIVERED");
+    // Finished: the job is gone from the driver's list, and no further step is taken.
+    expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [] });
+    expectProblem(await step(tokenA, randomUUID(), { step: "DELIVERED" }), 404, "JOB_NOT_FOUND");
+  });
+
+  it("refuses a disabled driver's live token within 60 s, and its client gets no new token", { timeout: 120_000 }, async () => {
+    const driver = await addDriver("Driver C");
+    const token = await testMesh.tokenFor(driver.clientId, driver.clientSecret);
+    expect((await call(token, "GET", "/v2/driver/offers")).status).toBe(200);
+    const disabledAt = Date.now();
+    await tawsilDrivers("disable", driver.driverId);
+    const refused = await until("the disabled driver's token refused", 60_000, async () => {
+      const res = await call(token, "GET", "/v2/driver/offers");
+      return res.status === 200 ? undefined : res;
+    });
+    console.log(`[driver-api] disabled driver's token refused after ${Date.now() - disabledAt} ms`);
+    expectProblem(refused, 401, "AUTHENTICATION_REQUIRED");
+    await expect(testMesh.tokenFor(driver.clientId, driver.clientSecret)).rejects.toThrow();
+    // Rotated and enabled again, only the new secret works.
+    const rotated = await tawsilDrivers("rotate", driver.driverId);
+    const newSecret = rotated.find((line) => line.startsWith("client_secret "))!.slice("client_secret ".length).trim();
+    await tawsilDrivers("enable", driver.driverId);
+    await sleep(1_100);
+    await expect(testMesh.tokenFor(driver.clientId, driver.clientSecret)).rejects.toThrow();
+    expect((await call(await testMesh.tokenFor(driver.clientId, newSecret), "GET", "/v2/driver/offers")).status).toBe(200);
+  });
+});
