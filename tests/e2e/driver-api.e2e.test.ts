@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { problemSchemaErrors } from "@tawsil/testing";
+import { png, problemSchemaErrors } from "@tawsil/testing";
 import { TawsilDriverClient, verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { runDriversCli } from "../../services/dispatch/src/cli/drivers-cli";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
+import { laneBrokers } from "./support/lane";
 import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
   receiverUrl = await receiver.listen("/driver-hooks");
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
-    brokers: inject("kafkaBrokers"),
+    brokers: laneBrokers(),
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     // Creates need a driver on shift in the city (decisions.md section 2); busy ones are offered nothing.
     beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
@@ -198,6 +199,58 @@ describe("the driver API", () => {
     // Finished: the job is gone from the driver's list, and no further step is taken.
     expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [] });
     expectProblem(await step(tokenA, randomUUID(), { step: "DELIVERED" }), 404, "JOB_NOT_FOUND");
+  });
+
+  it("delivers a PIN and signature shipment only with its PIN and the driver's own signature, uploaded through the driver's media routes", { timeout: 180_000 }, async () => {
+    const created = await call(merchantToken, "POST", "/v2/external/shipments", {
+      externalReference: `DRV-PROOF-${randomUUID().slice(0, 8)}`,
+      pickupLocationCode: testMesh.credentials.TAWSIL_SAVED_LOCATION,
+      recipient: { name: "Noura", phone: "+966512345670" },
+      destination: RIYADH_MALQA,
+      items: [{ description: "Abaya", quantity: 1, weightKilograms: 0.5 }],
+      requirements: ["PIN_ON_DELIVERY", "SIGNATURE_ON_DELIVERY"],
+    });
+    expect(created.status).toBe(201);
+    const shipmentId = String(created.body.shipmentId);
+    const pin = String(created.body.deliveryPin);
+    expect(pin).toMatch(/^\d{4}$/);
+
+    const appA = new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driverA.clientId, clientSecret: driverA.clientSecret, retry: { maxAttempts: 1 } });
+    const appB = new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driverB.clientId, clientSecret: driverB.clientSecret, retry: { maxAttempts: 1 } });
+    await appA.setAvailability({ onShift: true, position: RIYADH_OLAYA });
+    const offer = await until("the offer reaches driver A", 30_000, async () => (await appA.offers()).find((o) => o.shipmentId === shipmentId));
+    expect(offer.requirements).toEqual(expect.arrayContaining(["PIN_ON_DELIVERY", "SIGNATURE_ON_DELIVERY"]));
+    await appA.acceptOffer(offer.offerId);
+    await appA.reportStep(shipmentId, { step: "PICKED_UP" });
+    await appA.reportStep(shipmentId, { step: "OUT_FOR_DELIVERY" });
+
+    // A signature photographed by each driver, through the drivers' media routes.
+    const signature = async (app: TawsilDriverClient) => {
+      const bytes = png(40, 20);
+      const declared = await app.media.create({ purpose: "DELIVERY_SIGNATURE", contentType: "image/png", sizeBytes: bytes.length });
+      return (await app.media.upload(declared.mediaAssetId, bytes, "image/png")).mediaAssetId;
+    };
+    const signedByA = await signature(appA);
+    const signedByB = await signature(appB);
+    // The merchant cannot read a driver's evidence as its own asset.
+    expectProblem(await call(merchantToken, "GET", `/v2/external/media-assets/${signedByA}`), 404, "MEDIA_ASSET_NOT_FOUND");
+
+    const step = (body: unknown) => call(tokenA, "POST", `/v2/driver/jobs/${shipmentId}/steps`, body, { "idempotency-key": randomUUID() });
+    const wrongPin = pin === "0000" ? "1111" : "0000";
+    // Another driver's signature is refused as evidence, and leaves the signature still missing.
+    const refusals = [
+      [await step({ step: "DELIVERED", deliveryPin: wrongPin, evidenceMediaAssetIds: [signedByA] }), ["deliveryPin"]],
+      [await step({ step: "DELIVERED", deliveryPin: pin }), ["evidenceMediaAssetIds"]],
+      [await step({ step: "DELIVERED", deliveryPin: pin, evidenceMediaAssetIds: [signedByB] }), ["evidenceMediaAssetIds[0]", "evidenceMediaAssetIds"]],
+    ] as const;
+    for (const [res, fields] of refusals) {
+      expectProblem(res, 422, "VALIDATION_FAILED");
+      expect((res.body.violations as { field: string }[]).map((v) => v.field)).toEqual(fields);
+    }
+    expect(await step({ step: "DELIVERED", deliveryPin: pin, evidenceMediaAssetIds: [signedByA] })).toEqual({ status: 200, body: { shipmentId, step: "DELIVERED" } });
+    const read = await call(merchantToken, "GET", `/v2/external/shipments/${shipmentId}`);
+    expect(read.body.state).toBe("DELIVERED");
+    expect(read.body.timelineMedia).toEqual([expect.objectContaining({ mediaAssetId: signedByA, purpose: "DELIVERY_SIGNATURE" })]);
   });
 
   it("refuses a disabled driver's live token within 60 s, and its client gets no new token", { timeout: 120_000 }, async () => {

@@ -1588,16 +1588,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["JobNotFoundProblem"];
             };
         };
-        /** @description `STEP_NOT_ALLOWED` (the shipment's state does not allow the step now) or `IDEMPOTENCY_KEY_IN_USE` (a request with this key is still running; retry after `Retry-After`). */
+        /** @description `STEP_NOT_ALLOWED` (the shipment's state does not allow the step now), `IDEMPOTENCY_KEY_IN_USE` (a request with this key is still running; retry after `Retry-After`) or `DELIVERY_PIN_LOCKED` (five wrong delivery PINs for the job hold its DELIVERED step for 10 minutes; `Retry-After` says how many seconds remain). */
         StepConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "X-Correlation-Id": components["headers"]["XCorrelationId"];
                 "Content-Language": components["headers"]["ContentLanguage"];
+                "Retry-After": components["headers"]["RetryAfterOptional"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["StepConflictProblem"];
+                "application/problem+json": components["schemas"]["StepConflictProblem"] | components["schemas"]["DeliveryPinLockedProblem"];
             };
         };
         /** @description `VALIDATION_FAILED` (with violations; a missing proof names the field) or `IDEMPOTENCY_KEY_REUSED`. */
@@ -1872,6 +1873,8 @@ export interface components {
         ContentETag: string;
         /** @description The asset's URL. */
         MediaAssetLocation: string;
+        /** @description The new asset, under the driver's media routes. */
+        DriverMediaAssetLocation: string;
         /** @description The shipment's address. */
         ShipmentLocation: string;
         /** @description Never cached. */
@@ -3340,7 +3343,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-Correlation-Id": components["headers"]["XCorrelationId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    Location: components["headers"]["MediaAssetLocation"];
+                    Location: components["headers"]["DriverMediaAssetLocation"];
                     [name: string]: unknown;
                 };
                 content: {
