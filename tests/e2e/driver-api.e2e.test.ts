@@ -1,4 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { png, problemSchemaErrors } from "@tawsil/testing";
 import { TawsilDriverClient, verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -14,6 +16,7 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
  * credentials; the merchant's webhook and tracking follow. The sandbox fleet is off, and the only
  * other drivers on shift are busy, so every offer goes to the drivers registered here.
  */
+const ROOT = path.resolve(import.meta.dirname, "../..");
 const RIYADH_OLAYA = { latitude: 24.7136, longitude: 46.6753 };
 const RIYADH_MALQA = { latitude: 24.774265, longitude: 46.738586 };
 
@@ -251,6 +254,30 @@ describe("the driver API", () => {
     const read = await call(merchantToken, "GET", `/v2/external/shipments/${shipmentId}`);
     expect(read.body.state).toBe("DELIVERED");
     expect(read.body.timelineMedia).toEqual([expect.objectContaining({ mediaAssetId: signedByA, purpose: "DELIVERY_SIGNATURE" })]);
+  });
+
+  it("takes a shipment from offer to DELIVERED with a PIN and a signature by examples/driver-delivery.sh, curl alone", { timeout: 180_000 }, async () => {
+    const driver = await addDriver("Driver D");
+    // Driver A would be as near to the pickup: off shift, the offer is D's.
+    await new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driverA.clientId, clientSecret: driverA.clientSecret, retry: { maxAttempts: 1 } }).setAvailability({ onShift: false });
+    const { credentials } = testMesh;
+    const run = spawnSync("bash", [path.join(ROOT, "examples/driver-delivery.sh")], {
+      encoding: "utf8",
+      timeout: 150_000,
+      env: {
+        PATH: process.env.PATH,
+        TAWSIL_BASE_URL: testMesh.gatewayUrl,
+        TAWSIL_CLIENT_ID: credentials.TAWSIL_CLIENT_ID,
+        TAWSIL_CLIENT_SECRET: credentials.TAWSIL_CLIENT_SECRET,
+        TAWSIL_SAVED_LOCATION: credentials.TAWSIL_SAVED_LOCATION,
+        DRIVER_CLIENT_ID: driver.clientId,
+        DRIVER_CLIENT_SECRET: driver.clientSecret,
+      },
+    });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    // Its last line: the merchant's read of the shipment, state and timeline media.
+    const final = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { state: string; timelineMedia: { purpose: string }[] };
+    expect(final).toEqual({ state: "DELIVERED", timelineMedia: [expect.objectContaining({ purpose: "DELIVERY_SIGNATURE" })] });
   });
 
   it("refuses a disabled driver's live token within 60 s, and its client gets no new token", { timeout: 120_000 }, async () => {
