@@ -1,4 +1,6 @@
+import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
+import { laneLockDir } from "./lane-locks";
 import { freePort } from "../../packages/testing/src/free-port";
 import { chooseInfraPath, type InfraPath } from "../../scripts/containers/runtime";
 import { ensureKafka } from "../../scripts/infra/kafka";
@@ -131,5 +133,8 @@ export async function teardown(): Promise<void> {
   const entry = shared.tawsilTestInfra;
   if (!entry || --entry.users > 0) return;
   shared.tawsilTestInfra = undefined;
-  await (await entry.infra).stop();
+  const infra = await entry.infra;
+  // The end-to-end lanes' locks (a worker stopped by a signal leaves its own behind).
+  for (const brokers of [infra.brokers, infra.secondBrokers]) rmSync(laneLockDir(brokers), { recursive: true, force: true });
+  await infra.stop();
 }
