@@ -90,7 +90,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   });
   // On the admin listener only, as the merchant service serves its MerchantAdminService: dispatch
   // and the gateway reach the service port, never the approvals.
-  const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), links, logger });
+  const admin = shipmentAdminService({ decideApproval: new DecideApproval({ store }), getSandboxDeliveryProof: new GetSandboxDeliveryProof({ store, environment: config.TAWSIL_ENVIRONMENT }), links, logger });
   const metrics = createMetrics("shipment");
   const storage = new S3ObjectStorage({
     endpoint: config.S3_ENDPOINT,

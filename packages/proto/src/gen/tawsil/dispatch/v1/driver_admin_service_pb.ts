@@ -12,7 +12,100 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/dispatch/v1/driver_admin_service.proto.
  */
 export const file_tawsil_dispatch_v1_driver_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci10YXdzaWwvZGlzcGF0Y2gvdjEvZHJpdmVyX2FkbWluX3NlcnZpY2UucHJvdG8SEnRhd3NpbC5kaXNwYXRjaC52MSKhAQoQUmVnaXN0ZXJlZERyaXZlchIRCglkcml2ZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgljaXR5X2NvZGUYAyABKAkSFAoMY2Fycmllcl9jb2RlGAQgASgJEjEKB3ZlaGljbGUYBSABKA4yIC50YXdzaWwuZGlzcGF0Y2gudjEuU2VydmljZUxldmVsEhAKCG9uX3NoaWZ0GAYgASgIIoEBChVSZWdpc3RlckRyaXZlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCgljaXR5X2NvZGUYAiABKAkSFAoMY2Fycmllcl9jb2RlGAMgASgJEjEKB3ZlaGljbGUYBCABKA4yIC50YXdzaWwuZGlzcGF0Y2gudjEuU2VydmljZUxldmVsIk4KFlJlZ2lzdGVyRHJpdmVyUmVzcG9uc2USNAoGZHJpdmVyGAEgASgLMiQudGF3c2lsLmRpc3BhdGNoLnYxLlJlZ2lzdGVyZWREcml2ZXIiIwoSTGlzdERyaXZlcnNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkwKE0xpc3REcml2ZXJzUmVzcG9uc2USNQoHZHJpdmVycxgBIAMoCzIkLnRhd3NpbC5kaXNwYXRjaC52MS5SZWdpc3RlcmVkRHJpdmVyIi4KGVRha2VEcml2ZXJPZmZTaGlmdFJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJIlIKGlRha2VEcml2ZXJPZmZTaGlmdFJlc3BvbnNlEjQKBmRyaXZlchgBIAEoCzIkLnRhd3NpbC5kaXNwYXRjaC52MS5SZWdpc3RlcmVkRHJpdmVyMtICChJEcml2ZXJBZG1pblNlcnZpY2USZwoOUmVnaXN0ZXJEcml2ZXISKS50YXdzaWwuZGlzcGF0Y2gudjEuUmVnaXN0ZXJEcml2ZXJSZXF1ZXN0GioudGF3c2lsLmRpc3BhdGNoLnYxLlJlZ2lzdGVyRHJpdmVyUmVzcG9uc2USXgoLTGlzdERyaXZlcnMSJi50YXdzaWwuZGlzcGF0Y2gudjEuTGlzdERyaXZlcnNSZXF1ZXN0GicudGF3c2lsLmRpc3BhdGNoLnYxLkxpc3REcml2ZXJzUmVzcG9uc2UScwoSVGFrZURyaXZlck9mZlNoaWZ0Ei0udGF3c2lsLmRpc3BhdGNoLnYxLlRha2VEcml2ZXJPZmZTaGlmdFJlcXVlc3QaLi50YXdzaWwuZGlzcGF0Y2gudjEuVGFrZURyaXZlck9mZlNoaWZ0UmVzcG9uc2ViBnByb3RvMw", [file_tawsil_dispatch_v1_dispatch]);
+  fileDesc("Ci10YXdzaWwvZGlzcGF0Y2gvdjEvZHJpdmVyX2FkbWluX3NlcnZpY2UucHJvdG8SEnRhd3NpbC5kaXNwYXRjaC52MSIXChVHZXRGbGVldERlbWFuZFJlcXVlc3QiowEKFEZsZWV0RGVtYW5kT2ZTZXJ2aWNlEhEKCWNpdHlfY29kZRgBIAEoCRIUCgxjYXJyaWVyX2NvZGUYAiABKAkSMQoHdmVoaWNsZRgDIAEoDjIgLnRhd3NpbC5kaXNwYXRjaC52MS5TZXJ2aWNlTGV2ZWwSEAoIb25fc2hpZnQYBCABKAUSDAoEZnJlZRgFIAEoBRIPCgd3YWl0aW5nGAYgASgFIlQKFkdldEZsZWV0RGVtYW5kUmVzcG9uc2USOgoIc2VydmljZXMYASADKAsyKC50YXdzaWwuZGlzcGF0Y2gudjEuRmxlZXREZW1hbmRPZlNlcnZpY2UioQEKEFJlZ2lzdGVyZWREcml2ZXISEQoJZHJpdmVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJY2l0eV9jb2RlGAMgASgJEhQKDGNhcnJpZXJfY29kZRgEIAEoCRIxCgd2ZWhpY2xlGAUgASgOMiAudGF3c2lsLmRpc3BhdGNoLnYxLlNlcnZpY2VMZXZlbBIQCghvbl9zaGlmdBgGIAEoCCKYAQoVUmVnaXN0ZXJEcml2ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoJY2l0eV9jb2RlGAIgASgJEhQKDGNhcnJpZXJfY29kZRgDIAEoCRIxCgd2ZWhpY2xlGAQgASgOMiAudGF3c2lsLmRpc3BhdGNoLnYxLlNlcnZpY2VMZXZlbBIVCg1zYW5kYm94X2ZsZWV0GAUgASgIIk4KFlJlZ2lzdGVyRHJpdmVyUmVzcG9uc2USNAoGZHJpdmVyGAEgASgLMiQudGF3c2lsLmRpc3BhdGNoLnYxLlJlZ2lzdGVyZWREcml2ZXIiOgoSTGlzdERyaXZlcnNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEhUKDXNhbmRib3hfZmxlZXQYAiABKAgiTAoTTGlzdERyaXZlcnNSZXNwb25zZRI1Cgdkcml2ZXJzGAEgAygLMiQudGF3c2lsLmRpc3BhdGNoLnYxLlJlZ2lzdGVyZWREcml2ZXIiLgoZVGFrZURyaXZlck9mZlNoaWZ0UmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkiUgoaVGFrZURyaXZlck9mZlNoaWZ0UmVzcG9uc2USNAoGZHJpdmVyGAEgASgLMiQudGF3c2lsLmRpc3BhdGNoLnYxLlJlZ2lzdGVyZWREcml2ZXIyuwMKEkRyaXZlckFkbWluU2VydmljZRJnCg5SZWdpc3RlckRyaXZlchIpLnRhd3NpbC5kaXNwYXRjaC52MS5SZWdpc3RlckRyaXZlclJlcXVlc3QaKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVnaXN0ZXJEcml2ZXJSZXNwb25zZRJeCgtMaXN0RHJpdmVycxImLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0RHJpdmVyc1JlcXVlc3QaJy50YXdzaWwuZGlzcGF0Y2gudjEuTGlzdERyaXZlcnNSZXNwb25zZRJzChJUYWtlRHJpdmVyT2ZmU2hpZnQSLS50YXdzaWwuZGlzcGF0Y2gudjEuVGFrZURyaXZlck9mZlNoaWZ0UmVxdWVzdBouLnRhd3NpbC5kaXNwYXRjaC52MS5UYWtlRHJpdmVyT2ZmU2hpZnRSZXNwb25zZRJnCg5HZXRGbGVldERlbWFuZBIpLnRhd3NpbC5kaXNwYXRjaC52MS5HZXRGbGVldERlbWFuZFJlcXVlc3QaKi50YXdzaWwuZGlzcGF0Y2gudjEuR2V0RmxlZXREZW1hbmRSZXNwb25zZWIGcHJvdG8z", [file_tawsil_dispatch_v1_dispatch]);
+
+/**
+ * GetFleetDemandRequest asks for the whole picture.
+ *
+ * @generated from message tawsil.dispatch.v1.GetFleetDemandRequest
+ */
+export type GetFleetDemandRequest = Message<"tawsil.dispatch.v1.GetFleetDemandRequest"> & {
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.GetFleetDemandRequest.
+ * Use `create(GetFleetDemandRequestSchema)` to create a new message.
+ */
+export const GetFleetDemandRequestSchema: GenMessage<GetFleetDemandRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 0);
+
+/**
+ * FleetDemandOfService is one carrier service in one city as the sandbox fleet staffs it.
+ *
+ * @generated from message tawsil.dispatch.v1.FleetDemandOfService
+ */
+export type FleetDemandOfService = Message<"tawsil.dispatch.v1.FleetDemandOfService"> & {
+  /**
+   * city_code is the city.
+   *
+   * @generated from field: string city_code = 1;
+   */
+  cityCode: string;
+
+  /**
+   * carrier_code is the service's carrier.
+   *
+   * @generated from field: string carrier_code = 2;
+   */
+  carrierCode: string;
+
+  /**
+   * vehicle is the service's level.
+   *
+   * @generated from field: tawsil.dispatch.v1.ServiceLevel vehicle = 3;
+   */
+  vehicle: ServiceLevel;
+
+  /**
+   * on_shift counts the service's drivers on shift in the city.
+   *
+   * @generated from field: int32 on_shift = 4;
+   */
+  onShift: number;
+
+  /**
+   * free counts those of them with no job and no open offer.
+   *
+   * @generated from field: int32 free = 5;
+   */
+  free: number;
+
+  /**
+   * waiting counts the city's jobs waiting for a driver whose smallest eligible level is this one
+   * (held jobs not yet offerable excluded).
+   *
+   * @generated from field: int32 waiting = 6;
+   */
+  waiting: number;
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.FleetDemandOfService.
+ * Use `create(FleetDemandOfServiceSchema)` to create a new message.
+ */
+export const FleetDemandOfServiceSchema: GenMessage<FleetDemandOfService> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 1);
+
+/**
+ * GetFleetDemandResponse lists every staffable service.
+ *
+ * @generated from message tawsil.dispatch.v1.GetFleetDemandResponse
+ */
+export type GetFleetDemandResponse = Message<"tawsil.dispatch.v1.GetFleetDemandResponse"> & {
+  /**
+   * services are every active carrier service in every city it serves.
+   *
+   * @generated from field: repeated tawsil.dispatch.v1.FleetDemandOfService services = 1;
+   */
+  services: FleetDemandOfService[];
+};
+
+/**
+ * Describes the message tawsil.dispatch.v1.GetFleetDemandResponse.
+ * Use `create(GetFleetDemandResponseSchema)` to create a new message.
+ */
+export const GetFleetDemandResponseSchema: GenMessage<GetFleetDemandResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 2);
 
 /**
  * RegisteredDriver is a driver as operators see it.
@@ -68,7 +161,7 @@ export type RegisteredDriver = Message<"tawsil.dispatch.v1.RegisteredDriver"> & 
  * Use `create(RegisteredDriverSchema)` to create a new message.
  */
 export const RegisteredDriverSchema: GenMessage<RegisteredDriver> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 0);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 3);
 
 /**
  * RegisterDriverRequest names the new driver.
@@ -103,6 +196,14 @@ export type RegisterDriverRequest = Message<"tawsil.dispatch.v1.RegisterDriverRe
    * @generated from field: tawsil.dispatch.v1.ServiceLevel vehicle = 4;
    */
   vehicle: ServiceLevel;
+
+  /**
+   * sandbox_fleet registers one of the sandbox fleet's simulated drivers (kept out of operators'
+   * lists). Sandbox only: in production it fails with FailedPrecondition SANDBOX_ONLY.
+   *
+   * @generated from field: bool sandbox_fleet = 5;
+   */
+  sandboxFleet: boolean;
 };
 
 /**
@@ -110,7 +211,7 @@ export type RegisterDriverRequest = Message<"tawsil.dispatch.v1.RegisterDriverRe
  * Use `create(RegisterDriverRequestSchema)` to create a new message.
  */
 export const RegisterDriverRequestSchema: GenMessage<RegisterDriverRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 1);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 4);
 
 /**
  * RegisterDriverResponse is the registered driver.
@@ -131,7 +232,7 @@ export type RegisterDriverResponse = Message<"tawsil.dispatch.v1.RegisterDriverR
  * Use `create(RegisterDriverResponseSchema)` to create a new message.
  */
 export const RegisterDriverResponseSchema: GenMessage<RegisterDriverResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 2);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 5);
 
 /**
  * ListDriversRequest bounds the list.
@@ -145,6 +246,13 @@ export type ListDriversRequest = Message<"tawsil.dispatch.v1.ListDriversRequest"
    * @generated from field: int32 limit = 1;
    */
   limit: number;
+
+  /**
+   * sandbox_fleet lists the sandbox fleet's drivers instead of the registered ones.
+   *
+   * @generated from field: bool sandbox_fleet = 2;
+   */
+  sandboxFleet: boolean;
 };
 
 /**
@@ -152,7 +260,7 @@ export type ListDriversRequest = Message<"tawsil.dispatch.v1.ListDriversRequest"
  * Use `create(ListDriversRequestSchema)` to create a new message.
  */
 export const ListDriversRequestSchema: GenMessage<ListDriversRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 3);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 6);
 
 /**
  * ListDriversResponse lists drivers.
@@ -173,7 +281,7 @@ export type ListDriversResponse = Message<"tawsil.dispatch.v1.ListDriversRespons
  * Use `create(ListDriversResponseSchema)` to create a new message.
  */
 export const ListDriversResponseSchema: GenMessage<ListDriversResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 4);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 7);
 
 /**
  * TakeDriverOffShiftRequest names the driver.
@@ -194,7 +302,7 @@ export type TakeDriverOffShiftRequest = Message<"tawsil.dispatch.v1.TakeDriverOf
  * Use `create(TakeDriverOffShiftRequestSchema)` to create a new message.
  */
 export const TakeDriverOffShiftRequestSchema: GenMessage<TakeDriverOffShiftRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 5);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 8);
 
 /**
  * TakeDriverOffShiftResponse is the driver now.
@@ -215,7 +323,7 @@ export type TakeDriverOffShiftResponse = Message<"tawsil.dispatch.v1.TakeDriverO
  * Use `create(TakeDriverOffShiftResponseSchema)` to create a new message.
  */
 export const TakeDriverOffShiftResponseSchema: GenMessage<TakeDriverOffShiftResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 6);
+  messageDesc(file_tawsil_dispatch_v1_driver_admin_service, 9);
 
 /**
  * DriverAdminService is for operators (the tawsil CLI) only, on dispatch's admin listener: it
@@ -255,6 +363,18 @@ export const DriverAdminService: GenService<{
     methodKind: "unary";
     input: typeof TakeDriverOffShiftRequestSchema;
     output: typeof TakeDriverOffShiftResponseSchema;
+  },
+  /**
+   * GetFleetDemand is for the sandbox fleet, which staffs on demand: for every active carrier
+   * service in each city it serves, the drivers on shift, those free, and the jobs waiting for that
+   * level. Sandbox only: in production it fails with FailedPrecondition SANDBOX_ONLY.
+   *
+   * @generated from rpc tawsil.dispatch.v1.DriverAdminService.GetFleetDemand
+   */
+  getFleetDemand: {
+    methodKind: "unary";
+    input: typeof GetFleetDemandRequestSchema;
+    output: typeof GetFleetDemandResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_dispatch_v1_driver_admin_service, 0);

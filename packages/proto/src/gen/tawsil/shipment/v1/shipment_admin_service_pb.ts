@@ -6,13 +6,15 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Shipment } from "./shipment_pb";
 import { file_tawsil_shipment_v1_shipment } from "./shipment_pb";
+import type { Money } from "../../common/v1/money_pb";
+import { file_tawsil_common_v1_money } from "../../common/v1/money_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tawsil/shipment/v1/shipment_admin_service.proto.
  */
 export const file_tawsil_shipment_v1_shipment_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci90YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfYWRtaW5fc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIi0KFkFwcHJvdmVTaGlwbWVudFJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkiSQoXQXBwcm92ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQiLAoVUmVqZWN0U2hpcG1lbnRSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJIkgKFlJlamVjdFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQiQQobTGlzdFBlbmRpbmdTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIk8KHExpc3RQZW5kaW5nU2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50MuYCChRTaGlwbWVudEFkbWluU2VydmljZRJqCg9BcHByb3ZlU2hpcG1lbnQSKi50YXdzaWwuc2hpcG1lbnQudjEuQXBwcm92ZVNoaXBtZW50UmVxdWVzdBorLnRhd3NpbC5zaGlwbWVudC52MS5BcHByb3ZlU2hpcG1lbnRSZXNwb25zZRJnCg5SZWplY3RTaGlwbWVudBIpLnRhd3NpbC5zaGlwbWVudC52MS5SZWplY3RTaGlwbWVudFJlcXVlc3QaKi50YXdzaWwuc2hpcG1lbnQudjEuUmVqZWN0U2hpcG1lbnRSZXNwb25zZRJ5ChRMaXN0UGVuZGluZ1NoaXBtZW50cxIvLnRhd3NpbC5zaGlwbWVudC52MS5MaXN0UGVuZGluZ1NoaXBtZW50c1JlcXVlc3QaMC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFBlbmRpbmdTaGlwbWVudHNSZXNwb25zZWIGcHJvdG8z", [file_tawsil_shipment_v1_shipment]);
+  fileDesc("Ci90YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfYWRtaW5fc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIi0KFkFwcHJvdmVTaGlwbWVudFJlcXVlc3QSEwoLc2hpcG1lbnRfaWQYASABKAkiSQoXQXBwcm92ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQiLAoVUmVqZWN0U2hpcG1lbnRSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJIkgKFlJlamVjdFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQiQQobTGlzdFBlbmRpbmdTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIk8KHExpc3RQZW5kaW5nU2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50Ii4KF0dldERlbGl2ZXJ5UHJvb2ZSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJInMKGEdldERlbGl2ZXJ5UHJvb2ZSZXNwb25zZRIUCgxkZWxpdmVyeV9waW4YASABKAkSFAoMcmVxdWlyZW1lbnRzGAIgAygJEisKCmNvZF9hbW91bnQYAyABKAsyFy50YXdzaWwuY29tbW9uLnYxLk1vbmV5MtUDChRTaGlwbWVudEFkbWluU2VydmljZRJqCg9BcHByb3ZlU2hpcG1lbnQSKi50YXdzaWwuc2hpcG1lbnQudjEuQXBwcm92ZVNoaXBtZW50UmVxdWVzdBorLnRhd3NpbC5zaGlwbWVudC52MS5BcHByb3ZlU2hpcG1lbnRSZXNwb25zZRJnCg5SZWplY3RTaGlwbWVudBIpLnRhd3NpbC5zaGlwbWVudC52MS5SZWplY3RTaGlwbWVudFJlcXVlc3QaKi50YXdzaWwuc2hpcG1lbnQudjEuUmVqZWN0U2hpcG1lbnRSZXNwb25zZRJ5ChRMaXN0UGVuZGluZ1NoaXBtZW50cxIvLnRhd3NpbC5zaGlwbWVudC52MS5MaXN0UGVuZGluZ1NoaXBtZW50c1JlcXVlc3QaMC50YXdzaWwuc2hpcG1lbnQudjEuTGlzdFBlbmRpbmdTaGlwbWVudHNSZXNwb25zZRJtChBHZXREZWxpdmVyeVByb29mEisudGF3c2lsLnNoaXBtZW50LnYxLkdldERlbGl2ZXJ5UHJvb2ZSZXF1ZXN0GiwudGF3c2lsLnNoaXBtZW50LnYxLkdldERlbGl2ZXJ5UHJvb2ZSZXNwb25zZWIGcHJvdG8z", [file_tawsil_shipment_v1_shipment, file_tawsil_common_v1_money]);
 
 /**
  * ApproveShipmentRequest names the shipment to approve.
@@ -148,6 +150,62 @@ export const ListPendingShipmentsResponseSchema: GenMessage<ListPendingShipments
   messageDesc(file_tawsil_shipment_v1_shipment_admin_service, 5);
 
 /**
+ * GetDeliveryProofRequest names the shipment.
+ *
+ * @generated from message tawsil.shipment.v1.GetDeliveryProofRequest
+ */
+export type GetDeliveryProofRequest = Message<"tawsil.shipment.v1.GetDeliveryProofRequest"> & {
+  /**
+   * shipment_id is the shipment's uuid.
+   *
+   * @generated from field: string shipment_id = 1;
+   */
+  shipmentId: string;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.GetDeliveryProofRequest.
+ * Use `create(GetDeliveryProofRequestSchema)` to create a new message.
+ */
+export const GetDeliveryProofRequestSchema: GenMessage<GetDeliveryProofRequest> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_admin_service, 6);
+
+/**
+ * GetDeliveryProofResponse is what the delivery must prove.
+ *
+ * @generated from message tawsil.shipment.v1.GetDeliveryProofResponse
+ */
+export type GetDeliveryProofResponse = Message<"tawsil.shipment.v1.GetDeliveryProofResponse"> & {
+  /**
+   * delivery_pin is the shipment's PIN; empty when it requires no PIN_ON_DELIVERY.
+   *
+   * @generated from field: string delivery_pin = 1;
+   */
+  deliveryPin: string;
+
+  /**
+   * requirements are the shipment's requirements.
+   *
+   * @generated from field: repeated string requirements = 2;
+   */
+  requirements: string[];
+
+  /**
+   * cod_amount is the cash to collect; amount "0.00" for a prepaid shipment.
+   *
+   * @generated from field: tawsil.common.v1.Money cod_amount = 3;
+   */
+  codAmount?: Money | undefined;
+};
+
+/**
+ * Describes the message tawsil.shipment.v1.GetDeliveryProofResponse.
+ * Use `create(GetDeliveryProofResponseSchema)` to create a new message.
+ */
+export const GetDeliveryProofResponseSchema: GenMessage<GetDeliveryProofResponse> = /*@__PURE__*/
+  messageDesc(file_tawsil_shipment_v1_shipment_admin_service, 7);
+
+/**
  * ShipmentAdminService is for operators (the tawsil CLI) only; the gateway never exposes it.
  * It decides the shipments the automatic checks held back in SHIPMENT_STATE_PENDING_APPROVAL
  * (decisions.md section 2). Failures carry a tawsil.common.v1.ErrorReason: NotFound
@@ -189,6 +247,19 @@ export const ShipmentAdminService: GenService<{
     methodKind: "unary";
     input: typeof ListPendingShipmentsRequestSchema;
     output: typeof ListPendingShipmentsResponseSchema;
+  },
+  /**
+   * GetDeliveryProof tells the sandbox fleet (a separate process, on this listener like the
+   * operators' tools) what a delivery of the shipment must prove: its PIN, requirements and COD
+   * amount, as a real recipient would tell a real driver at the door. Sandbox only: in production
+   * it fails with FailedPrecondition SANDBOX_ONLY; NotFound SHIPMENT_NOT_FOUND.
+   *
+   * @generated from rpc tawsil.shipment.v1.ShipmentAdminService.GetDeliveryProof
+   */
+  getDeliveryProof: {
+    methodKind: "unary";
+    input: typeof GetDeliveryProofRequestSchema;
+    output: typeof GetDeliveryProofResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_shipment_v1_shipment_admin_service, 0);
