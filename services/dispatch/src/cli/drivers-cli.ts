@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { Client } from "@connectrpc/connect";
+import { onboardDriver, type DriverAdmins } from "@tawsil/driver-onboarding";
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import { DriverAdminService, type RegisteredDriver } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
@@ -37,10 +37,7 @@ class UsageError extends Error {
 const VEHICLES = ["BIKE", "CAR", "VAN", "COLD_CHAIN_VAN"] as const;
 const SECRET_WARNING = "WARNING: store the client secret now; it is shown only this once and cannot be shown again.";
 
-interface Admins {
-  readonly drivers: Client<typeof DriverAdminService>;
-  readonly clients: Client<typeof MerchantAdminService>;
-}
+type Admins = DriverAdmins;
 
 function driverLine(driver: RegisteredDriver, client: { clientId: string; enabled: boolean } | undefined): string {
   const vehicle = ServiceLevel[driver.vehicle] ?? String(driver.vehicle);
@@ -54,16 +51,10 @@ async function run(command: string, rest: readonly string[], admins: Admins, io:
     for (const flag of ["name", "city", "carrier", "vehicle"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
     const vehicle = VEHICLES.find((v) => v === values.vehicle);
     if (!vehicle) throw new UsageError(`--vehicle must be one of ${VEHICLES.join(", ")}`);
-    const { driver } = await admins.drivers.registerDriver({ name: values.name!, cityCode: values.city!, carrierCode: values.carrier!, vehicle: ServiceLevel[vehicle] });
-    const driverId = driver?.driverId ?? "";
-    io.out(`driver_id      ${driverId}`);
-    // The driver exists from here: a failure below leaves it without credentials, which
-    // `drivers rotate` cannot mend, so say how to finish.
-    const issued = await admins.clients.createDriverClient({ driverId }).catch((error: unknown) => {
-      throw new Error(`driver ${driverId} registered, but its client was not issued (${error instanceof Error ? error.message : String(error)}); run \`drivers add\` again for a new driver, or ask for a client with CreateDriverClient`);
-    });
-    io.out(`client_id      ${issued.client?.clientId ?? ""}`);
-    io.out(`client_secret  ${issued.clientSecret}`);
+    const onboarded = await onboardDriver(admins, { name: values.name!, cityCode: values.city!, carrierCode: values.carrier!, vehicle: ServiceLevel[vehicle] });
+    io.out(`driver_id      ${onboarded.driver.driverId}`);
+    io.out(`client_id      ${onboarded.clientId}`);
+    io.out(`client_secret  ${onboarded.clientSecret}`);
     io.err(SECRET_WARNING);
     return;
   }

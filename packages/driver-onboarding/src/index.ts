@@ -1,0 +1,1 @@
+export { onboardDriver, DriverClientNotIssuedError, type DriverAdmins, type NewDriver, type OnboardedDriver } from "./onboard-driver";
