@@ -12,7 +12,7 @@ import { query } from "./support";
 let stack: DispatchStack;
 
 beforeAll(async () => {
-  stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "offers", {
+  stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "driveroffers", {
     TAWSIL_ENVIRONMENT: "sandbox",
     DISPATCHER_SAFETY_NET_MS: "3600000",
     SANDBOX_FLEET_ENABLED: "false",
