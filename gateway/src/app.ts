@@ -184,7 +184,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     transferTimeoutMs: config.MEDIA_TRANSFER_TIMEOUT_MS,
   };
   registerMediaAssets(app, peers.mediaAssets, media);
-  registerDriverRoutes(app, peers.drivers);
+  registerDriverRoutes(app, peers.drivers, config.PEER_TIMEOUT_MS);
   registerDriverMediaAssets(app, peers.mediaAssets, media);
   registerOpenApi(app);
   registerProblemPages(app);

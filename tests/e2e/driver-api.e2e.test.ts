@@ -120,6 +120,14 @@ describe("the driver API", () => {
     expectProblem(await call(tokenA, "GET", "/v2/external/me"), 403, "ACCESS_DENIED");
   });
 
+  it("refuses a long poll beyond 20 s, a malformed one and an unknown query parameter with 400 INVALID_PARAMETER naming it", async () => {
+    for (const [query, field, code] of [["waitSeconds=21", "waitSeconds", "OUT_OF_RANGE"], ["waitSeconds=soon", "waitSeconds", "INVALID_TYPE"], ["wait=5", "wait", "UNKNOWN_PROPERTY"]] as const) {
+      const res = await call(tokenA, "GET", `/v2/driver/offers?${query}`);
+      expectProblem(res, 400, "INVALID_PARAMETER");
+      expect(res.body.violations).toEqual([expect.objectContaining({ field, code })]);
+    }
+  });
+
   it("refuses a batch of 101 fixes with 422 and a violation on fixes", async () => {
     const fixes = Array.from({ length: 101 }, () => ({ ...RIYADH_OLAYA }));
     const res = await call(tokenA, "POST", "/v2/driver/locations", { fixes });
@@ -140,6 +148,8 @@ describe("the driver API", () => {
     ];
     expect(await appA.reportLocations(fixes)).toBe(2);
 
+    // The app's long poll, outstanding before the shipment exists: it is answered by the offer.
+    const longPoll = call(tokenA, "GET", "/v2/driver/offers?waitSeconds=20");
     const created = await merchant.shipments.create({
       reference: `DRV-${randomUUID().slice(0, 8)}`,
       pickup: RIYADH_OLAYA,
@@ -149,11 +159,9 @@ describe("the driver API", () => {
     });
     const shipmentId = created.shipment.id;
 
-    const offer = await until("the offer reaches driver A", 30_000, async () => {
-      const res = await call(tokenA, "GET", "/v2/driver/offers");
-      expect(res.status).toBe(200);
-      return (res.body.offers as Record<string, unknown>[]).find((o) => o.shipmentId === shipmentId);
-    });
+    const polled = await longPoll;
+    expect(polled.status).toBe(200);
+    const offer = (polled.body.offers as Record<string, unknown>[]).find((o) => o.shipmentId === shipmentId)!;
     expect(offer).toMatchObject({ cityCode: "RUH", pickup: RIYADH_OLAYA, destination: RIYADH_MALQA, requirements: [], cashOnDelivery: true, codAmount: 149.5 });
     expect(offer.pickupAddress).not.toBe("");
     expect(offer.destinationAddress).not.toBe("");

@@ -6,6 +6,8 @@ import { availabilityBody, locationsBody, stepBody, type StepBody } from "../dri
 import { renderJob, renderOffer } from "../drivers/render";
 import { ProblemError } from "../problem/problem-error";
 import { idempotencyKeyOf } from "../request/idempotency-key";
+import { invalidQuery } from "../request/invalid-query";
+import { echo } from "../problem/bounds";
 import { fingerprint } from "../shipments/fingerprint";
 import { toMicro } from "../validation/rules";
 import { validateBody } from "../validation/validate";
@@ -32,6 +34,30 @@ function offerIdOf(request: FastifyRequest): string {
   return id.toLowerCase();
 }
 
+/** The longest GET /v2/driver/offers may hold a call for an offer (dispatch's MAX_OFFER_WAIT_MS). */
+export const MAX_OFFER_WAIT_SECONDS = 20;
+
+/**
+ * `waitSeconds` of GET /v2/driver/offers (0 to 20, default 0): with no offer open, the answer waits
+ * for one that long (a long poll), so an app neither polls every second nor learns of an offer late.
+ */
+function waitSecondsOf(request: FastifyRequest): number {
+  const params = new URL(request.url, "http://gateway").searchParams;
+  for (const name of new Set(params.keys())) {
+    if (name !== "waitSeconds") throw invalidQuery([{ name, code: "UNKNOWN_PROPERTY", en: `Unknown query parameter ${echo(name)}.`, ar: `معامل استعلام غير معروف: ${echo(name)}.` }]);
+  }
+  const values = params.getAll("waitSeconds");
+  if (values.length > 1) throw invalidQuery([{ name: "waitSeconds", code: "INCONSISTENT_VALUE", en: "The query parameter waitSeconds is repeated.", ar: "معامل الاستعلام waitSeconds مكرر." }]);
+  const text = values[0];
+  if (text === undefined) return 0;
+  const seconds = /^\d{1,2}$/.test(text) ? Number(text) : /^-?\d+$/.test(text) ? Infinity : Number.NaN;
+  if (!(seconds >= 0 && seconds <= MAX_OFFER_WAIT_SECONDS)) {
+    const en = `waitSeconds must be an integer from 0 to ${MAX_OFFER_WAIT_SECONDS}.`;
+    throw invalidQuery([{ name: "waitSeconds", code: Number.isNaN(seconds) ? "INVALID_TYPE" : "OUT_OF_RANGE", en, ar: `يجب أن يكون waitSeconds عددًا صحيحًا من 0 إلى ${MAX_OFFER_WAIT_SECONDS}.` }]);
+  }
+  return seconds;
+}
+
 /** A step changes a shipment: it is sent once whatever the network does, so the key is required. */
 function requiredKeyOf(request: FastifyRequest): string {
   const key = idempotencyKeyOf(request);
@@ -56,7 +82,7 @@ function stepFingerprint(shipmentId: string, body: StepBody): string {
  * driver id always comes from the verified token: another driver's offer or job is as unknown as
  * one that does not exist (404), and dispatch decides that, not this edge.
  */
-export function registerDriverRoutes(app: FastifyInstance, drivers: Client<typeof DriverService>): void {
+export function registerDriverRoutes(app: FastifyInstance, drivers: Client<typeof DriverService>, peerTimeoutMs: number): void {
   const guard = app.driverGuard();
   resource(app, "/v2/driver/availability", {
     PUT: {
@@ -86,7 +112,21 @@ export function registerDriverRoutes(app: FastifyInstance, drivers: Client<typeo
   resource(app, "/v2/driver/offers", {
     GET: {
       onRequest: guard,
-      handler: async (request) => ({ offers: (await drivers.listOffers({ driverId: driverOf(request) })).offers.map(renderOffer) }),
+      handler: async (request, reply) => {
+        const waitMs = waitSecondsOf(request) * 1000;
+        if (waitMs === 0) return { offers: (await drivers.listOffers({ driverId: driverOf(request) })).offers.map(renderOffer) };
+        // The call's deadline covers the wait; a client that hangs up ends it (and dispatch's waiter).
+        // The response's close, not the request's: a request without a body is "closed" once read.
+        const hungUp = new AbortController();
+        const onClose = () => hungUp.abort();
+        reply.raw.once("close", onClose);
+        try {
+          const { offers } = await drivers.listOffers({ driverId: driverOf(request), waitMs }, { timeoutMs: peerTimeoutMs + waitMs, signal: hungUp.signal });
+          return { offers: offers.map(renderOffer) };
+        } finally {
+          reply.raw.off("close", onClose);
+        }
+      },
     },
   });
   for (const verb of ["accept", "decline"] as const) {

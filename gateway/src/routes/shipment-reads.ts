@@ -2,8 +2,9 @@ import type { Client } from "@connectrpc/connect";
 import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { clip, echo, PROBLEM_BOUNDS } from "../problem/bounds";
+import { echo } from "../problem/bounds";
 import { ProblemError } from "../problem/problem-error";
+import { invalidQuery, type QueryIssue } from "../request/invalid-query";
 import { etagOf, renderShapeB, STATE_NAMES } from "../shipments/render";
 import type { ViolationCode } from "../validation/violation-messages";
 import type { Endpoint } from "./route-table";
@@ -12,27 +13,6 @@ import { shipmentIdOf } from "./shipment-id";
 const STATES = new Map(Object.entries(STATE_NAMES).flatMap(([value, name]) => (name ? [[name, Number(value) as ShipmentState]] : [])));
 const CURSOR = /^[A-Za-z0-9_-]{1,256}$/;
 const QUERY = new Set(["limit", "cursor", "state", "externalReference"]);
-
-/** One broken rule of the list query: the parameter, its violation code, and the sentence that names both. */
-interface QueryIssue {
-  readonly name: string;
-  readonly code: ViolationCode;
-  readonly en: string;
-  readonly ar: string;
-}
-
-/**
- * 400 INVALID_PARAMETER naming every broken parameter (decisions.md section 12), in violations and
- * in the detail: a merchant who fixes the first one should not meet the second on the next try.
- */
-function invalidQuery(issues: readonly QueryIssue[]): ProblemError {
-  const detail = (lang: "en" | "ar") => clip(issues.map((issue) => issue[lang]).join(" "), PROBLEM_BOUNDS.detail);
-  return new ProblemError(
-    "INVALID_PARAMETER",
-    { en: detail("en"), ar: detail("ar") },
-    { violations: issues.map((issue) => ({ field: echo(issue.name), code: issue.code, message: { en: issue.en, ar: issue.ar } })) },
-  );
-}
 
 /** The list query (decisions.md section 8): known parameters only, each once, limits never clamped. */
 function listQuery(request: FastifyRequest) {

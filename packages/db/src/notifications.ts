@@ -17,7 +17,8 @@ export interface Listener {
 export async function listenForNotifications(opts: {
   url: string;
   channel: string;
-  onNotify: () => void;
+  /** The notification's payload; undefined after each (re)connection, when some may have been missed. */
+  onNotify: (payload: string | undefined) => void;
   logger: WarnLogger;
   retryMs?: number;
 }): Promise<Listener> {
@@ -28,7 +29,7 @@ export async function listenForNotifications(opts: {
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: opts.url });
-    next.on("notification", () => opts.onNotify());
+    next.on("notification", (message) => opts.onNotify(message.payload ?? ""));
     next.on("error", (err) => {
       opts.logger.warn({ err, channel: opts.channel }, "notification connection failed; reconnecting");
       void next.end().catch(() => undefined);
@@ -37,7 +38,7 @@ export async function listenForNotifications(opts: {
     await next.connect();
     await next.query(`LISTEN ${opts.channel}`);
     client = next;
-    opts.onNotify();
+    opts.onNotify(undefined);
   };
   const schedule = () => {
     if (closed || retry) return;

@@ -46,6 +46,12 @@ export const schema = commonEnv
      * cancelled. 45 minutes, as the contract gives it.
      */
     PICKUP_OFFER_LEAD_MS: z.coerce.number().int().min(0).max(86_400_000).default(2_700_000),
+    /**
+     * Which waiting job a driver who becomes free is given first: OLDEST_FIRST keeps merchants'
+     * promises in order (production's default); NEWEST_FIRST (the sandbox's default) means a
+     * backlog a load test left behind never starves the shipment a developer just created.
+     */
+    DISPATCH_BACKLOG_ORDER: z.enum(["OLDEST_FIRST", "NEWEST_FIRST"]).optional(),
     /** The simulated driver fleet; only ever runs when TAWSIL_ENVIRONMENT is sandbox. */
     SANDBOX_FLEET_ENABLED: z
       .enum(["true", "false"])

@@ -14,6 +14,8 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
 import { fleetOnDuty, SandboxFleet } from "./app/sandbox-fleet";
+import { OfferWaiters } from "./app/offer-waiters";
+import type { BacklogOrder } from "./app/ports";
 import { StaffingPublisher } from "./app/staffing-publisher";
 import type { Config } from "./config";
 import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
@@ -24,7 +26,7 @@ import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
 import { unsentOnTopic } from "./infra/repositories/outbox-pending";
 import { CITY_STAFFING_TOPIC } from "./infra/events";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
-import { DRIVERS_CHANNEL } from "./infra/wake-ups";
+import { DRIVERS_CHANNEL, OFFERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
 import { sandboxRecipientOver } from "./infra/sandbox-recipient";
 import type { SandboxRecipient } from "./app/sandbox-driver";
@@ -75,11 +77,15 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: config.CATALOGUE_REFRESH_MS, logger, onLoaded: republish });
   const activeDrivers = new ActiveDriverIndex({ load: () => loadActiveDriverPairs(database.client), logger, onLoaded: republish });
   let driverChanges: Awaited<ReturnType<typeof listenForNotifications>> | undefined;
+  let offersMade: Awaited<ReturnType<typeof listenForNotifications>> | undefined;
+  const offerWaiters = new OfferWaiters();
   try {
     await catalogue.start();
     // Listening before the first load, so no shift change can fall between the two; the listener
     // also reloads after each reconnection, for the notifications lost while it was down.
     driverChanges = await listenForNotifications({ url: config.DATABASE_URL, channel: DRIVERS_CHANNEL, onNotify: () => activeDrivers.refreshInBackground(), logger });
+    // Every replica: a driver's long poll for offers may be held by any of them.
+    offersMade = await listenForNotifications({ url: config.DATABASE_URL, channel: OFFERS_CHANNEL, onNotify: (driverId) => offerWaiters.wake(driverId || undefined), logger });
     await activeDrivers.start();
     staffing = new StaffingPublisher({
       catalogue,
@@ -94,6 +100,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   } catch (error) {
     await catalogue.close();
     await driverChanges?.close();
+    await offersMade?.close();
     await database.close();
     throw error;
   }
@@ -113,10 +120,16 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
-  const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client));
+  const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client), offerWaiters);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
-  const driverAdmin = new DriverAdmin({ registry: new PrismaDriverRegistry(database.client), setAvailability: (input) => driverApi.setAvailability(input), logger });
+  const driverAdmin = new DriverAdmin({
+    registry: new PrismaDriverRegistry(database.client),
+    setAvailability: (input) => driverApi.setAvailability(input),
+    catalogue,
+    environment: config.TAWSIL_ENVIRONMENT,
+    logger,
+  });
   const deadLetterRoutes = deadLetterAdminRoutes(deadLetters);
   return {
     // Operators' listener: dead letters, and the registry of production drivers.
@@ -133,7 +146,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     },
     callers: identity.callers,
     checks: [database.readiness, staffingReadiness(staffing), ...(fleetRuns(config) ? [fleetReadiness(catalogue, activeDrivers)] : [])],
-    closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, database],
+    closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, { name: "offers-listener", close: () => offersMade.close() }, database],
     database,
     context,
     driverApi,
@@ -176,6 +189,9 @@ function staffingRelayed(db: PrismaClient): ReadinessCheck {
   };
 }
 
+/** DISPATCH_BACKLOG_ORDER, else the environment's: the sandbox serves its newest shipment first (BacklogOrder). */
+const backlogOrderOf = (config: Config): BacklogOrder => config.DISPATCH_BACKLOG_ORDER ?? (config.TAWSIL_ENVIRONMENT === "sandbox" ? "NEWEST_FIRST" : "OLDEST_FIRST");
+
 const fleetRuns = (config: Config) => config.TAWSIL_ENVIRONMENT === "sandbox" && config.SANDBOX_FLEET_ENABLED;
 
 /** A sandbox is ready once its fleet is on shift: the first create after start-up must find a driver. */
@@ -210,7 +226,7 @@ export async function startDispatchWorkers(
       closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger, { deadLetters }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
-    const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS });
+    const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });
     dispatcher.start();
     closers.push(dispatcher);
     if (fleetRuns(config)) {

@@ -53,6 +53,32 @@ describe("the driver registry", () => {
     expect((await admin.takeDriverOffShift({ driverId: driver!.driverId })).driver?.onShift).toBe(false);
   });
 
+  it("registers the sandbox fleet's drivers apart, lists them only when asked, and tells the fleet its demand", async () => {
+    const { driver } = await admin.registerDriver({ name: "Sandbox SAQR VAN RUH 1", cityCode: "RUH", carrierCode: "SAQR", vehicle: ServiceLevel.VAN, sandboxFleet: true });
+    const id = driver!.driverId;
+    expect((await admin.listDrivers({ limit: 0 })).drivers.map((d) => d.driverId)).not.toContain(id);
+    expect((await admin.listDrivers({ limit: 0, sandboxFleet: true })).drivers.map((d) => d.driverId)).toContain(id);
+
+    const vansOfRiyadh = async () => (await admin.getFleetDemand({})).services.find((s) => s.cityCode === "RUH" && s.carrierCode === "SAQR" && s.vehicle === ServiceLevel.VAN);
+    const before = await vansOfRiyadh();
+    await stack.drivers.setAvailability({ driverId: id, available: true, position: AL_OLAYA });
+    expect(await vansOfRiyadh()).toMatchObject({ onShift: before!.onShift + 1, free: before!.free + 1 });
+    // Every active service in every city it covers is listed, staffed or not: Saqr's vans skip Makkah.
+    const services = (await admin.getFleetDemand({})).services;
+    expect(services.some((s) => s.cityCode === "MKK" && s.carrierCode === "SAQR" && s.vehicle === ServiceLevel.VAN)).toBe(false);
+    expect(services.some((s) => s.cityCode === "RUH" && s.carrierCode === "SAQR" && s.vehicle === ServiceLevel.BIKE)).toBe(true);
+    await stack.drivers.setAvailability({ driverId: id, available: false });
+
+    // A job waiting for a level with no free driver counts for that level in its city.
+    const bikesOfRiyadh = async () => (await admin.getFleetDemand({})).services.find((s) => s.cityCode === "RUH" && s.carrierCode === "SAQR" && s.vehicle === ServiceLevel.BIKE)!;
+    expect((await bikesOfRiyadh()).free).toBe(0);
+    const waitingBefore = (await bikesOfRiyadh()).waiting;
+    const shipmentId = await stack.createShipment("DEMAND-1");
+    await eventually(async () => ((await bikesOfRiyadh()).waiting === waitingBefore + 1 ? true : undefined), "the job counted as waiting");
+    await stack.shipments.client.cancelShipment({ merchantId: stack.merchantId, shipmentId, reasonCode: "CUSTOMER_REQUEST", idempotency: { key: `cancel-${shipmentId}`, clientId: "", fingerprint: "a".repeat(64) } });
+    await eventually(async () => ((await bikesOfRiyadh()).waiting === waitingBefore ? true : undefined), "the cancelled job no longer waiting");
+  });
+
   it("refuses an unknown carrier service, a city the service does not cover, and a bad name", async () => {
     expect(await failure(admin.registerDriver({ name: "X", cityCode: "RUH", carrierCode: "NOPE", vehicle: ServiceLevel.CAR }))).toMatchObject({ code: Code.NotFound });
     // Saqr's vans do not serve Makkah (seeded catalogue).

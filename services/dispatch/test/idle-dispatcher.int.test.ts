@@ -92,7 +92,7 @@ describe("an idle dispatcher", () => {
     const counting = countingClient(client);
     const ctx = { store: new PrismaDispatchStore(counting.db), shipments: noShipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000 };
     const elect = electOver({ databaseUrl: database.url, retryMs: 1_000, logger });
-    const dispatcher = new Dispatcher(ctx, { elect, safetyNetMs: 3_600_000, unresolvedBackoffMs: 30_000 });
+    const dispatcher = new Dispatcher(ctx, { elect, safetyNetMs: 3_600_000, unresolvedBackoffMs: 30_000, backlogOrder: "OLDEST_FIRST" });
     try {
       dispatcher.start();
       await eventually(async () => (dispatcher.leading ? true : undefined), "leadership", 30_000);

@@ -1,7 +1,7 @@
 import { nowOf, type DispatchContext } from "./context";
 import { EarliestTimer } from "./earliest-timer";
 import { JobStep } from "./job-step";
-import type { Elect, LeaderRole, Leadership } from "./ports";
+import type { BacklogOrder, Elect, LeaderRole, Leadership } from "./ports";
 import { parseWakeUp, type WakeUp } from "./wake-up";
 /** Expired offers handled per wake-up; more are picked up by the next one, queued at once. */
 const DUE_BATCH = 100;
@@ -18,12 +18,15 @@ export interface DispatcherOptions {
   /** How often the leader re-checks what a lost wake-up could have left behind (constant cost). */
   readonly safetyNetMs: number;
   readonly unresolvedBackoffMs: number;
+  /** Which waiting job a freed driver is given first. */
+  readonly backlogOrder: BacklogOrder;
 }
 
 /**
  * Turns jobs into offers, woken by events rather than by scanning the backlog. One replica leads
  * (a session advisory lock) and LISTENs for wake-ups that any replica sends on commit: a new or
  * refreshed job is tried at once; a driver who becomes free is given the oldest job they can take
+ * (the newest in the sandbox: BacklogOrder)
  * (one indexed query, not one per job); lapsed offers are found by one timer armed at the earliest
  * expiry. A job held for its pickup window is released by a second timer, armed at the earliest
  * instant a held job may be offered (no query runs while they wait). Unresolved jobs wait for a
@@ -155,7 +158,7 @@ export class Dispatcher implements LeaderRole {
     return outcome.refreshed === true;
   }
 
-  /** A freed driver: the oldest jobs they could take, until one of them is offered to this driver. */
+  /** A freed driver: the jobs they could take (oldest or newest first), until one of them is offered to this driver. */
   async #matchDriver(driverId: string): Promise<void> {
     const seen: string[] = [];
     for (let i = 0; i < JOBS_PER_DRIVER_WAKE_UP; i++) {
@@ -163,7 +166,7 @@ export class Dispatcher implements LeaderRole {
       if (!driver) return;
       const service = this.#serviceOf(driver.carrierServiceId, driver.cityCode);
       if (!service) return;
-      const shipmentId = await this.ctx.store.oldestJobFor(driver, service, nowOf(this.ctx), seen);
+      const shipmentId = await this.ctx.store.nextJobFor(driver, service, nowOf(this.ctx), seen, this.opts.backlogOrder);
       if (!shipmentId) return;
       seen.push(shipmentId);
       // The job goes to its best candidate, perhaps another free driver; this one then looks further.

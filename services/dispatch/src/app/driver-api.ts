@@ -6,6 +6,7 @@ import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowe
 import { isOpenAt } from "../domain/offer";
 import { nowOf, type DispatchContext } from "./context";
 import { acceptOffer } from "./accept-offer";
+import { MAX_OFFER_WAIT_MS, type OfferWaiters } from "./offer-waiters";
 import { oncePerKey, type StepKeyStore } from "./step-keys";
 import type { CurrentJob, DeliveryProof, OpenOffer } from "./ports";
 
@@ -48,6 +49,8 @@ export class DriverApi {
     private readonly activeDrivers?: { refresh(): Promise<void> },
     /** Records of steps sent with an Idempotency-Key (the driver routes always send one). */
     private readonly stepKeys?: StepKeyStore,
+    /** Long polls for offers, woken by offers' notifications; without it a call never waits. */
+    private readonly offerWaiters?: OfferWaiters,
   ) {}
 
   async setAvailability(input: { driverId: string; available: boolean; position?: Coordinate | undefined }): Promise<void> {
@@ -73,10 +76,31 @@ export class DriverApi {
     if (shiftChanged) await this.activeDrivers?.refresh().catch((err: unknown) => this.ctx.logger.warn({ err }, "active driver index reload failed after a shift change"));
   }
 
-  async listOffers(input: { driverId: string }): Promise<OpenOffer[]> {
+  /**
+   * The driver's open offers. With `waitMs` and none open, the call is held until an offer is made
+   * for the driver or the wait passes (a long poll: an app learns of an offer at once, and an idle
+   * driver costs one held call instead of a query every second). The waiter is in place before
+   * each read, so an offer committed between the read and the wait still wakes it.
+   */
+  async listOffers(input: { driverId: string; waitMs?: number; signal?: AbortSignal }): Promise<OpenOffer[]> {
     const driverId = id("driver_id", input.driverId);
+    const waitMs = input.waitMs ?? 0;
+    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_OFFER_WAIT_MS) throw new ValidationError("wait_ms", `must be from 0 to ${MAX_OFFER_WAIT_MS}`);
     if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
-    return this.ctx.store.openOffersOf(driverId, nowOf(this.ctx));
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const left = until - Date.now();
+      const waiter = left > 0 && !input.signal?.aborted ? this.offerWaiters?.wait(driverId, left, input.signal) : undefined;
+      const offers = await this.ctx.store.openOffersOf(driverId, nowOf(this.ctx)).catch((error: unknown) => {
+        waiter?.cancel();
+        throw error;
+      });
+      if (offers.length > 0 || !waiter) {
+        waiter?.cancel();
+        return offers;
+      }
+      await waiter.woken;
+    }
   }
 
   /** The shipment the driver carries now (none, or one). */

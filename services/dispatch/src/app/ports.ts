@@ -137,13 +137,36 @@ export interface RegisteredDriver {
   readonly available: boolean;
 }
 
-/** Operators' registry of the drivers of production (the sandbox fleet's are not listed). */
+/**
+ * Which waiting job a freed driver is given first. Production keeps promises in order (oldest
+ * first); the sandbox gives the newest, so a backlog a load test left behind never starves the
+ * shipment a developer just created (issue 30): its simulated fleet grows to meet the newest.
+ */
+export type BacklogOrder = "OLDEST_FIRST" | "NEWEST_FIRST";
+
+/** Drivers on shift and free, per carrier service and city; jobs waiting, per city and level. */
+export interface FleetCounts {
+  readonly drivers: ReadonlyMap<string, { readonly onShift: number; readonly free: number }>;
+  readonly waiting: ReadonlyMap<string, number>;
+}
+
+/** The key of FleetCounts.drivers. */
+export const driversKey = (carrierServiceId: string, cityCode: string): string => `${carrierServiceId}/${cityCode}`;
+/** The key of FleetCounts.waiting. */
+export const waitingKey = (cityCode: string, level: ServiceLevel): string => `${cityCode}/${level}`;
+
+/**
+ * Operators' registry of drivers: production's, and apart from them the sandbox fleet's (its own
+ * process registers them here like an operator would, flagged so operators' lists leave them out).
+ */
 export interface DriverRegistry {
   /** The service of an active carrier at that level, with the cities it covers; undefined when there is none. */
   carrierService(carrierCode: string, level: ServiceLevel): Promise<{ id: string; cities: readonly string[] } | undefined>;
-  register(driver: { name: string; cityCode: string; carrierServiceId: string }): Promise<RegisteredDriver>;
-  list(limit: number): Promise<RegisteredDriver[]>;
+  register(driver: { name: string; cityCode: string; carrierServiceId: string; sandboxFleet: boolean }): Promise<RegisteredDriver>;
+  list(limit: number, sandboxFleet: boolean): Promise<RegisteredDriver[]>;
   get(driverId: string): Promise<RegisteredDriver | undefined>;
+  /** Two grouped counts: bounded by the drivers and the waiting jobs' index, run only when the sandbox fleet asks. */
+  fleetCounts(now: Date): Promise<FleetCounts>;
 }
 
 /**
@@ -162,7 +185,7 @@ export interface DispatchStore {
   /** The earliest instant a held job may be offered, if any job is held. */
   nextHeldRelease(): Promise<Date | undefined>;
   /** The oldest job of the driver's city their service can carry and that may be offered to them. */
-  oldestJobFor(driver: Driver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined>;
+  nextJobFor(driver: Driver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder): Promise<string | undefined>;
   driverExists(driverId: string): Promise<boolean>;
   openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]>;
   /** The shipment the driver carries now, if any, as a list (a driver carries one at a time today). */

@@ -1,4 +1,5 @@
 import type { CarrierService } from "../domain/catalogue";
+import type { BacklogOrder } from "../app/ports";
 import type { Driver as FreeDriver } from "../domain/driver";
 import { levelCanHonour } from "../domain/requirements";
 import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, type DriverRecord } from "./job-sql";
@@ -60,13 +61,13 @@ export async function nextHeldRelease(db: PrismaClient): Promise<Date | undefine
 }
 
 /**
- * The oldest job of the driver's city that the driver's service can carry (the same rules as
+ * The oldest (or, by the order given, newest) job of the driver's city that the driver's service can carry (the same rules as
  * eligibility's canCarry) and that may be offered to this driver: a waiting job the driver has not
  * been tried for, or an unresolved one past its back-off that the driver has not been tried for
  * or that gave up before the driver became free again. A job held for its pickup window is not
  * offered before its time. `skip` excludes jobs already looked at.
  */
-export async function oldestJobFor(db: PrismaClient, driver: FreeDriver, service: CarrierService, now: Date, skip: readonly string[]): Promise<string | undefined> {
+export async function nextJobFor(db: PrismaClient, driver: FreeDriver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder): Promise<string | undefined> {
   const honoured = [...service.requirements].filter((requirement) => levelCanHonour(service.level, requirement));
   const rows = await db.$queryRawUnsafe<{ shipment_id: string }[]>(
     `SELECT shipment_id::text AS shipment_id FROM dispatch_job
@@ -78,7 +79,7 @@ export async function oldestJobFor(db: PrismaClient, driver: FreeDriver, service
         AND CASE WHEN state = 'WAITING' THEN NOT ($7::uuid = ANY(coalesce(tried_driver_ids, '{}')))
             ELSE (retry_at IS NULL OR retry_at <= $8)
               AND (NOT ($7::uuid = ANY(coalesce(tried_driver_ids, '{}'))) OR deadline < $9::timestamptz) END
-      ORDER BY created_at LIMIT 1`,
+      ORDER BY created_at ${order === "NEWEST_FIRST" ? "DESC" : "ASC"} LIMIT 1`,
     driver.cityCode,
     service.maxWeightGrams,
     service.maxLongestSideMm,

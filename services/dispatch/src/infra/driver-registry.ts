@@ -1,4 +1,5 @@
-import type { DriverRegistry, RegisteredDriver } from "../app/ports";
+import { driversKey, waitingKey, type DriverRegistry, type FleetCounts, type RegisteredDriver } from "../app/ports";
+import { FREE_DRIVER } from "./job-sql";
 import type { ServiceLevel } from "../domain/service-level";
 import type { PrismaClient } from "./prisma/generated/client";
 
@@ -24,12 +25,30 @@ export class PrismaDriverRegistry implements DriverRegistry {
     return service ?? undefined;
   }
 
-  async register(driver: { name: string; cityCode: string; carrierServiceId: string }): Promise<RegisteredDriver> {
-    return registered(await this.db.driver.create({ data: { ...driver, simulated: false, available: false }, include: WITH_CARRIER }));
+  async register(driver: { name: string; cityCode: string; carrierServiceId: string; sandboxFleet: boolean }): Promise<RegisteredDriver> {
+    const { sandboxFleet, ...data } = driver;
+    return registered(await this.db.driver.create({ data: { ...data, simulated: sandboxFleet, available: false }, include: WITH_CARRIER }));
   }
 
-  async list(limit: number): Promise<RegisteredDriver[]> {
-    return (await this.db.driver.findMany({ where: { simulated: false }, include: WITH_CARRIER, orderBy: [{ name: "asc" }, { id: "asc" }], take: limit })).map(registered);
+  async list(limit: number, sandboxFleet: boolean): Promise<RegisteredDriver[]> {
+    return (await this.db.driver.findMany({ where: { simulated: sandboxFleet }, include: WITH_CARRIER, orderBy: [{ name: "asc" }, { id: "asc" }], take: limit })).map(registered);
+  }
+
+  async fleetCounts(now: Date): Promise<FleetCounts> {
+    const [drivers, waiting] = await Promise.all([
+      this.db.$queryRawUnsafe<{ carrier_service_id: string; city_code: string; on_shift: number; free: number }[]>(
+        `SELECT d.carrier_service_id::text AS carrier_service_id, d.city_code, count(*)::int AS on_shift, count(*) FILTER (WHERE ${FREE_DRIVER})::int AS free
+           FROM driver d WHERE d.available GROUP BY 1, 2`,
+      ),
+      this.db.$queryRaw<{ city_code: string; service_level: ServiceLevel; waiting: number }[]>`
+        SELECT city_code, service_level::text AS service_level, count(*)::int AS waiting FROM dispatch_job
+         WHERE state IN ('WAITING', 'UNRESOLVED') AND service_level IS NOT NULL AND (offerable_at IS NULL OR offerable_at <= ${now}::timestamptz)
+         GROUP BY 1, 2`,
+    ]);
+    return {
+      drivers: new Map(drivers.map((row) => [driversKey(row.carrier_service_id, row.city_code), { onShift: row.on_shift, free: row.free }])),
+      waiting: new Map(waiting.map((row) => [waitingKey(row.city_code, row.service_level), row.waiting])),
+    };
   }
 
   async get(driverId: string): Promise<RegisteredDriver | undefined> {

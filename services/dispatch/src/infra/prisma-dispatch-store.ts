@@ -1,9 +1,9 @@
 import { withTransaction } from "@tawsil/db";
-import type { CurrentJob, DispatchStore, DriverJob, JobWork, OpenOffer } from "../app/ports";
+import type { BacklogOrder, CurrentJob, DispatchStore, DriverJob, JobWork, OpenOffer } from "../app/ports";
 import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
-import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, offeredJobsWithoutOffer, oldestJobFor, releaseHeldJobs } from "./dispatch-queries";
+import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, nextJobFor, offeredJobsWithoutOffer, releaseHeldJobs } from "./dispatch-queries";
 import { driverFromRow, jobFromRow } from "./dispatch-rows";
 import { PrismaJobWork } from "./prisma-job-work";
 import type { PrismaClient } from "./prisma/generated/client";
@@ -25,7 +25,7 @@ export class PrismaDispatchStore implements DispatchStore {
   nextOfferExpiry = () => nextOfferExpiry(this.db);
   releaseHeldJobs = (now: Date, limit: number) => releaseHeldJobs(this.db, now, limit);
   nextHeldRelease = () => nextHeldRelease(this.db);
-  oldestJobFor = (driver: Driver, service: CarrierService, now: Date, skip: readonly string[]) => oldestJobFor(this.db, driver, service, now, skip);
+  nextJobFor = (driver: Driver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder) => nextJobFor(this.db, driver, service, now, skip, order);
 
   async driverExists(driverId: string): Promise<boolean> {
     return (await this.db.driver.findUnique({ where: { id: driverId }, select: { id: true } })) !== null;

@@ -20,10 +20,14 @@ export function driverAdminService(deps: { driverAdmin: DriverAdmin; logger: Log
   return withDomainErrors(
     {
       async registerDriver(req) {
-        return { driver: toProto(await admin.register({ name: req.name, cityCode: req.cityCode, carrierCode: req.carrierCode, serviceLevel: levelOf(req.vehicle) })) };
+        return { driver: toProto(await admin.register({ name: req.name, cityCode: req.cityCode, carrierCode: req.carrierCode, serviceLevel: levelOf(req.vehicle), sandboxFleet: req.sandboxFleet })) };
       },
       async listDrivers(req) {
-        return { drivers: (await admin.list(req.limit)).map(toProto) };
+        return { drivers: (await admin.list(req.limit, req.sandboxFleet)).map(toProto) };
+      },
+      async getFleetDemand() {
+        const demand = await admin.fleetDemand(new Date());
+        return { services: demand.map(({ serviceLevel, ...rest }) => ({ ...rest, vehicle: ProtoServiceLevel[serviceLevel] })) };
       },
       async takeDriverOffShift(req) {
         return { driver: toProto(await admin.takeOffShift(req.driverId)) };

@@ -25,8 +25,8 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
         await api.setAvailability({ driverId: req.driverId, available: req.available, position: req.position });
         return {};
       },
-      async listOffers(req) {
-        const offers = await api.listOffers({ driverId: req.driverId });
+      async listOffers(req, context) {
+        const offers = await api.listOffers({ driverId: req.driverId, waitMs: req.waitMs, signal: context.signal });
         return {
           offers: offers.map(({ expiresAt, codAmount, ...offer }) => ({ ...offer, requirements: [...offer.requirements], codAmount: sar(codAmount), expireTimeUnixMs: BigInt(expiresAt.getTime()) })),
         };
