@@ -46,9 +46,13 @@ export class TawsilDriverClient {
     return (await send<{ accepted: number }>(this.transport, { ...options, method: "POST", path: "/v2/driver/locations", body: { fixes } })).body.accepted;
   }
 
-  /** The driver's open offers, oldest first. */
-  async offers(options?: CallOptions): Promise<DriverOffer[]> {
-    return (await send<{ offers: DriverOffer[] }>(this.transport, { ...options, method: "GET", path: "/v2/driver/offers" })).body.offers;
+  /**
+   * The driver's open offers, oldest first. With `waitSeconds` (0 to 20) and none open, the answer
+   * waits up to that long for one (a long poll): an app keeps one outstanding instead of polling.
+   */
+  async offers(options: CallOptions & { waitSeconds?: number } = {}): Promise<DriverOffer[]> {
+    const { waitSeconds, ...rest } = options;
+    return (await send<{ offers: DriverOffer[] }>(this.transport, { ...rest, method: "GET", path: "/v2/driver/offers", query: { waitSeconds } })).body.offers;
   }
 
   async acceptOffer(offerId: string, options?: CallOptions): Promise<DriverOfferDecision> {

@@ -1,0 +1,165 @@
+import type { Logger } from "@tawsil/logging";
+import { CITY_CENTRES, startPosition } from "../domain/geo";
+import { driverName, indexInName, pairKey, type ServicePair } from "../domain/service-pair";
+import { saturated, staffingChange, type StaffingRules } from "../domain/staffing";
+import { FleetDriver, type FleetDriverSettings } from "./fleet-driver";
+import type { Clock, DriverApp, FleetAdmin, FleetDriverAccount, FleetMetrics, PairDemandReport } from "./ports";
+import { Roster, type KnownDriver } from "./roster";
+
+/** Dispatch is asked for the demand at most this often. */
+const DEMAND_POLL_MS = 1_000;
+/** Drivers brought on shift at once (each is a registration, a secret hashed, a token, a shift). */
+const CONCURRENT_ONBOARDING = 5;
+
+export interface FleetOptions {
+  readonly admin: FleetAdmin;
+  readonly appFor: (account: FleetDriverAccount) => DriverApp;
+  readonly rules: StaffingRules;
+  readonly driving: Omit<FleetDriverSettings, "busyChanged" | "finished" | "clock" | "logger" | "deliveryPin">;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: FleetMetrics;
+}
+
+/**
+ * The sandbox's fleet: for each carrier service in each city with a centre, a baseline of drivers
+ * always on shift, more while the pair's drivers are all busy and dispatch counts jobs waiting
+ * (asked at most once a second, and only then), back to the baseline as extra drivers stay idle.
+ * Drivers are the fleet's own registered drivers, found again by name after a restart.
+ */
+export class Fleet {
+  readonly #roster = new Roster();
+  #queue: Promise<void> = Promise.resolve();
+  #lastPollMs = 0;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  onDuty = false;
+
+  constructor(private readonly o: FleetOptions) {}
+
+  /** Finds the pairs and the fleet's drivers, resumes those on shift and brings each pair to its baseline. */
+  async start(): Promise<void> {
+    const pairs = (await this.o.admin.demand()).filter((pair) => CITY_CENTRES[pair.cityCode]);
+    this.#roster.know(pairs, await this.o.admin.listFleetDrivers());
+    await Promise.all(pairs.map((pair) => this.#serial(() => this.#bringOn(pair, this.#roster.resumable(pair)))));
+    await this.#rebalance();
+    this.onDuty = true;
+    const period = Math.max(1_000, Math.min(this.o.rules.idleOffShiftMs / 4, 15_000));
+    this.#idleTimer = setInterval(() => void this.#rebalance(), period).unref();
+    this.o.logger.info({ pairs: pairs.length, drivers: this.#roster.onShift().length }, "sandbox fleet on duty");
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#idleTimer);
+    clearTimeout(this.#pollTimer);
+    await this.#queue;
+    // Left on shift: a restarted fleet resumes them (and their jobs) at once.
+    await Promise.all(this.#roster.onShift().map((driver) => driver.stop(false)));
+  }
+
+  /** Baseline kept, idle extras off shift: local knowledge only, dispatch is not asked. */
+  #rebalance(): Promise<void> {
+    return this.#serial(async () => {
+      for (const pair of this.#roster.pairs()) {
+        const change = staffingChange(this.#roster.states(pair), undefined, this.o.rules, this.o.clock.now());
+        await this.#bringOn(pair, change.bringOn);
+        await this.#takeOff(pair, change.takeOff);
+      }
+    });
+  }
+
+  #busyChanged(pair: ServicePair): void {
+    this.o.metrics.driversBusy(this.#roster.onShift().filter((driver) => driver.busy).length);
+    if (saturated(this.#roster.states(pair))) this.#schedulePoll();
+  }
+
+  #schedulePoll(): void {
+    if (this.#pollTimer || this.#closed) return;
+    const wait = Math.max(0, this.#lastPollMs + DEMAND_POLL_MS - this.o.clock.now());
+    this.#pollTimer = setTimeout(() => void this.#serial(() => this.#pollDemand()), wait);
+  }
+
+  async #pollDemand(): Promise<void> {
+    this.#pollTimer = undefined;
+    const hungry = this.#roster.pairs().filter((pair) => saturated(this.#roster.states(pair)));
+    if (hungry.length === 0) return;
+    this.#lastPollMs = this.o.clock.now();
+    this.o.metrics.demandPolled();
+    let demand: PairDemandReport[];
+    try {
+      demand = await this.o.admin.demand();
+    } catch (err) {
+      this.o.logger.warn({ err }, "sandbox fleet: demand not known; asking again");
+      this.#schedulePoll();
+      return;
+    }
+    for (const pair of hungry) {
+      const change = staffingChange(this.#roster.states(pair), demand.find((d) => pairKey(d) === pairKey(pair)), this.o.rules, this.o.clock.now());
+      await this.#bringOn(pair, change.bringOn);
+    }
+    // Still all busy: the backlog may still grow, so ask again (no sooner than a second).
+    if (this.#roster.pairs().some((pair) => saturated(this.#roster.states(pair)))) this.#schedulePoll();
+  }
+
+  async #bringOn(pair: ServicePair, count: number | readonly KnownDriver[]): Promise<void> {
+    const known = typeof count === "number" ? this.#roster.spare(pair, count) : count;
+    const extra = typeof count === "number" ? count - known.length : 0;
+    const names = this.#roster.nextNames(pair, extra).map((index) => driverName(pair, index));
+    const work = [...known.map((driver) => () => this.#enlist(driver)), ...names.map((name) => () => this.#enlist({ name, pair }))];
+    for (let at = 0; at < work.length; at += CONCURRENT_ONBOARDING) await Promise.all(work.slice(at, at + CONCURRENT_ONBOARDING).map((job) => job()));
+    if (work.length > 0) this.o.metrics.driversOnShift(this.#roster.onShift().length);
+  }
+
+  /** One driver on shift: an account held, reused (a new secret) or onboarded; a failure leaves it for the next rebalance. */
+  async #enlist(known: KnownDriver | { name: string; pair: ServicePair }): Promise<void> {
+    if (this.#closed) return;
+    let account: FleetDriverAccount | undefined;
+    let driver: FleetDriver | undefined;
+    try {
+      account = "driverId" in known ? (known.account ?? (await this.o.admin.rotate(known))) : await this.o.admin.onboard(known.name, known.pair);
+      driver = new FleetDriver(account, startPosition(CITY_CENTRES[known.pair.cityCode]!, seedOf(account.name)), this.o.appFor(account), {
+        ...this.o.driving,
+        clock: this.o.clock,
+        logger: this.o.logger,
+        deliveryPin: (shipmentId) => this.o.admin.deliveryPin(shipmentId),
+        busyChanged: () => this.#busyChanged(known.pair),
+        finished: (outcome) => this.o.metrics.deliveryFinished(outcome),
+      });
+      this.#roster.enlisted(driver);
+      await driver.start();
+    } catch (err) {
+      const driverId = account?.driverId ?? ("driverId" in known ? known.driverId : undefined);
+      if (driverId) this.#roster.returned({ driverId, name: known.name, pair: known.pair, onShift: driver?.onShift ?? false, ...(account ? { account } : {}) });
+      this.o.logger.warn({ err, driver: known.name }, "sandbox fleet: a driver could not come on shift; trying again later");
+    }
+  }
+
+  async #takeOff(pair: ServicePair, driverIds: readonly string[]): Promise<void> {
+    for (const driverId of driverIds) {
+      const driver = this.#roster.driver(driverId);
+      if (!driver || driver.busy) continue;
+      await driver.stop(true).catch((err: unknown) => this.o.logger.warn({ err, driverId }, "sandbox fleet: a driver could not go off shift"));
+      this.#roster.returned({ driverId, name: driver.account.name, pair, onShift: driver.onShift, account: driver.account });
+    }
+    if (driverIds.length > 0) {
+      this.o.logger.info({ pair: pairKey(pair), offShift: driverIds.length }, "sandbox fleet: idle extra drivers off shift");
+      this.o.metrics.driversOnShift(this.#roster.onShift().length);
+    }
+  }
+
+  /** Staffing actions one at a time: two never count the same pair's drivers at once. */
+  #serial(action: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(action, action);
+    this.#queue = next.catch((err: unknown) => this.o.logger.error({ err }, "sandbox fleet: staffing failed"));
+    return this.#queue;
+  }
+}
+
+/** A stable number from a driver's name: the same start position on every start. */
+function seedOf(name: string): number {
+  let hash = 0;
+  for (const char of name) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return hash;
+}
