@@ -1,6 +1,7 @@
 /**
- * Starts the gateway and the six services as separate processes against given infrastructure,
- * waits until each one's /readyz answers 200, and stops them all again. `make dev` (scripts/dev.ts)
+ * Starts the gateway and the six services as separate processes against given infrastructure, then
+ * the sandbox fleet (scripts/mesh-fleet.ts), waits until each one's /readyz answers 200, and stops
+ * them all again. `make dev` (scripts/dev.ts)
  * and the end-to-end tests both run the mesh through this one module.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -9,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { staleTargets } from "./build";
+import { FLEET, fleetDir, fleetEnv, fleetPorts, type FleetPorts } from "./mesh-fleet";
 
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -109,12 +111,18 @@ export interface MeshOptions {
   readonly log?: (line: string) => void;
   /** Every identity's key pair (make dev keeps them in .dev/secrets.env); fresh ones otherwise. */
   readonly identityKeys?: IdentityKeys;
+  /** Starts the sandbox fleet (services/sandbox-fleet) once the others are ready; default true. */
+  readonly fleet?: boolean;
+  /** Its ports; free ones otherwise. */
+  readonly fleetPorts?: FleetPorts;
+  /** Settings only the fleet receives (FLEET_FAILURE_RATE, say), applied last. */
+  readonly fleetEnv?: Record<string, string>;
 }
 
 export interface RunningProcess {
   readonly name: string;
   readonly url: string;
-  /** Its admin listener (merchant and shipment only). */
+  /** Its admin listener (the services with ADMIN_SERVICES). */
   readonly adminUrl: string | undefined;
   readonly metricsUrl: string;
   readonly child: ChildProcess;
@@ -202,6 +210,14 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
 
   try {
     await Promise.all(processes.map((p) => waitReady(p, opts.readyTimeoutMs ?? 90_000, log)));
+    // The fleet registers its drivers through the admin listeners and drives through the gateway: after them.
+    if (opts.fleet ?? true) {
+      const ports = await fleetPorts(opts.fleetPorts);
+      const spec = { name: FLEET, cwd: fleetDir(ROOT), port: ports.port, adminPort: undefined, metricsPort: ports.metricsPort, env: { ...common, ...fleetEnv(opts.gatewayPort, opts.sidePorts.admin, opts.fleetEnv) } };
+      launches.push(spec);
+      processes.push(start(spec));
+      await waitReady(processes.at(-1)!, opts.readyTimeoutMs ?? 90_000, log);
+    }
   } catch (err) {
     await mesh.stop();
     throw err;

@@ -1,5 +1,5 @@
 /**
- * The mesh as `make dev` runs it (seven processes, real PostgreSQL and Kafka, seeded sandbox
+ * The mesh as `make dev` runs it (seven processes and the sandbox fleet, real PostgreSQL and Kafka, seeded sandbox
  * merchants), on free ports and throwaway databases, for black-box tests through the gateway.
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -49,6 +49,14 @@ export interface TestMeshOptions {
   readonly env?: Record<string, string>;
   /** Settings of the gateway alone, given each service's port (the fault suite puts a proxy in front of one). */
   readonly gatewayEnv?: (servicePorts: Readonly<Record<ServiceName, number>>) => Record<string, string>;
+  /**
+   * Starts the sandbox fleet process (services/sandbox-fleet) after the others. Default: on, unless
+   * dispatch's own fleet is switched off (SANDBOX_FLEET_ENABLED "false"), which is how a file asks
+   * for a mesh whose only drivers are its own.
+   */
+  readonly fleet?: boolean;
+  /** Settings of the fleet alone (FLEET_FAILURE_RATE, say). */
+  readonly fleetEnv?: Record<string, string>;
   /** Runs on the migrated databases before any service starts (data services load at start). */
   readonly beforeStart?: (databaseUrls: Readonly<Record<DatabaseServiceName, string>>) => Promise<void>;
 }
@@ -76,6 +84,8 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     servicePorts,
     sidePorts: await freeSidePorts(freePort),
     logDir,
+    fleet: opts.fleet ?? opts.serviceEnv?.dispatch?.SANDBOX_FLEET_ENABLED !== "false",
+    ...(opts.fleetEnv ? { fleetEnv: opts.fleetEnv } : {}),
     env: { LOG_LEVEL: "warn", ...opts.env },
     gatewayEnv: {
       MEDIA_DOWNLOAD_SECRET: randomBytes(32).toString("base64"),
