@@ -89,6 +89,9 @@ export function esbuildOptions(target: BuildTarget, root: string = ROOT): BuildO
     sourcesContent: false,
     // Names stay as written: errors and logs print class names (DomainError subclasses, Prisma's).
     keepNames: true,
+    // Workspace packages that ship built JavaScript (the SDK, which the sandbox fleet drives with)
+    // are bundled from their TypeScript sources, as tsc and vitest resolve them: no prior build.
+    conditions: ["@tawsil/source"],
     // pg loads pg-native only when asked for it (we never do); it is not installed.
     external: ["pg-native"],
     banner: { js: BANNER },
