@@ -14,6 +14,8 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
  */
 let testMesh: TestMesh;
 let token = "";
+/** The fleet's drivers on shift once it is ready: FLEET_DRIVERS_PER_SERVICE per pair. */
+let baseline = 0;
 
 beforeAll(async () => {
   testMesh = await startTestMesh({
@@ -21,10 +23,12 @@ beforeAll(async () => {
     brokers: laneBrokers(),
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     fleet: true,
-    fleetEnv: { FLEET_FAILURE_RATE: "0" },
+    // Extras go off shift 5 s after their last job, so the growth test sees the fleet shrink back.
+    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_IDLE_OFF_SHIFT_MS: "5000" },
   });
   const { credentials } = testMesh;
   token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
+  baseline = await fleetMetric("sandbox_fleet_drivers_on_shift");
 }, 240_000);
 afterAll(async () => {
   await testMesh?.close();
@@ -93,6 +97,22 @@ async function fleetDrivers(): Promise<string[]> {
   return drivers.map((driver) => driver.name).sort();
 }
 
+/** One of the fleet's own figures, from its /metrics. */
+async function fleetMetric(name: string): Promise<number> {
+  const fleet = testMesh.mesh.processes.find((p) => p.name === "sandbox-fleet")!;
+  const text = await (await fetch(`${fleet.metricsUrl}/metrics`)).text();
+  return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+}
+
+async function until(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(500);
+  }
+  return Date.now() - started;
+}
+
 describe("the sandbox fleet process", () => {
   it("delivers a shipment with each requirement unaided: the PIN entered, the evidence in timelineMedia, the COD amount collected", async () => {
     const [plain, pin, signature, noContact, cod] = await Promise.all([
@@ -110,6 +130,25 @@ describe("the sandbox fleet process", () => {
     expect(photographed!.timelineMedia.map((m) => [m.purpose, m.sortOrder])).toEqual([["DELIVERY_PHOTO", 0]]);
     for (const shipment of [delivered, pinned, paid]) expect(shipment!.timelineMedia).toEqual([]);
   }, 240_000);
+
+  it("brings drivers on shift while a pair's are all busy and jobs wait, then back to the baseline once they idle", async () => {
+    expect(baseline).toBeGreaterThan(0);
+    await until("the fleet back to its baseline", 60_000, async () => (await fleetMetric("sandbox_fleet_drivers_on_shift")) === baseline);
+    const polls = await fleetMetric("sandbox_fleet_demand_polls_total");
+    const created = await Promise.all(Array.from({ length: 8 }, () => create([])));
+    let peak = baseline;
+    // Offered and accepted: more than the pair's two drivers could take at once.
+    const assignedIn = await until("every shipment accepted by a driver", 60_000, async () => {
+      peak = Math.max(peak, await fleetMetric("sandbox_fleet_drivers_on_shift"));
+      const states = await Promise.all(created.map(async (shipment) => (await read(shipment.shipmentId)).state));
+      return states.every((state) => !["READY_FOR_DISPATCH", "OFFERED", "DISPATCH_UNRESOLVED"].includes(state));
+    });
+    expect(assignedIn).toBeLessThan(30_000);
+    expect(peak).toBeGreaterThan(baseline);
+    expect(await fleetMetric("sandbox_fleet_demand_polls_total")).toBeGreaterThan(polls);
+    for (const shipment of created) expect((await finished(shipment.shipmentId)).state).toBe("DELIVERED");
+    await until("the extras off shift again", 60_000, async () => (await fleetMetric("sandbox_fleet_drivers_on_shift")) === baseline);
+  }, 300_000);
 
   it("finds its own drivers again after a restart (no new registrations) and delivers on", async () => {
     const before = await fleetDrivers();
