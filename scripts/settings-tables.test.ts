@@ -9,7 +9,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 describe("settings tables of the processes' READMEs", () => {
   it("cover the gateway and every service", () => {
-    expect(processDirs()).toEqual(["gateway", "services/dispatch", "services/merchant", "services/pricing", "services/shipment", "services/tracking", "services/webhook"]);
+    expect(processDirs()).toEqual(["gateway", "services/dispatch", "services/merchant", "services/pricing", "services/sandbox-fleet", "services/shipment", "services/tracking", "services/webhook"]);
   });
 
   it("are each exactly what scripts/settings-tables.ts generates from the config schema (make settings-tables)", async () => {

@@ -1,6 +1,6 @@
 import type { Logger } from "@tawsil/logging";
 import { CITY_CENTRES, startPosition } from "../domain/geo";
-import { driverName, indexInName, pairKey, type ServicePair } from "../domain/service-pair";
+import { driverName, pairKey, type ServicePair } from "../domain/service-pair";
 import { saturated, staffingChange, type StaffingRules } from "../domain/staffing";
 import { FleetDriver, type FleetDriverSettings } from "./fleet-driver";
 import type { Clock, DriverApp, FleetAdmin, FleetDriverAccount, FleetMetrics, PairDemandReport } from "./ports";

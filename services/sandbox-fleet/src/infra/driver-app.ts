@@ -1,5 +1,5 @@
 import type { Coordinate } from "@tawsil/domain";
-import { TawsilDriverClient, TawsilProblemError, type DriverJob, type DriverOffer } from "@tawsil/sdk";
+import { TawsilProblemError, type DriverJob, type DriverOffer, type TawsilDriverClient } from "@tawsil/sdk";
 import { RefusedError, type Delivery, type DriverApp, type Offer, type Step } from "../app/ports";
 import { generatedPng } from "./generated-png";
 
