@@ -14,7 +14,7 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
  */
 let testMesh: TestMesh;
 let token = "";
-/** The fleet's drivers on shift once it is ready: FLEET_DRIVERS_PER_SERVICE per pair. */
+/** The fleet's drivers on shift once it is ready: FLEET_DRIVERS_PER_SERVICE (1) per pair. */
 let baseline = 0;
 
 beforeAll(async () => {
@@ -23,8 +23,9 @@ beforeAll(async () => {
     brokers: laneBrokers(),
     serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     fleet: true,
-    // Extras go off shift 5 s after their last job, so the growth test sees the fleet shrink back.
-    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_IDLE_OFF_SHIFT_MS: "5000" },
+    // One driver per pair to begin with, and extras off shift 5 s after their last job, so the
+    // growth test outgrows Riyadh's drivers with a few shipments and sees the fleet shrink back.
+    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_DRIVERS_PER_SERVICE: "1", FLEET_IDLE_OFF_SHIFT_MS: "5000" },
   });
   const { credentials } = testMesh;
   token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
@@ -135,9 +136,11 @@ describe("the sandbox fleet process", () => {
     expect(baseline).toBeGreaterThan(0);
     await until("the fleet back to its baseline", 60_000, async () => (await fleetMetric("sandbox_fleet_drivers_on_shift")) === baseline);
     const polls = await fleetMetric("sandbox_fleet_demand_polls_total");
-    const created = await Promise.all(Array.from({ length: 8 }, () => create([])));
+    // More shipments than Riyadh has drivers on shift (one per pair, any of which may be eligible).
+    const riyadhPairs = new Set((await fleetDrivers()).filter((name) => name.includes(" RUH ")).map((name) => name.replace(/ \d+$/, ""))).size;
+    const created = await Promise.all(Array.from({ length: riyadhPairs + 4 }, () => create([])));
     let peak = baseline;
-    // Offered and accepted: more than the pair's two drivers could take at once.
+    // Offered and accepted: more than the drivers on shift could take at once.
     const assignedIn = await until("every shipment accepted by a driver", 60_000, async () => {
       peak = Math.max(peak, await fleetMetric("sandbox_fleet_drivers_on_shift"));
       const states = await Promise.all(created.map(async (shipment) => (await read(shipment.shipmentId)).state));

@@ -29,6 +29,11 @@ export interface FleetOptions {
  */
 export class Fleet {
   readonly #roster = new Roster();
+  /**
+   * Each driver's app, kept when it goes off shift: its token (an hour's) is reused when it comes
+   * back, as the gateway limits token requests per address and the whole fleet shares one.
+   */
+  readonly #apps = new Map<string, DriverApp>();
   #queue: Promise<void> = Promise.resolve();
   #lastPollMs = 0;
   #pollTimer: NodeJS.Timeout | undefined;
@@ -119,7 +124,7 @@ export class Fleet {
     let driver: FleetDriver | undefined;
     try {
       account = "driverId" in known ? (known.account ?? (await this.o.admin.rotate(known))) : await this.o.admin.onboard(known.name, known.pair);
-      driver = new FleetDriver(account, startPosition(CITY_CENTRES[known.pair.cityCode]!, seedOf(account.name)), this.o.appFor(account), {
+      driver = new FleetDriver(account, startPosition(CITY_CENTRES[known.pair.cityCode]!, seedOf(account.name)), this.#appOf(account), {
         ...this.o.driving,
         clock: this.o.clock,
         logger: this.o.logger,
@@ -147,6 +152,12 @@ export class Fleet {
       this.o.logger.info({ pair: pairKey(pair), offShift: driverIds.length }, "sandbox fleet: idle extra drivers off shift");
       this.o.metrics.driversOnShift(this.#roster.onShift().length);
     }
+  }
+
+  #appOf(account: FleetDriverAccount): DriverApp {
+    const app = this.#apps.get(account.driverId) ?? this.o.appFor(account);
+    this.#apps.set(account.driverId, app);
+    return app;
   }
 
   /** Staffing actions one at a time: two never count the same pair's drivers at once. */
