@@ -77,7 +77,13 @@ export class Fleet {
 
   #busyChanged(pair: ServicePair): void {
     this.o.metrics.driversBusy(this.#roster.onShift().filter((driver) => driver.busy).length);
-    if (saturated(this.#roster.states(pair))) this.#schedulePoll();
+    if (this.#hungry(pair)) this.#schedulePoll();
+  }
+
+  /** All the pair's drivers busy, and room for more: only then is dispatch asked (a pair at its cap waits for its own). */
+  #hungry(pair: ServicePair): boolean {
+    const states = this.#roster.states(pair);
+    return saturated(states) && states.filter((driver) => driver.onShift).length < Math.max(this.o.rules.cap, this.o.rules.baseline);
   }
 
   #schedulePoll(): void {
@@ -88,7 +94,7 @@ export class Fleet {
 
   async #pollDemand(): Promise<void> {
     this.#pollTimer = undefined;
-    const hungry = this.#roster.pairs().filter((pair) => saturated(this.#roster.states(pair)));
+    const hungry = this.#roster.pairs().filter((pair) => this.#hungry(pair));
     if (hungry.length === 0) return;
     this.#lastPollMs = this.o.clock.now();
     this.o.metrics.demandPolled();
@@ -105,7 +111,7 @@ export class Fleet {
       await this.#bringOn(pair, change.bringOn);
     }
     // Still all busy: the backlog may still grow, so ask again (no sooner than a second).
-    if (this.#roster.pairs().some((pair) => saturated(this.#roster.states(pair)))) this.#schedulePoll();
+    if (this.#roster.pairs().some((pair) => this.#hungry(pair))) this.#schedulePoll();
   }
 
   async #bringOn(pair: ServicePair, count: number | readonly KnownDriver[]): Promise<void> {
