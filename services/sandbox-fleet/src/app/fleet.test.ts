@@ -27,7 +27,7 @@ function fakeAdmin(listed: { name: string; onShift: boolean }[]) {
 function fakeApps() {
   const offered: ((offers: Offer[]) => void)[] = [];
   const accepting: (() => void)[] = [];
-  const appFor = (account: FleetDriverAccount): DriverApp => ({
+  const appFor = (_account: FleetDriverAccount): DriverApp => ({
     setOnShift: async () => {},
     reportFixes: async () => {},
     offers: (_wait, signal) =>
