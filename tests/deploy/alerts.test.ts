@@ -74,6 +74,14 @@ function relaysOutbox(name: ProcessName): boolean {
   return true;
 }
 
+describe("the PromQL check", () => {
+  it("finds a syntax error and reads metric names as Prometheus does", () => {
+    expect(promqlErrors('sum(rate(up{job="x"}[5m]) > 1')).not.toEqual([]);
+    expect(promqlErrors('max by (pod) (x{a="b"}) > 0\nor absent(up{job="x"} == 1)')).toEqual([]);
+    expect(selectedMetrics('a{x="y"} / on (n) b and sum(rate(c[5m]))')).toEqual(["a", "b", "c"]);
+  });
+});
+
 describe.each(PROCESSES)("alerts of %s", (name) => {
   const rules = (find(base, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
 
