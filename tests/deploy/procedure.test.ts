@@ -18,13 +18,13 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "tawsil-deploy-procedure-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // The stand-in: logs every call; `wait --for=condition=complete` returns after a second when the
-// Jobs complete and hangs (as the real one does, up to its timeout) when one fails; `get job`
+// Jobs complete and hangs when one fails (20 s here, the real one up to its 10 minutes); `get job`
 // answers the jsonpath the procedure asks for, one Job a line with its Failed condition's status.
 const kubectl = path.join(dir, "kubectl");
 writeFileSync(kubectl, `#!/usr/bin/env bash
 echo "$*" >> "$CALLS"
 case "$*" in
-  *"wait --for=condition=complete"*) if [ "$SCENARIO" = complete ]; then sleep 1; exit 0; fi; exec sleep 600 ;;
+  *"wait --for=condition=complete"*) if [ "$SCENARIO" = complete ]; then sleep 1; exit 0; fi; exec sleep 20 ;;
   *"get job"*) if [ "$SCENARIO" = failed ]; then printf 'merchant-migrate \\nshipment-migrate True\\n'; else printf 'merchant-migrate \\nshipment-migrate \\n'; fi ;;
   *"logs job/"*) echo "Migration 20261127000000_add_column failed and was rolled back: boom" ;;
 esac
