@@ -45,9 +45,10 @@ export const sourceDir = (name: ProcessName): string => (name === "gateway" ? "g
 /** Whether the service runs a migration Job (`<service>-migrate`): it has committed migrations. */
 export const migrates = (name: ProcessName): boolean => name !== "gateway" && existsSync(path.join(ROOT, "services", name, "prisma", "migrations"));
 
-function metricsPort(name: ProcessName): string {
-  const port = /^\s+METRICS_PORT: "(\d+)"$/m.exec(readFileSync(path.join(ROOT, "deploy", "base", `${name}.yaml`), "utf8"))?.[1];
-  if (!port) throw new Error(`deploy/base/${name}.yaml has no METRICS_PORT`);
+/** A port of the process's ConfigMap in deploy/base/<process>.yaml (PORT, METRICS_PORT). */
+function configuredPort(name: ProcessName, key: "PORT" | "METRICS_PORT"): string {
+  const port = new RegExp(`^\\s+${key}: "(\\d+)"$`, "m").exec(readFileSync(path.join(ROOT, "deploy", "base", `${name}.yaml`), "utf8"))?.[1];
+  if (!port) throw new Error(`deploy/base/${name}.yaml has no ${key}`);
   return port;
 }
 
@@ -55,7 +56,8 @@ function metricsPort(name: ProcessName): string {
 export function sharedAlerts(name: ProcessName): SharedAlert[] {
   const P = pascal(name);
   const pods = `app.kubernetes.io/name=${name},app.kubernetes.io/component=server`;
-  const port = metricsPort(name);
+  const port = configuredPort(name, "METRICS_PORT");
+  const serving = configuredPort(name, "PORT");
   const alerts: SharedAlert[] = [
     {
       alert: `${P}PodsNotReady`,
@@ -76,7 +78,7 @@ export function sharedAlerts(name: ProcessName): SharedAlert[] {
         `kubectl -n $NS describe pod <pod>                    # Events: readiness probe failures, FailedScheduling`,
         "```",
         "",
-        `A pod \`Pending\` with FailedScheduling: production's hard spread puts each replica on its own node (deploy/README.md), so the cluster needs as many schedulable nodes as replicas; add a node or lower the HPA's floor. A pod running but not ready: its \`/readyz\` names the dependency it cannot reach (\`kubectl -n $NS port-forward <pod> <port>\`, see ${P}ReadinessDown); if only pods of one node fail, cordon it (\`kubectl cordon <node>\`) and delete them. A new revision's pods that never become ready: \`kubectl -n $NS rollout undo deploy/${name}\`. Restarting pods: see ${P}CrashLooping.`,
+        `A pod \`Pending\` with FailedScheduling: production's hard spread (max skew 1 across nodes, deploy/README.md) keeps it Pending rather than put it where the process's pods would be uneven, so one node short of CPU or memory, or too few nodes (three at least), blocks it: \`kubectl describe node\` for allocated resources, then add capacity. A pod running but not ready: its \`/readyz\` names the dependency it cannot reach (\`kubectl -n $NS port-forward pod/<pod> ${serving}:${serving}\` then \`curl -s 127.0.0.1:${serving}/readyz\`, see ${P}ReadinessDown); if only pods of one node fail, cordon it (\`kubectl cordon <node>\`) and delete them. A new revision's pods that never become ready: \`kubectl -n $NS rollout undo deploy/${name}\`. Restarting pods: see ${P}CrashLooping.`,
       ].join("\n"),
     },
     {
@@ -98,7 +100,7 @@ export function sharedAlerts(name: ProcessName): SharedAlert[] {
         `kubectl -n $NS describe pod <pod> | grep -A3 -i 'liveness\\|oomkilled\\|back-off'`,
         "```",
         "",
-        `\`OOMKilled\`: the container outgrew its memory limit (the Deployment's \`resources.limits.memory\`); look for a leak in the dashboard's memory panel before raising it. Exit code 1 right after start: the log's last lines say why (a ConfigError names the setting; a missing Secret key shows as CreateContainerConfigError instead). Killed by the liveness probe ("Liveness probe failed" events): the process stopped answering it for \`failureThreshold\` periods, an event loop stalled (CPU throttling at the limit, a hot loop). If a new revision crashes, \`kubectl -n $NS rollout undo deploy/${name}\`: its old pods are still serving (maxUnavailable 0).`,
+        `\`OOMKilled\`: the container outgrew its memory limit (the Deployment's \`resources.limits.memory\`); look for a leak (\`process_resident_memory_bytes{service="${name}"}\` climbing between restarts) before raising it. Exit code 1 right after start: the log's last lines say why (a ConfigError names the setting; a missing Secret key shows as CreateContainerConfigError instead). Killed by the liveness probe ("Liveness probe failed" events): the process stopped answering it for \`failureThreshold\` periods, an event loop stalled (CPU throttling at the limit, a hot loop). If a new revision crashes, \`kubectl -n $NS rollout undo deploy/${name}\`: its old pods are still serving (maxUnavailable 0).`,
       ].join("\n"),
     },
   ];
@@ -150,12 +152,12 @@ export function sharedAlerts(name: ProcessName): SharedAlert[] {
       severity: "ticket",
       summary: `Prometheus has scraped no ${name} pod for 10 minutes: ${name}'s other alerts are blind`,
       runbook: [
-        `Prometheus has had no healthy scrape target with \`job="${name}"\` for 10 minutes (\`up\` absent or 0): the alerts on ${name}'s own metrics (errors, latency, lag, parked events) cannot fire meanwhile. The job is the pods' \`app.kubernetes.io/name\` (the PodMonitor's \`jobLabel\`). With no pod running at all, ${P}ReadinessDown fires too: start there.`,
+        `Prometheus has had no healthy scrape target with \`job="${name}"\` for 10 minutes (\`up\` absent or 0): the alerts on ${name}'s own metrics (all but those on kube-state-metrics and the Kafka Exporter) cannot fire meanwhile. The job is the pods' \`app.kubernetes.io/name\` (the PodMonitor's \`jobLabel\`). With no pod running at all, ${P}ReadinessDown fires too: start there.`,
         "",
         "```sh",
         `kubectl -n $NS get podmonitor ${name} -o yaml     # present, selecting the pods' labels, port metrics`,
         `kubectl -n $NS get pods -l ${pods}`,
-        `kubectl -n $NS port-forward deploy/${name} ${port}:${port} &  curl -s 127.0.0.1:${port}/metrics | head -5; kill %1`,
+        `kubectl -n $NS port-forward deploy/${name} ${port}:${port} & sleep 2; curl -s 127.0.0.1:${port}/metrics | head -5; kill %1`,
         "```",
         "",
         `The pods answer /metrics but Prometheus has no target: its \`podMonitorSelector\` or \`podMonitorNamespaceSelector\` does not select this PodMonitor or the namespace (\`kubectl get prometheus -A -o yaml\`), or the operator rejected the PodMonitor (its logs). A target that is down (Prometheus's /targets page gives the error): a timeout means the NetworkPolicy does not admit Prometheus to port ${port} (deploy/components/network-policies), a refused connection means the process did not open \`METRICS_PORT\`.`,
