@@ -2,7 +2,7 @@
  * The alerts every process shares (issue 32 point 7), written once here and generated into each
  * process's PrometheusRule (deploy/base/alerts/<process>.yaml) and runbook (its README.md), between
  * BEGIN/END markers, so each alert keeps the house pattern: named after its process, labelled for its
- * team, linking a section of its README. Edit this file, then `pnpm exec tsx scripts/alerts.ts`;
+ * team, linking a section of its README. Edit this file, then `make alerts` (`make check-alerts` fails when stale);
  * tests/deploy/alerts.test.ts fails while a file differs from what this writes.
  *
  *   <Process>PodsNotReady        a share of the Deployment's pods not available (partial loss)
@@ -229,8 +229,18 @@ export function generatedReadme(name: ProcessName): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // --check (make check-alerts): list the files that differ from what this writes, and fail.
+  const check = process.argv.includes("--check");
+  const stale: string[] = [];
   for (const name of PROCESSES) {
-    writeFileSync(rulesFile(name), generatedRules(name));
-    writeFileSync(readmeFile(name), generatedReadme(name));
+    for (const [file, text] of [[rulesFile(name), generatedRules(name)], [readmeFile(name), generatedReadme(name)]] as const) {
+      if (readFileSync(file, "utf8") === text) continue;
+      if (check) stale.push(path.relative(ROOT, file));
+      else writeFileSync(file, text);
+    }
+  }
+  if (stale.length > 0) {
+    process.stderr.write(`stale shared alerts (run make alerts): ${stale.join(", ")}\n`);
+    process.exit(1);
   }
 }
