@@ -46,6 +46,9 @@ describe("each invariant fails on a broken object", () => {
     ["topology-spread", (ms) => {
       for (const c of gatewayPod(ms).topologySpreadConstraints as { whenUnsatisfiable: string }[]) c.whenUnsatisfiable = "ScheduleAnyway";
     }],
+    ["topology-spread", (ms) => {
+      for (const c of gatewayPod(ms).topologySpreadConstraints as { nodeTaintsPolicy?: string }[]) delete c.nodeTaintsPolicy;
+    }],
     ["requests-within-limits", (ms) => { (gatewayContainer(ms).resources as { requests: Record<string, string> }).requests.memory = "1Gi"; }],
     ["probe-timeouts", (ms) => { (gatewayContainer(ms).readinessProbe ?? {}).timeoutSeconds = 1; }],
     ["probe-timeouts", (ms) => { delete (gatewayContainer(ms).startupProbe ?? {}).timeoutSeconds; }],

@@ -9,7 +9,7 @@ import type { Manifest, PodSpec, Probe, WorkloadSpec } from "./manifest-types";
 export type Environment = "base" | "sandbox" | "production";
 export interface Violation { rule: string; object: string; detail: string }
 
-interface SpreadConstraint { topologyKey: string; whenUnsatisfiable: string; labelSelector?: { matchLabels?: Record<string, string> } }
+interface SpreadConstraint { topologyKey: string; whenUnsatisfiable: string; nodeTaintsPolicy?: string; labelSelector?: { matchLabels?: Record<string, string> } }
 type PodSpecWithHost = PodSpec & { hostNetwork?: boolean; hostPID?: boolean; hostIPC?: boolean; topologySpreadConstraints?: SpreadConstraint[] };
 
 /** Kubernetes' smallest probe timeout we allow: a 1 s default fails healthy pods on a busy node. */
@@ -42,6 +42,10 @@ const RULES: Record<string, (ms: readonly Manifest[], env: Environment) => Viola
       // Production runs two replicas at least: both on one node would make that node an outage.
       if (env === "production" && !byNode.some((c) => c.whenUnsatisfiable === "DoNotSchedule")) {
         return [{ rule: "topology-spread", object: id(m), detail: "spread across nodes is only preferred (ScheduleAnyway)" }];
+      }
+      // A hard spread that counts cordoned or tainted nodes as domains leaves a drained pod Pending.
+      if (byNode.some((c) => c.whenUnsatisfiable === "DoNotSchedule" && c.nodeTaintsPolicy !== "Honor")) {
+        return [{ rule: "topology-spread", object: id(m), detail: "hard spread across nodes counts nodes its pods cannot tolerate (nodeTaintsPolicy is not Honor)" }];
       }
       return [];
     }),

@@ -9,7 +9,7 @@ import { PROCESSES, find, podSpec, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 
 interface Panel { title: string; targets: { expr: string }[] }
-interface PodMonitorSpec { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: { port: string; path: string }[] }
+interface PodMonitorSpec { jobLabel?: string; selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: { port: string; path: string }[] }
 
 describe.each(["overlays/sandbox", "overlays/production"])("monitoring of %s", (dir) => {
   const manifests = render(path.join(DEPLOY, dir));
@@ -21,6 +21,9 @@ describe.each(["overlays/sandbox", "overlays/production"])("monitoring of %s", (
     const port = podSpec(deployment).containers[0]?.ports?.find((p) => p.name === "metrics");
     expect(port).toBeDefined();
     expect(spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: port?.name, path: "/metrics" })]);
+    // Its targets' job is the pods' name (not the operator's "<namespace>/<podmonitor>"), which the ScrapeTargetAbsent alerts read.
+    expect(spec.jobLabel).toBe("app.kubernetes.io/name");
+    expect(workload(deployment).template.metadata.labels["app.kubernetes.io/name"]).toBe(name);
   });
 
   it("ships the dashboard as a ConfigMap Grafana's sidecar loads, with a panel per signal", () => {

@@ -2,11 +2,15 @@
  * The sandbox and production overlays, rendered: their namespace, environment, pinned image,
  * replica floors, disruption budgets, topic durability and the database connection budget.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
 import { FAKE_SECRET_VALUES, PROCESSES, find, ofKind, podSpec, readConfigOf } from "./facts";
-import { DEPLOY, podContainers, readKustomization, render } from "./kustomize";
+import { DEPLOY, podContainers, readKustomization, render, type Kustomization } from "./kustomize";
+import type { Manifest } from "./manifest-types";
 
 /** PostgreSQL connections all service pods may hold at peak; deploy/README.md states the same figure's basis. */
 const CONNECTION_BUDGET = 200;
@@ -19,6 +23,35 @@ const OVERLAYS = [
 interface Hpa { minReplicas: number; maxReplicas: number }
 interface Pdb { minAvailable?: number; maxUnavailable?: number }
 interface Topic { replicas: number; config: Record<string, string> }
+
+type ImageEntry = NonNullable<Kustomization["images"]>[number];
+
+/** An image by tag (`name:tag`), by digest (`name@sha256:...`), or both (`name:tag@sha256:...`), as kustomize writes them. */
+const PINNED_IMAGE = /^[a-z0-9.-]+\.[a-z]+\/[a-z0-9/_-]+(:[\w][\w.-]{0,127}(@sha256:[a-f0-9]{64})?|@sha256:[a-f0-9]{64})$/;
+
+/** The image kustomize renders for an images: entry: its tag, its digest, or both. */
+const pinnedImage = (entry: ImageEntry | undefined): string =>
+  `${entry?.newName ?? entry?.name}${entry?.newTag ? `:${entry.newTag}` : ""}${entry?.digest ? `@${entry.digest}` : ""}`;
+
+const workloadsOf = (manifests: readonly Manifest[]) => ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"));
+
+function expectPinnedImages(manifests: readonly Manifest[]): void {
+  const images = new Set(workloadsOf(manifests).flatMap((m) => podContainers(m).map((c) => c.image)));
+  expect(images.size).toBe(PROCESSES.length);
+  for (const image of images) {
+    expect(image).toMatch(PINNED_IMAGE);
+    expect(image).not.toMatch(/:latest(@|$)/);
+  }
+}
+
+function expectOneEntryPerProcess(manifests: readonly Manifest[], entries: readonly ImageEntry[]): void {
+  expect(entries.map((e) => e.name).sort()).toEqual(PROCESSES.map((name) => `ghcr.io/tawsil/${name}`).sort());
+  for (const m of workloadsOf(manifests)) {
+    const process = (m.spec as { template: { metadata: { labels?: Record<string, string> } } }).template.metadata.labels?.["app.kubernetes.io/name"];
+    const entry = entries.find((e) => e.name === `ghcr.io/tawsil/${process}`);
+    for (const c of podContainers(m)) expect(c.image, `${m.kind}/${m.metadata.name}`).toBe(pinnedImage(entry));
+  }
+}
 
 describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, minReplicas }) => {
   const dir = path.join(DEPLOY, "overlays", overlay);
@@ -35,23 +68,11 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
   });
 
   it("pins each process's own image to a registry and an explicit tag or digest, never latest", () => {
-    const workloads = ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"));
-    const images = new Set(workloads.flatMap((m) => podContainers(m).map((c) => c.image)));
-    expect(images.size).toBe(PROCESSES.length);
-    for (const image of images) {
-      expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]+\/[a-z0-9/_-]+(:[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})$/);
-      expect(image).not.toMatch(/:latest$/);
-    }
+    expectPinnedImages(manifests);
   });
 
   it("pins each process by an images: entry of its own, so one release moves one process", () => {
-    const entries = readKustomization(dir).images ?? [];
-    expect(entries.map((e) => e.name).sort()).toEqual(PROCESSES.map((name) => `ghcr.io/tawsil/${name}`).sort());
-    for (const m of ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"))) {
-      const process = (m.spec as { template: { metadata: { labels?: Record<string, string> } } }).template.metadata.labels?.["app.kubernetes.io/name"];
-      const entry = entries.find((e) => e.name === `ghcr.io/tawsil/${process}`);
-      for (const c of podContainers(m)) expect(c.image, `${m.kind}/${m.metadata.name}`).toBe(`${entry?.newName ?? entry?.name}:${entry?.newTag}`);
-    }
+    expectOneEntryPerProcess(manifests, readKustomization(dir).images ?? []);
   });
 
   it.each(PROCESSES)(`configures %s for ${overlay}, in a form its readConfig accepts`, async (name) => {
@@ -108,5 +129,33 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     for (const m of [...ofKind(manifests, "Deployment"), ...ofKind(manifests, "Job")]) {
       expect(podSpec(m).securityContext, m.metadata.name).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
     }
+  });
+});
+
+// A release pipeline may pin by digest (`kustomize edit set image ghcr.io/tawsil/pricing@sha256:...`)
+// or by tag and digest: production, with one image pinned each way on top, passes the same checks.
+describe("production pinned by digest", () => {
+  const digest = (c: string) => `sha256:${c.repeat(64)}`;
+  const pins: ImageEntry[] = [
+    { name: "ghcr.io/tawsil/pricing", digest: digest("a") },
+    { name: "ghcr.io/tawsil/gateway", newTag: "2026.11.27-1", digest: digest("b") },
+  ];
+  const dir = mkdtempSync(path.join(os.tmpdir(), "tawsil-digest-pin-"));
+  // kustomize takes no absolute path to a base: the production overlay, relative to the temporary directory.
+  writeFileSync(path.join(dir, "kustomization.yaml"), stringify({
+    apiVersion: "kustomize.config.k8s.io/v1beta1",
+    kind: "Kustomization",
+    resources: [path.relative(dir, path.join(DEPLOY, "overlays", "production"))],
+    images: pins,
+  }));
+  const manifests = render(dir);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const entries = (readKustomization(path.join(DEPLOY, "overlays", "production")).images ?? []).map((e) => pins.find((p) => p.name === e.name) ?? e);
+
+  it("renders name@digest and name:tag@digest, and they pass the overlay's image checks", () => {
+    expect(podContainers(find(manifests, "Deployment", "pricing"))[0]?.image).toBe(`ghcr.io/tawsil/pricing@${digest("a")}`);
+    expect(podContainers(find(manifests, "Deployment", "gateway"))[0]?.image).toBe(`ghcr.io/tawsil/gateway:2026.11.27-1@${digest("b")}`);
+    expectPinnedImages(manifests);
+    expectOneEntryPerProcess(manifests, entries);
   });
 });

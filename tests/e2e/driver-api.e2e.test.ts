@@ -167,6 +167,7 @@ describe("the driver API", () => {
     expect(offer.destinationAddress).not.toBe("");
     // The recipient is not the driver's to know before the job is.
     expect(JSON.stringify(offer)).not.toContain("Huda");
+    expect(JSON.stringify(offer)).not.toContain("512345600");
     expect(Date.parse(String(offer.expiresAt))).toBeGreaterThan(Date.now());
     // Driver B sees nothing of it, and cannot take or refuse it.
     expect((await call(tokenB, "GET", "/v2/driver/offers")).body).toEqual({ offers: [] });
@@ -174,7 +175,8 @@ describe("the driver API", () => {
     expectProblem(await call(tokenB, "POST", `/v2/driver/offers/${String(offer.offerId)}/decline`), 404, "OFFER_NOT_FOUND");
 
     expect(await call(tokenA, "POST", `/v2/driver/offers/${String(offer.offerId)}/accept`)).toEqual({ status: 200, body: { offerId: offer.offerId, status: "ACCEPTED" } });
-    expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [expect.objectContaining({ shipmentId, recipient: { name: "Huda" }, codAmount: 149.5 })] });
+    // Now the driver's: the recipient's name and phone (E.164), to call at the door.
+    expect((await call(tokenA, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [expect.objectContaining({ shipmentId, recipient: { name: "Huda", phone: "+966512345600" }, codAmount: 149.5 })] });
     expect((await call(tokenB, "GET", "/v2/driver/jobs")).body).toEqual({ jobs: [] });
 
     const step = (token: string, key: string, body: unknown) => call(token, "POST", `/v2/driver/jobs/${shipmentId}/steps`, body, { "idempotency-key": key });

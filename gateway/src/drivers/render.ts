@@ -26,5 +26,5 @@ export function renderOffer(offer: Offer) {
 
 /** A current job also names the recipient: the driver is told while the job is its, never after. */
 export function renderJob(job: Job) {
-  return { ...parcelOf(job), recipient: { name: job.recipientName } };
+  return { ...parcelOf(job), recipient: { name: job.recipientName, phone: job.recipientPhone } };
 }

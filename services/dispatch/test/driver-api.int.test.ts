@@ -108,8 +108,11 @@ describe("a driver's API", () => {
     expect(job?.shipmentId).toBe(shipmentId);
     // The recipient is the driver's to know while the job is active.
     expect(job?.recipientName).not.toBe("");
-    const recipientOf = async () => (await query<{ recipient_name: string | null }>(stack.dispatchDb.url, `SELECT recipient_name FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId))[0]?.recipient_name;
-    expect(await recipientOf()).toBe(job?.recipientName);
+    // The phone too, learnt from the shipment service at the acceptance (never in the events).
+    expect(job?.recipientPhone).toMatch(/^\+9665\d{8}$/);
+    const recipientOf = async () =>
+      (await query<{ recipient_name: string | null; recipient_phone: string | null }>(stack.dispatchDb.url, `SELECT recipient_name, recipient_phone FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId))[0];
+    expect(await recipientOf()).toEqual({ recipient_name: job?.recipientName, recipient_phone: job?.recipientPhone });
     const before = (await versionOf(shipmentId)).version;
     const key = `key-${randomUUID()}`;
     const pickUp = { driverId, shipmentId, progress: Progress.PICKED_UP, idempotencyKey: key, requestFingerprint: fingerprint("picked up") };
@@ -128,8 +131,9 @@ describe("a driver's API", () => {
     await stack.drivers.reportProgress(early);
     expect((await versionOf(shipmentId)).state).toBe(ShipmentState.DELIVERED);
     expect((await stack.drivers.listJobs({ driverId })).jobs).toEqual([]);
-    // ...and nobody's once it is done: dispatch forgets the name (the consumer follows the shipment).
-    await eventually(async () => ((await recipientOf()) === null ? true : undefined), "the recipient's name forgotten");
+    // ...and nobody's once it is done: dispatch forgets the name and phone (the consumer follows the shipment).
+    await eventually(async () => ((await recipientOf())?.recipient_name === null ? true : undefined), "the recipient's name forgotten");
+    expect(await recipientOf()).toEqual({ recipient_name: null, recipient_phone: null });
     await stack.drivers.setAvailability({ driverId, available: false });
   });
 

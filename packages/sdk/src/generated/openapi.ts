@@ -437,6 +437,8 @@ export interface paths {
         /**
          * List the driver's open offers
          * @description The shipments offered to this driver and not yet accepted, declined or expired: where to collect and deliver, the parcel, its requirements, whether cash is collected at the door, and when the offer lapses.
+         *
+         *     With `waitSeconds` and no offer open, the answer is held until an offer is made for the driver or that many seconds pass (a long poll; then `offers` is empty): an app keeps one such call outstanding while on shift instead of asking every second, and learns of an offer at once.
          */
         get: operations["listDriverOffers"];
         put?: never;
@@ -1166,6 +1168,8 @@ export interface components {
             /** @description Given while the job is the driver's, never after. */
             recipient: {
                 name: string;
+                /** @description The recipient's phone in E.164 (e.g. +966512345678), to call at the door. */
+                phone: string;
             };
         };
         DriverOffer: {
@@ -3112,7 +3116,10 @@ export interface operations {
     };
     listDriverOffers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How long to wait for an offer when none is open (0, the default, answers at once). */
+                waitSeconds?: number;
+            };
             header?: {
                 /** @description `en` (default) or `ar`; at most 64 characters, else 400 `INVALID_PARAMETER`. */
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];

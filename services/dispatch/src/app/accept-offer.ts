@@ -28,6 +28,7 @@ export async function acceptOffer(ctx: DispatchContext, parties: { shipmentId: s
   await ctx.store.transaction(async (work) => {
     const job = await work.lockJob(shipmentId);
     await work.setOfferState(offerId, "ACCEPTED");
+    if (step.recipientPhone) await work.recordRecipientPhone(shipmentId, step.recipientPhone);
     if (job) await work.saveJob(assigned(job, step.version));
     await work.updateDriver(driverId, { currentShipmentId: shipmentId });
     await work.recordAssignmentChange({ shipmentId, offerId, driverId, change: "ACCEPTED", at: nowOf(ctx) });

@@ -32,7 +32,8 @@ export interface SandboxDeliveryProof {
 }
 
 /** The shipment service refused (its state machine, a stale version, or no such shipment). */
-export type StepOutcome = ({ readonly ok: true } & ShipmentSnapshot) | { readonly ok: false; readonly reason: string };
+/** An accepted step; an acceptance also carries the recipient's phone, for the driver who now carries the shipment. */
+export type StepOutcome = ({ readonly ok: true; readonly recipientPhone?: string } & ShipmentSnapshot) | { readonly ok: false; readonly reason: string };
 
 /**
  * The shipment service, the only writer of shipments. Never called inside a JobWork: a slow or
@@ -74,6 +75,8 @@ export interface JobWork {
   offer(offerId: string): Promise<Offer | undefined>;
   createOffer(offer: { shipmentId: string; driverId: string; expiresAt: Date }): Promise<Offer>;
   setOfferState(offerId: string, state: OfferState): Promise<void>;
+  /** The recipient's phone, kept for the job's driver until the job ends (saveJob clears it). */
+  recordRecipientPhone(shipmentId: string, phone: string): Promise<void>;
   withdrawOpenOffers(shipmentId: string): Promise<void>;
   driver(driverId: string): Promise<Driver | undefined>;
   /** On shift, carrying nothing, holding no open offer, of one of `serviceIds`, in the city. */
@@ -119,6 +122,8 @@ export interface DriverJob {
 /** A job the driver carries now: the recipient is told only here, while it is active. */
 export interface CurrentJob extends DriverJob {
   readonly recipientName: string;
+  /** "" for a job accepted before dispatch kept it. */
+  readonly recipientPhone: string;
 }
 
 /** An open offer as a driver's app lists it. */

@@ -22,7 +22,7 @@ export interface ShipmentSnapshot {
 
 /**
  * What a driver is told of a delivery beyond the parcel (decisions.md section 17): the addresses,
- * the cash to collect (a decimal SAR string) and the recipient's name, which dispatch forgets
+ * the cash to collect (a decimal SAR string) and the recipient's name and phone, which dispatch forgets
  * once the job is done or cancelled.
  */
 export interface DeliveryFacts {
@@ -30,6 +30,8 @@ export interface DeliveryFacts {
   readonly destinationAddress: string;
   readonly codAmount: string;
   readonly recipientName: string;
+  /** Known from the driver's acceptance on (decisions.md section 17); "" before. */
+  readonly recipientPhone?: string;
 }
 
 export interface DispatchJob {

@@ -30,7 +30,7 @@ export function jobFromRow(row: JobRow): DispatchJob {
     delivery:
       row.pickupAddress === null
         ? undefined
-        : { pickupAddress: row.pickupAddress, destinationAddress: row.destinationAddress ?? "", codAmount: row.codAmount ?? "0.00", recipientName: row.recipientName ?? "" },
+        : { pickupAddress: row.pickupAddress, destinationAddress: row.destinationAddress ?? "", codAmount: row.codAmount ?? "0.00", recipientName: row.recipientName ?? "", recipientPhone: row.recipientPhone ?? "" },
   };
 }
 

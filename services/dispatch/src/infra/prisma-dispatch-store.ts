@@ -42,7 +42,7 @@ export class PrismaDispatchStore implements DispatchStore {
     const row = await this.db.dispatchJob.findUnique({ where: { shipmentId: driver.currentShipmentId } });
     if (!row) return [];
     const job = jobFromRow(row);
-    return [{ ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "" }];
+    return [{ ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "", recipientPhone: job.delivery?.recipientPhone ?? "" }];
   }
 
   async offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined> {

@@ -57,8 +57,13 @@ export class PrismaJobWork implements JobWork {
         tried_driver_ids = ${[...job.triedDriverIds]}::uuid[], deadline = ${job.deadline}::timestamptz, unresolved_count = ${job.unresolvedCount}::int,
         retry_at = ${job.retryAt}::timestamptz, updated_at = clock_timestamp(),
         -- The recipient is the driver's to know while the job is active, and nobody's after.
-        recipient_name = CASE WHEN ${job.state} IN ('DONE', 'CANCELLED') THEN NULL ELSE recipient_name END
+        recipient_name = CASE WHEN ${job.state} IN ('DONE', 'CANCELLED') THEN NULL ELSE recipient_name END,
+        recipient_phone = CASE WHEN ${job.state} IN ('DONE', 'CANCELLED') THEN NULL ELSE recipient_phone END
       WHERE shipment_id = ${job.shipmentId}::uuid`;
+  }
+
+  async recordRecipientPhone(shipmentId: string, phone: string): Promise<void> {
+    await this.tx.$executeRaw`UPDATE dispatch_job SET recipient_phone = ${phone} WHERE shipment_id = ${shipmentId}::uuid`;
   }
 
   async openOffer(shipmentId: string): Promise<Offer | undefined> {

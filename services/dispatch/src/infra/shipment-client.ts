@@ -46,11 +46,11 @@ export function shipmentsOver(client: Client<typeof ShipmentService>): Shipments
   };
 }
 
-async function outcome(call: () => Promise<{ shipment?: { state: ShipmentState; version: bigint } | undefined }>): Promise<StepOutcome> {
+async function outcome(call: () => Promise<{ shipment?: { state: ShipmentState; version: bigint } | undefined; recipientPhone?: string }>): Promise<StepOutcome> {
   try {
-    const { shipment } = await call();
+    const { shipment, recipientPhone } = await call();
     if (!shipment) throw new Error("the shipment service answered without a shipment");
-    return { ok: true, state: ShipmentState[shipment.state] as ShipmentStateName, version: shipment.version };
+    return { ok: true, state: ShipmentState[shipment.state] as ShipmentStateName, version: shipment.version, ...(recipientPhone ? { recipientPhone } : {}) };
   } catch (error) {
     if (!(error instanceof ConnectError)) throw error;
     const refusal = proofRefusal(error);

@@ -1,7 +1,7 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Logger } from "@tawsil/logging";
-import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
+import { DispatchStep, type ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { ApplyDispatchStep } from "../app/apply-dispatch-step";
 import type { CancelShipment } from "../app/cancel-shipment";
 import type { CreateShipment } from "../app/create-shipment";
@@ -71,7 +71,9 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
           codCollected: req.codCollected ? { currency: req.codCollected.currency, amount: req.codCollected.amount } : null,
         },
       });
-      return { shipment: shipmentMessage(shipment, links) };
+      // The full phone goes to dispatch only for the driver who now carries the shipment.
+      const recipientPhone = req.step === DispatchStep.ACCEPT ? shipment.recipientPhone : "";
+      return { shipment: shipmentMessage(shipment, links), recipientPhone };
     },
     async findTrackedShipment(req) {
       const key = req.key.case === "trackingCodeSha256" ? { trackingCodeSha256: req.key.value } : { shipmentId: req.key.value ?? "" };
