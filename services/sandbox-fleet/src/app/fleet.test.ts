@@ -1,6 +1,7 @@
 import { createLogger } from "@tawsil/logging";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../infra/system-clock";
+import type { ServicePair } from "../domain/service-pair";
 import { Fleet } from "./fleet";
 import { RefusedError, type DriverApp, type FleetAdmin, type FleetDriverAccount, type Offer, type PairDemandReport } from "./ports";
 
@@ -12,7 +13,7 @@ const demandOf = (waiting: number): PairDemandReport[] => [{ ...BIKES, onShift: 
 /** Dispatch's, merchant's and shipment's admin listeners as the fleet sees them, recording what it asks. */
 function fakeAdmin(listed: { name: string; onShift: boolean }[]) {
   const seen = { rotated: [] as string[], onboarded: [] as string[], demands: 0 };
-  const account = (driverId: string, name: string, pair = BIKES): FleetDriverAccount => ({ driverId, name, pair, clientId: `client-${driverId}`, clientSecret: "secret" });
+  const account = (driverId: string, name: string, pair: ServicePair = BIKES): FleetDriverAccount => ({ driverId, name, pair, clientId: `client-${driverId}`, clientSecret: "secret" });
   const admin: FleetAdmin = {
     listFleetDrivers: async () => listed.map(({ name, onShift }) => ({ driverId: `id ${name}`, name, onShift, pair: BIKES })),
     onboard: async (name, pair) => (seen.onboarded.push(name), account(`id ${name}`, name, pair)),
