@@ -128,7 +128,7 @@ export class DevStack {
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
       identityKeys: this.identityKeys(),
-      // `SANDBOX_FLEET_ENABLED=false make dev` (no simulated driver but yours) stops the fleet process too.
+      // `SANDBOX_FLEET_ENABLED=false make dev`: no fleet process, so the only drivers are yours.
       fleet: (opts.env?.SANDBOX_FLEET_ENABLED ?? process.env.SANDBOX_FLEET_ENABLED) !== "false",
       gatewayEnv: { MEDIA_DOWNLOAD_SECRET: this.secret("MEDIA_DOWNLOAD_SECRET") },
       serviceEnv: {

@@ -24,7 +24,7 @@ export const BENCH_ENV = {
   // Every public tracking read of the bench comes from one address: 600 a minute would refuse
   // nearly all of the tracking scenario (links rotate to stay under each link's own limit).
   PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000000",
-  // The sandbox fleet, on as in `make dev` (said explicitly: the idle figures are about it).
+  // The sandbox fleet process, on as in `make dev` (said explicitly: the idle figures are about it).
   SANDBOX_FLEET_ENABLED: "true",
 };
 

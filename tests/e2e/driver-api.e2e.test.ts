@@ -29,7 +29,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers: laneBrokers(),
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    fleet: false,
     // Creates need a driver on shift in the city (decisions.md section 2); busy ones are offered nothing.
     beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
   });

@@ -56,7 +56,7 @@ beforeAll(async () => {
     // Per-client and token limits raised so 429s do not mask everything else; public tracking,
     // the failed-authentication lockout and secret rotation keep theirs (the rate-limit checks).
     env: { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000", TOKEN_RATE_LIMIT_PER_MINUTE: "100000", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000", TOKEN_GLOBAL_RATE_PER_SECOND: "100000", TOKEN_GLOBAL_BURST: "100000", DRIVER_RATE_LIMIT_PER_SECOND: "1000000", DRIVER_RATE_LIMIT_BURST: "1000000" },
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    fleet: false,
     beforeStart: (urls) => putFleetOnShift(urls.dispatch, { cities: ["RUH"], busy: true }),
   });
   const { credentials } = testMesh;

@@ -63,7 +63,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers,
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    fleet: false,
     beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
   });
   ({ mesh, credentials, logDir } = testMesh);

@@ -29,8 +29,8 @@ beforeAll(async () => {
     brokers: laneBrokers(),
     serviceEnv: {
       shipment: { ...localStorageEnv(s3.endpoint, BUCKET), S3_TIMEOUT_MS: "5000" },
-      dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0" },
     },
+    fleetEnv: { FLEET_FAILURE_RATE: "0" },
     gatewayEnv: () => ({ PEER_HEALTH_TIMEOUT_MS: "5000" }),
   });
   const { credentials } = testMesh;

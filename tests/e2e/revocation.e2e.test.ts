@@ -24,7 +24,7 @@ beforeAll(async () => {
     adminUrl: inject("databaseAdminUrl"),
     brokers: laneBrokers(),
     // Creates need a driver on shift (decisions.md section 2); busy ones are offered nothing.
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    fleet: false,
     beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
   });
   admin = createAdminClient(testMesh.mesh.processes.find((p) => p.name === "merchant")!.adminUrl!);

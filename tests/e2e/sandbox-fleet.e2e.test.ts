@@ -7,8 +7,8 @@ import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
  * Issue 30, the sandbox fleet as a driver like any other (decisions.md section 17): its own process
- * (services/sandbox-fleet), dispatch's in-process fleet off, so every delivery here is driven over
- * HTTP by the fleet's drivers with their own credentials. Shipments with each requirement of the
+ * (services/sandbox-fleet): every delivery here is driven over HTTP by the fleet's drivers with
+ * their own credentials. Shipments with each requirement of the
  * catalogue reach DELIVERED unaided, with the PIN entered, the evidence in shape B's timelineMedia
  * and the COD amount handed over; a restarted fleet finds its drivers again instead of registering more.
  */
@@ -21,7 +21,6 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers: laneBrokers(),
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
     fleet: true,
     // One driver per pair to begin with, and extras off shift 5 s after their last job, so the
     // growth test outgrows Riyadh's drivers with a few shipments and sees the fleet shrink back.

@@ -127,7 +127,7 @@ beforeAll(async () => {
     brokers,
     // A third of the sandbox's speed: at full speed a driver near the pickup is assigned and picks
     // up between two loads of the page, and the page in that state is never seen.
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0", SANDBOX_SPEED_KMH: "200" } },
+    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_SPEED_KMH: "200" },
   });
   browser = await launchChromium();
   await Promise.all([followDelivery(), cancelBeforePickup("customer", "CUSTOMER_REQUEST"), cancelBeforePickup("merchant", PRIVATE_REASON)]);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers: laneBrokers(),
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0" } },
+    fleetEnv: { FLEET_FAILURE_RATE: "0" },
   });
 }, 180_000);
 afterAll(async () => {

@@ -31,7 +31,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers: kafka.brokers,
-    serviceEnv: { dispatch: { SANDBOX_FLEET_ENABLED: "false" } },
+    fleet: false,
     beforeStart: (databaseUrls) => putFleetOnShift(databaseUrls.dispatch, { cities: ["RUH"], busy: true }),
   });
   credentials = testMesh.credentials;

@@ -44,10 +44,10 @@ beforeAll(async () => {
     adminUrl: postgres.adminUrl,
     brokers: kafka.brokers,
     serviceEnv: {
-      dispatch: { SANDBOX_FLEET_ENABLED: "true", SANDBOX_FAILURE_RATE: "0", SANDBOX_SPEED_KMH: "20000" },
       // A short retry schedule, so a receiver outage is recovered from within the run.
       webhook: { WEBHOOK_FIRST_RETRY_SECONDS: "1", WEBHOOK_ATTEMPT_TIMEOUT_MS: "2000", WEBHOOK_IDLE_MS: "200" },
     },
+    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_SPEED_KMH: "20000" },
     gatewayEnv: (ports) => {
       shipmentPort = ports.shipment;
       // The load is one client: the per-client limits would refuse it before any fault does.

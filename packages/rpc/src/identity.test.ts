@@ -26,7 +26,6 @@ const shipmentPolicy = new CallerPolicy([
     reserveForOffer: ["dispatch"],
     applyDispatchStep: ["dispatch"],
     findTrackedShipment: ["tracking"],
-    getSandboxDeliveryProof: ["dispatch"],
   }),
   operatorService(ShipmentAdminService),
 ]);

@@ -33,20 +33,17 @@ describe("dispatch configuration", () => {
       UNRESOLVED_RETRY_BACKOFF_MS: 30_000,
       // decisions.md section 4: 45 minutes before the pickup window.
       PICKUP_OFFER_LEAD_MS: 2_700_000,
-      SANDBOX_FLEET_ENABLED: true,
-      SANDBOX_SPEED_KMH: 600,
-      SANDBOX_FAILURE_RATE: 0.05,
-      SANDBOX_LOCATION_INTERVAL_MS: 2_000,
     });
+    // The environment decides the backlog order unless it is set (server.ts backlogOrderOf).
+    expect(config.DISPATCH_BACKLOG_ORDER).toBeUndefined();
     expect(readConfig({ ...base, CATALOGUE_REFRESH_MS: "5000" }).CATALOGUE_REFRESH_MS).toBe(5000);
-    expect(readConfig({ ...base, SANDBOX_FLEET_ENABLED: "false" }).SANDBOX_FLEET_ENABLED).toBe(false);
+    expect(readConfig({ ...base, DISPATCH_BACKLOG_ORDER: "OLDEST_FIRST" }).DISPATCH_BACKLOG_ORDER).toBe("OLDEST_FIRST");
   });
 
   it("reports every missing or wrong variable", () => {
     expect(problems({}).map((p) => p.split(":")[0]).sort()).toEqual(["DATABASE_URL", "KAFKA_BROKERS", "PORT", "SHIPMENT_SERVICE_URL"]);
     expect(problems({ ...base, CATALOGUE_REFRESH_MS: "10" })[0]).toMatch(/^CATALOGUE_REFRESH_MS:/);
-    expect(problems({ ...base, SANDBOX_FAILURE_RATE: "1.5" })[0]).toMatch(/^SANDBOX_FAILURE_RATE:/);
-    expect(problems({ ...base, SANDBOX_LOCATION_INTERVAL_MS: "10" })[0]).toMatch(/^SANDBOX_LOCATION_INTERVAL_MS:/);
+    expect(problems({ ...base, DISPATCH_BACKLOG_ORDER: "RANDOM" })[0]).toMatch(/^DISPATCH_BACKLOG_ORDER:/);
     // A safety net more often than every second would be a polling loop again.
     expect(problems({ ...base, DISPATCHER_SAFETY_NET_MS: "500" })[0]).toMatch(/^DISPATCHER_SAFETY_NET_MS:/);
     expect(problems({ ...base, LEADER_RETRY_MS: "0" })[0]).toMatch(/^LEADER_RETRY_MS:/);

@@ -4,7 +4,6 @@ import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_servi
 import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_service_pb";
 import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { ActiveDriverIndex } from "./app/active-driver-index";
@@ -13,7 +12,6 @@ import { CheckEligibility } from "./app/check-eligibility";
 import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
-import { fleetOnDuty, SandboxFleet } from "./app/sandbox-fleet";
 import { OfferWaiters } from "./app/offer-waiters";
 import type { BacklogOrder } from "./app/ports";
 import { StaffingPublisher } from "./app/staffing-publisher";
@@ -28,8 +26,6 @@ import { CITY_STAFFING_TOPIC } from "./infra/events";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
 import { DRIVERS_CHANNEL, OFFERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
-import { sandboxRecipientOver } from "./infra/sandbox-recipient";
-import type { SandboxRecipient } from "./app/sandbox-driver";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { DriverAdmin } from "./app/driver-admin";
@@ -56,15 +52,14 @@ export interface DispatchServiceParts extends ServiceParts {
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
   readonly staffing: StaffingPublisher;
-  /** The sandbox fleet's recipient and camera; undefined where no fleet runs. */
-  readonly sandboxRecipient: SandboxRecipient | undefined;
 }
 
 /**
  * Builds the service from its configuration: database, the carrier catalogue (loaded here, so a
  * replica that cannot read it fails to start rather than answering "not eligible" to everyone),
  * the shipment service's client, use cases and RPC handlers. The background workers (consumer,
- * dispatcher, sandbox fleet) are started by startDispatchWorkers.
+ * dispatcher) are started by startDispatchWorkers. The sandbox's simulated drivers are a process
+ * of their own (services/sandbox-fleet), drivers like any other over the gateway.
  */
 export async function composeDispatchService(config: Config, logger: Logger): Promise<DispatchServiceParts> {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
@@ -108,9 +103,6 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   const identity = processIdentity("dispatch", config, logger, CALLERS);
   const shipmentPeer = { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self };
   const shipmentClient = createPeerClient(ShipmentService, config.SHIPMENT_SERVICE_URL, shipmentPeer);
-  const sandboxRecipient = fleetRuns(config)
-    ? sandboxRecipientOver({ shipments: shipmentClient, media: createPeerClient(MediaAssetService, config.SHIPMENT_SERVICE_URL, shipmentPeer), uploadTimeoutMs: config.PEER_TIMEOUT_MS })
-    : undefined;
   const context: DispatchContext = {
     store,
     shipments: shipmentsOver(shipmentClient),
@@ -145,7 +137,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
       router.service(DriverService, driverService({ driverApi, logger }));
     },
     callers: identity.callers,
-    checks: [database.readiness, staffingReadiness(staffing), ...(fleetRuns(config) ? [fleetReadiness(catalogue, activeDrivers)] : [])],
+    checks: [database.readiness, staffingReadiness(staffing)],
     closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, { name: "offers-listener", close: () => offersMade.close() }, database],
     database,
     context,
@@ -153,7 +145,6 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     catalogue,
     activeDrivers,
     staffing,
-    sandboxRecipient,
   };
 }
 
@@ -192,22 +183,9 @@ function staffingRelayed(db: PrismaClient): ReadinessCheck {
 /** DISPATCH_BACKLOG_ORDER, else the environment's: the sandbox serves its newest shipment first (BacklogOrder). */
 const backlogOrderOf = (config: Config): BacklogOrder => config.DISPATCH_BACKLOG_ORDER ?? (config.TAWSIL_ENVIRONMENT === "sandbox" ? "NEWEST_FIRST" : "OLDEST_FIRST");
 
-const fleetRuns = (config: Config) => config.TAWSIL_ENVIRONMENT === "sandbox" && config.SANDBOX_FLEET_ENABLED;
-
-/** A sandbox is ready once its fleet is on shift: the first create after start-up must find a driver. */
-function fleetReadiness(catalogue: CatalogueCache, activeDrivers: ActiveDriverIndex): ReadinessCheck {
-  return {
-    name: "sandbox-fleet",
-    check: async () => {
-      if (!fleetOnDuty(catalogue.current(), activeDrivers)) throw new Error("the sandbox fleet is not on shift yet");
-    },
-  };
-}
-
 /**
- * Starts the shipment event consumer (when given a broker), the dispatcher and, in the sandbox
- * with SANDBOX_FLEET_ENABLED, the simulated fleet; the last two act only in the replica that
- * leads them. Returns their closers, to stop before the database.
+ * Starts the shipment event consumer (when given a broker) and the dispatcher, which acts only in
+ * the replica that leads it. Returns their closers, to stop before the database.
  */
 export async function startDispatchWorkers(
   parts: DispatchServiceParts,
@@ -229,26 +207,11 @@ export async function startDispatchWorkers(
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });
     dispatcher.start();
     closers.push(dispatcher);
-    if (fleetRuns(config)) {
-      const fleet = new SandboxFleet({
-        store: parts.context.store,
-        elect,
-        driverApi: parts.driverApi,
-        catalogue: parts.catalogue,
-        logger: logger.child({ component: "sandbox-fleet" }),
-        speedKmh: config.SANDBOX_SPEED_KMH,
-        failureRate: config.SANDBOX_FAILURE_RATE,
-        tickMs: config.SANDBOX_LOCATION_INTERVAL_MS,
-        ...(parts.sandboxRecipient ? { recipient: parts.sandboxRecipient } : {}),
-      });
-      fleet.start();
-      closers.push(fleet);
-    }
   } catch (error) {
     await stopAll();
     throw error;
   }
-  // Fleet first, then the dispatcher, then the consumer.
+  // The dispatcher first, then the consumer.
   return [...closers].reverse();
 }
 
@@ -257,7 +220,7 @@ export type RunningDispatchService = InProcessService;
 /**
  * The service in-process on HOST:PORT (port 0 picks a free one), without signal handling: for
  * tests. Without `workers` it only answers RPCs; with them it also runs the consumer (on the
- * given broker), the dispatcher and the sandbox fleet as configured.
+ * given broker) and the dispatcher.
  */
 export async function startDispatchService(
   config: Config,
@@ -287,7 +250,7 @@ export async function startDispatchService(
   });
 }
 
-/** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer, dispatcher and (sandbox) simulated fleet. */
+/** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer and dispatcher. */
 export async function dispatchProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composeDispatchService(config, logger);
   const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });

@@ -13,7 +13,7 @@ let stack: DispatchStack;
 let admin: ReturnType<typeof createPeerClient<typeof DriverAdminService>>;
 
 beforeAll(async () => {
-  stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "driverapi", { SANDBOX_FLEET_ENABLED: "false", DISPATCHER_SAFETY_NET_MS: "600000" });
+  stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "driverapi", { DISPATCHER_SAFETY_NET_MS: "600000" });
   admin = createPeerClient(DriverAdminService, stack.dispatch.adminUrl!, { timeoutMs: 10_000 });
 });
 

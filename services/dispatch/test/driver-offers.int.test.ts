@@ -15,7 +15,6 @@ beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "driveroffers", {
     TAWSIL_ENVIRONMENT: "sandbox",
     DISPATCHER_SAFETY_NET_MS: "3600000",
-    SANDBOX_FLEET_ENABLED: "false",
   });
 });
 

@@ -11,7 +11,6 @@ beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "events", {
     OFFER_TIMEOUT_MS: "2000",
     DISPATCHER_SAFETY_NET_MS: "3600000",
-    SANDBOX_FLEET_ENABLED: "false",
     // Production's order, named: the sandbox's own (newest first) is backlog-order.int.test.ts's.
     DISPATCH_BACKLOG_ORDER: "OLDEST_FIRST",
   });

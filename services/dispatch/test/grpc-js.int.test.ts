@@ -62,7 +62,7 @@ describe("the dispatch service, called by grpc-js", () => {
       details: [errorReason("INVALID_ARGUMENT")],
     });
     const position = { latitudeMicro: 24_690_000, longitudeMicro: 46_685_000 };
-    expect(await call(drivers, "ReportLocation", { driverId: randomUUID(), position, accuracyMetres: 5, recordTimeUnixMs: "0" })).toMatchObject({
+    expect(await call(drivers, "ReportLocations", { driverId: randomUUID(), fixes: [{ position, accuracyMetres: 5, recordTimeUnixMs: "0" }] })).toMatchObject({
       status: "NOT_FOUND",
       details: [errorReason("DRIVER_NOT_FOUND")],
     });

@@ -12,7 +12,6 @@ beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "offers", {
     OFFER_TIMEOUT_MS: "1500",
     DISPATCHER_SAFETY_NET_MS: "600000",
-    SANDBOX_FLEET_ENABLED: "false",
   });
 });
 
@@ -97,10 +96,10 @@ describe("offers", () => {
   });
 
   it("publishes location reports keyed by the shipment carried, else the driver", async () => {
-    await stack.drivers.reportLocation({ driverId: near, position: nearPickup, accuracyMetres: 5, recordTimeUnixMs: BigInt(Date.now()) });
+    await stack.drivers.reportLocations({ driverId: near, fixes: [{ position: nearPickup, accuracyMetres: 5, recordTimeUnixMs: BigInt(Date.now()) }] });
     const rows = await query<{ key: string }>(stack.dispatchDb.url, `SELECT key FROM outbox_event WHERE topic = 'dispatch.driver-location.v1' ORDER BY seq DESC LIMIT 1`);
     expect(rows[0]?.key).toBe(near);
-    expect(await failure(stack.drivers.reportLocation({ driverId: randomUUID(), position: nearPickup, accuracyMetres: 5, recordTimeUnixMs: 0n }))).toMatchObject({ code: Code.NotFound, reason: "DRIVER_NOT_FOUND" });
+    expect(await failure(stack.drivers.reportLocations({ driverId: randomUUID(), fixes: [{ position: nearPickup, accuracyMetres: 5, recordTimeUnixMs: 0n }] }))).toMatchObject({ code: Code.NotFound, reason: "DRIVER_NOT_FOUND" });
   });
 
   it("lets a racing cancel and offer have exactly one winner, per shipment", async () => {

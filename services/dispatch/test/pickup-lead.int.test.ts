@@ -15,7 +15,6 @@ beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "lead", {
     PICKUP_OFFER_LEAD_MS: String(LEAD_MS),
     DISPATCHER_SAFETY_NET_MS: "3600000",
-    SANDBOX_FLEET_ENABLED: "false",
   });
   driver = randomUUID();
   await query(stack.dispatchDb.url, `INSERT INTO driver (id, carrier_service_id, city_code, name, updated_at) VALUES ($1::uuid, $2::uuid, 'RUH', 'free', now())`, driver, SAQR_BIKE);

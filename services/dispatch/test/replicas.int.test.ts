@@ -1,6 +1,6 @@
-import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { eventually, startDispatchStack, type DispatchReplica, type DispatchStack } from "./stack";
+import { AL_MALAZ, eventually, SAQR_BIKE, startDispatchStack, type DispatchReplica, type DispatchStack } from "./stack";
 import { query } from "./support";
 
 let stack: DispatchStack;
@@ -9,9 +9,6 @@ let second: DispatchReplica;
 beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "replicas", {
     TAWSIL_ENVIRONMENT: "sandbox",
-    SANDBOX_FLEET_ENABLED: "true",
-    SANDBOX_FAILURE_RATE: "0",
-    SANDBOX_SPEED_KMH: "6000",
     DISPATCHER_SAFETY_NET_MS: "3600000",
     LEADER_RETRY_MS: "300",
   });
@@ -30,8 +27,31 @@ function rolesLed(lines: readonly string[]): string[] {
     .sort();
 }
 
-const delivered = (shipmentId: string) => async () =>
-  (await stack.shipments.client.getShipment({ merchantId: stack.merchantId, shipmentId })).shipment?.state === ShipmentState.DELIVERED ? true : undefined;
+/** Drivers of this test, on duty through the given replica's driver API. */
+async function onDuty(count: number, through: DispatchStack["drivers"] = stack.drivers): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = randomUUID();
+    await query(stack.dispatchDb.url, `INSERT INTO driver (id, carrier_service_id, city_code, name, updated_at) VALUES ($1::uuid, $2::uuid, 'RUH', $3, now())`, id, SAQR_BIKE, `replica driver ${i}`);
+    await through.setAvailability({ driverId: id, available: true, position: AL_MALAZ });
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** Each job's offer, accepted by whichever of the drivers holds it, as their apps would. */
+async function acceptedAll(shipmentIds: readonly string[], driverIds: readonly string[]): Promise<void> {
+  for (const shipmentId of shipmentIds) {
+    const held = await eventually(async () => {
+      for (const driverId of driverIds) {
+        const offer = (await stack.drivers.listOffers({ driverId })).offers.find((o) => o.shipmentId === shipmentId);
+        if (offer) return { driverId, offerId: offer.offerId };
+      }
+      return undefined;
+    }, `the offer of ${shipmentId}`, 30_000);
+    await stack.drivers.acceptOffer(held);
+  }
+}
 
 async function offersPerShipment(ids: readonly string[]): Promise<number[]> {
   const counts = [];
@@ -42,43 +62,42 @@ async function offersPerShipment(ids: readonly string[]): Promise<number[]> {
   return counts;
 }
 
-const ROLES = ["dispatcher", "sandbox-fleet"];
+const jobState = async (shipmentId: string) =>
+  (await query<{ state: string }>(stack.dispatchDb.url, `SELECT state::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId))[0]?.state;
 
 describe("two dispatch replicas on one database", () => {
-  it("have one leader for the dispatcher and the fleet, which offer every job once", async () => {
-    await eventually(async () => (rolesLed(stack.logLines).length === 2 ? true : undefined), "the first replica leading", 30_000);
+  it("have one leader for the dispatcher, which offers every job once", async () => {
+    await eventually(async () => (rolesLed(stack.logLines).length === 1 ? true : undefined), "the first replica leading", 30_000);
     second = await stack.startReplica();
+    const drivers = await onDuty(3);
     const ids = [await stack.createShipment("REPLICA-1"), await stack.createShipment("REPLICA-2"), await stack.createShipment("REPLICA-3")];
-    for (const id of ids) await eventually(delivered(id), `${id} delivered`, 90_000);
-    expect(rolesLed(stack.logLines)).toEqual(ROLES);
+    await acceptedAll(ids, drivers);
+    expect(rolesLed(stack.logLines)).toEqual(["dispatcher"]);
     expect(rolesLed(second.logLines)).toEqual([]);
     expect(await offersPerShipment(ids)).toEqual([1, 1, 1]);
   }, 150_000);
 
   it("wake the leader with a change made on the other replica", async () => {
-    // Every simulated Riyadh driver goes off duty, through the follower.
-    const drivers = await query<{ id: string }>(stack.dispatchDb.url, `SELECT id::text FROM driver WHERE simulated AND city_code = 'RUH' ORDER BY id`);
-    for (const { id } of drivers) await second.drivers.setAvailability({ driverId: id, available: false });
     const shipmentId = await stack.createShipment("REPLICA-WAKE");
-    await eventually(
-      async () => ((await query<{ state: string }>(stack.dispatchDb.url, `SELECT state::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId))[0]?.state === "WAITING" ? true : undefined),
-      "a job with no driver",
-      30_000,
-    );
-    // Back on duty through the follower: only the notification it sends can reach the leader.
-    for (const { id } of drivers) await second.drivers.setAvailability({ driverId: id, available: true });
-    await eventually(delivered(shipmentId), "delivered", 90_000);
+    await eventually(async () => ((await jobState(shipmentId)) === "WAITING" ? true : undefined), "a job with no free driver", 30_000);
+    // On duty through the follower: only the notification it sends can reach the leader.
+    const drivers = await onDuty(1, second.drivers);
+    await acceptedAll([shipmentId], drivers);
     expect(rolesLed(second.logLines)).toEqual([]);
     expect(await offersPerShipment([shipmentId])).toEqual([1]);
   }, 150_000);
 
-  it("hand both roles to the other replica when the leader stops", async () => {
+  it("hand the dispatcher to the other replica when the leader stops", async () => {
     await stack.dispatch.close();
-    await eventually(async () => (rolesLed(second.logLines).length === 2 ? true : undefined), "the second replica leading", 30_000);
-    expect(rolesLed(second.logLines)).toEqual(ROLES);
-    // Jobs now reach the second replica's consumer, dispatcher and fleet.
+    await eventually(async () => (rolesLed(second.logLines).length === 1 ? true : undefined), "the second replica leading", 30_000);
+    expect(rolesLed(second.logLines)).toEqual(["dispatcher"]);
+    // Jobs now reach the second replica's consumer and dispatcher.
+    const drivers = await onDuty(1, second.drivers);
     const shipmentId = await stack.createShipment("REPLICA-TAKEOVER");
-    await eventually(delivered(shipmentId), "delivered after the takeover", 90_000);
+    await eventually(async () => {
+      const offer = (await second.drivers.listOffers({ driverId: drivers[0]! })).offers.find((o) => o.shipmentId === shipmentId);
+      return offer ? second.drivers.acceptOffer({ driverId: drivers[0]!, offerId: offer.offerId }) : undefined;
+    }, "offered after the takeover", 30_000);
     expect(await offersPerShipment([shipmentId])).toEqual([1]);
   }, 150_000);
 });

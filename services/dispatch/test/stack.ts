@@ -38,8 +38,8 @@ export interface DispatchStack {
 /**
  * Merchant, pricing and shipment in-process (shipment's own test stack, with an eligibility-only
  * dispatch replica for pricing), the shipment outbox relayed to the real broker, and a dispatch
- * replica on its own database running the consumer and the dispatcher (and the fleet, when the env
- * says so) against that shipment service.
+ * replica on its own database running the consumer and the dispatcher against that shipment
+ * service. Drivers are the test's own, acting through the replica's driver API.
  */
 export async function startDispatchStack(adminUrl: string, brokers: readonly string[], label: string, env: Record<string, string>): Promise<DispatchStack> {
   await ensureTopics([...brokers], [{ topic: "shipment.shipment.events.v1", numPartitions: 3 }]);

@@ -84,7 +84,6 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
     applyDispatchStep: new ApplyDispatchStep({ store }),
     readShipments: new ReadShipments({ store, cursorSecret: config.CURSOR_SECRET }),
     findTrackedShipment: new FindTrackedShipment({ store }),
-    getSandboxDeliveryProof: new GetSandboxDeliveryProof({ store, environment: config.TAWSIL_ENVIRONMENT }),
     links,
     logger,
   });

@@ -49,11 +49,7 @@ export interface TestMeshOptions {
   readonly env?: Record<string, string>;
   /** Settings of the gateway alone, given each service's port (the fault suite puts a proxy in front of one). */
   readonly gatewayEnv?: (servicePorts: Readonly<Record<ServiceName, number>>) => Record<string, string>;
-  /**
-   * Starts the sandbox fleet process (services/sandbox-fleet) after the others. Default: on, unless
-   * dispatch's own fleet is switched off (SANDBOX_FLEET_ENABLED "false"), which is how a file asks
-   * for a mesh whose only drivers are its own.
-   */
+  /** Starts the sandbox fleet process (services/sandbox-fleet) after the others; default on. Off: the file's drivers are its own. */
   readonly fleet?: boolean;
   /** Settings of the fleet alone (FLEET_FAILURE_RATE, say). */
   readonly fleetEnv?: Record<string, string>;
@@ -84,7 +80,7 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     servicePorts,
     sidePorts: await freeSidePorts(freePort),
     logDir,
-    fleet: opts.fleet ?? opts.serviceEnv?.dispatch?.SANDBOX_FLEET_ENABLED !== "false",
+    fleet: opts.fleet ?? true,
     ...(opts.fleetEnv ? { fleetEnv: opts.fleetEnv } : {}),
     env: { LOG_LEVEL: "warn", ...opts.env },
     gatewayEnv: {

@@ -178,15 +178,8 @@ export class DriverApi {
     });
   }
 
-  async reportLocation(input: LocationReport): Promise<void> {
-    await this.reportLocations([input]);
-  }
-
-  /**
-   * Several drivers' reports in one transaction, all or none (the sandbox fleet's drivers report
-   * on a shared tick): each report costs its statements, not a transaction and a relay round.
-   */
-  async reportLocations(inputs: readonly LocationReport[]): Promise<void> {
+  /** Reports in one transaction, all or none: each costs its statements, not a transaction and a relay round. */
+  private async reportLocations(inputs: readonly LocationReport[]): Promise<void> {
     const fixes = inputs.map((input) => {
       if (input.accuracyMetres < 0) throw new ValidationError("accuracy_metres", "must not be negative");
       return {

@@ -198,7 +198,6 @@ export interface DispatchStore {
   offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined>;
   job(shipmentId: string): Promise<DispatchJob | undefined>;
   /** The sandbox fleet's driver row, created once with these facts and otherwise left as it is. */
-  ensureDriver(driver: { id: string; carrierServiceId: string; cityCode: string; name: string; simulated: boolean }): Promise<Driver>;
 }
 
 /** A background role that exactly one replica plays at a time (see infra/leader-session.ts). */
@@ -218,7 +217,7 @@ export interface Leadership {
 }
 
 /** Runs for the lead of `role`, woken by the notifications of `channel`. */
-export type Elect = (role: LeaderRole & { readonly name: string }, channel: "dispatcher" | "offers") => Leadership;
+export type Elect = (role: LeaderRole & { readonly name: string }, channel: "dispatcher") => Leadership;
 
 export interface LoadedCatalogue {
   readonly catalogue: Catalogue;

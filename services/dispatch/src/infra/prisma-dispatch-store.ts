@@ -4,7 +4,7 @@ import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, nextJobFor, offeredJobsWithoutOffer, releaseHeldJobs } from "./dispatch-queries";
-import { driverFromRow, jobFromRow } from "./dispatch-rows";
+import { jobFromRow } from "./dispatch-rows";
 import { PrismaJobWork } from "./prisma-job-work";
 import type { PrismaClient } from "./prisma/generated/client";
 
@@ -52,10 +52,6 @@ export class PrismaDispatchStore implements DispatchStore {
   async job(shipmentId: string): Promise<DispatchJob | undefined> {
     const row = await this.db.dispatchJob.findUnique({ where: { shipmentId } });
     return row ? jobFromRow(row) : undefined;
-  }
-
-  async ensureDriver(driver: { id: string; carrierServiceId: string; cityCode: string; name: string; simulated: boolean }): Promise<Driver> {
-    return driverFromRow(await this.db.driver.upsert({ where: { id: driver.id }, create: driver, update: {} }));
   }
 }
 

@@ -22,8 +22,6 @@ export const CALLERS = new CallerPolicy([
     acceptOffer: GATEWAY,
     declineOffer: GATEWAY,
     reportProgress: GATEWAY,
-    // One fix at a time is the sandbox fleet's, in-process: the gateway sends batches.
-    reportLocation: [],
     reportLocations: GATEWAY,
     listJobs: GATEWAY,
   }),

@@ -69,10 +69,6 @@ export function driverService(deps: { driverApi: DriverApi; logger: Logger }): S
         });
         return {};
       },
-      async reportLocation(req) {
-        await api.reportLocation({ driverId: req.driverId, position: req.position, accuracyMetres: req.accuracyMetres, recordTimeMs: req.recordTimeUnixMs });
-        return {};
-      },
     },
     { logger: deps.logger, details: proofRefusalDetails },
   );

@@ -17,14 +17,11 @@ export const CALLERS = new CallerPolicy([
     reserveForOffer: ["dispatch"],
     applyDispatchStep: ["dispatch"],
     findTrackedShipment: ["tracking"],
-    // The sandbox fleet's drivers only (the RPC refuses outside the sandbox).
-    getSandboxDeliveryProof: ["dispatch"],
   }),
-  // dispatch: the sandbox fleet's simulated drivers upload their evidence like a driver's app.
   callersOf(MediaAssetService, {
-    createMediaAsset: ["gateway", "dispatch"],
-    beginMediaUpload: ["gateway", "dispatch"],
-    completeMediaUpload: ["gateway", "dispatch"],
+    createMediaAsset: ["gateway"],
+    beginMediaUpload: ["gateway"],
+    completeMediaUpload: ["gateway"],
     getMediaAsset: ["gateway"],
   }),
   operatorService(ShipmentAdminService),

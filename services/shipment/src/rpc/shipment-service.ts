@@ -6,7 +6,6 @@ import type { ApplyDispatchStep } from "../app/apply-dispatch-step";
 import type { CancelShipment } from "../app/cancel-shipment";
 import type { CreateShipment } from "../app/create-shipment";
 import type { FindTrackedShipment } from "../app/find-tracked-shipment";
-import type { GetSandboxDeliveryProof } from "../app/sandbox-delivery-proof";
 import { currentCaller, withDomainErrors } from "@tawsil/rpc";
 import type { ReadShipments } from "../app/read-shipments";
 import type { ReserveForOffer } from "../app/reserve-for-offer";
@@ -21,7 +20,6 @@ export interface ShipmentServiceDeps {
   readonly applyDispatchStep: ApplyDispatchStep;
   readonly readShipments: ReadShipments;
   readonly findTrackedShipment: FindTrackedShipment;
-  readonly getSandboxDeliveryProof: GetSandboxDeliveryProof;
   readonly links: TrackingLinks;
   readonly logger: Logger;
 }
@@ -85,10 +83,6 @@ export function shipmentService(deps: ShipmentServiceDeps): ServiceImpl<typeof S
         // The customer page shows the PIN to the recipient while the driver is on the way, never otherwise.
         deliveryPin: found.shipment.state === "OUT_FOR_DELIVERY" ? (found.shipment.deliveryPin ?? "") : "",
       };
-    },
-    async getSandboxDeliveryProof(req) {
-      const proof = await deps.getSandboxDeliveryProof.execute(req.shipmentId);
-      return { deliveryPin: proof.deliveryPin ?? "", requirements: [...proof.requirements], codAmount: proof.codAmount };
     },
   }, { logger: deps.logger, details: shipmentErrorDetails });
 }

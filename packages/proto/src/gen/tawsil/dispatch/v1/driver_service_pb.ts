@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/dispatch/v1/driver_service.proto.
  */
 export const file_tawsil_dispatch_v1_driver_service: GenFile = /*@__PURE__*/
-  fileDesc("Cid0YXdzaWwvZGlzcGF0Y2gvdjEvZHJpdmVyX3NlcnZpY2UucHJvdG8SEnRhd3NpbC5kaXNwYXRjaC52MSKAAwoFT2ZmZXISEAoIb2ZmZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLAoGcGlja3VwGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEjEKC2Rlc3RpbmF0aW9uGAQgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhsKE2V4cGlyZV90aW1lX3VuaXhfbXMYBSABKAMSEQoJY2l0eV9jb2RlGAYgASgJEhQKDHdlaWdodF9ncmFtcxgHIAEoBRIXCg9sb25nZXN0X3NpZGVfbW0YCCABKAUSFAoMcmVxdWlyZW1lbnRzGAkgAygJEhgKEGNhc2hfb25fZGVsaXZlcnkYCiABKAgSFgoOcGlja3VwX2FkZHJlc3MYCyABKAkSGwoTZGVzdGluYXRpb25fYWRkcmVzcxgMIAEoCRIrCgpjb2RfYW1vdW50GA0gASgLMhcudGF3c2lsLmNvbW1vbi52MS5Nb25leSKAAwoDSm9iEhMKC3NoaXBtZW50X2lkGAEgASgJEiwKBnBpY2t1cBgCIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIxCgtkZXN0aW5hdGlvbhgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIRCgljaXR5X2NvZGUYBCABKAkSFAoMd2VpZ2h0X2dyYW1zGAUgASgFEhcKD2xvbmdlc3Rfc2lkZV9tbRgGIAEoBRIUCgxyZXF1aXJlbWVudHMYByADKAkSGAoQY2FzaF9vbl9kZWxpdmVyeRgIIAEoCBIWCg5waWNrdXBfYWRkcmVzcxgJIAEoCRIbChNkZXN0aW5hdGlvbl9hZGRyZXNzGAogASgJEisKCmNvZF9hbW91bnQYCyABKAsyFy50YXdzaWwuY29tbW9uLnYxLk1vbmV5EhYKDnJlY2lwaWVudF9uYW1lGAwgASgJEhcKD3JlY2lwaWVudF9waG9uZRgNIAEoCSJuChZTZXRBdmFpbGFiaWxpdHlSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCRIRCglhdmFpbGFibGUYAiABKAgSLgoIcG9zaXRpb24YAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUiGQoXU2V0QXZhaWxhYmlsaXR5UmVzcG9uc2UiNwoRTGlzdE9mZmVyc1JlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEg8KB3dhaXRfbXMYAiABKA0iPwoSTGlzdE9mZmVyc1Jlc3BvbnNlEikKBm9mZmVycxgBIAMoCzIZLnRhd3NpbC5kaXNwYXRjaC52MS5PZmZlciI5ChJBY2NlcHRPZmZlclJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEhAKCG9mZmVyX2lkGAIgASgJIhUKE0FjY2VwdE9mZmVyUmVzcG9uc2UiOgoTRGVjbGluZU9mZmVyUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEAoIb2ZmZXJfaWQYAiABKAkiFgoURGVjbGluZU9mZmVyUmVzcG9uc2UiogIKFVJlcG9ydFByb2dyZXNzUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLgoIcHJvZ3Jlc3MYAyABKA4yHC50YXdzaWwuZGlzcGF0Y2gudjEuUHJvZ3Jlc3MSEwoLcmVhc29uX2NvZGUYBCABKAkSFAoMZGVsaXZlcnlfcGluGAUgASgJEiAKGGV2aWRlbmNlX21lZGlhX2Fzc2V0X2lkcxgGIAMoCRIuCg1jb2RfY29sbGVjdGVkGAcgASgLMhcudGF3c2lsLmNvbW1vbi52MS5Nb25leRIXCg9pZGVtcG90ZW5jeV9rZXkYCCABKAkSGwoTcmVxdWVzdF9maW5nZXJwcmludBgJIAEoCSIYChZSZXBvcnRQcm9ncmVzc1Jlc3BvbnNlIpABChVSZXBvcnRMb2NhdGlvblJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEi4KCHBvc2l0aW9uGAIgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhcKD2FjY3VyYWN5X21ldHJlcxgDIAEoBRIbChNyZWNvcmRfdGltZV91bml4X21zGAQgASgDIhgKFlJlcG9ydExvY2F0aW9uUmVzcG9uc2UicwoLTG9jYXRpb25GaXgSLgoIcG9zaXRpb24YASABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUSFwoPYWNjdXJhY3lfbWV0cmVzGAIgASgFEhsKE3JlY29yZF90aW1lX3VuaXhfbXMYAyABKAMiWwoWUmVwb3J0TG9jYXRpb25zUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSLgoFZml4ZXMYAiADKAsyHy50YXdzaWwuZGlzcGF0Y2gudjEuTG9jYXRpb25GaXgiGQoXUmVwb3J0TG9jYXRpb25zUmVzcG9uc2UiJAoPTGlzdEpvYnNSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCSI5ChBMaXN0Sm9ic1Jlc3BvbnNlEiUKBGpvYnMYASADKAsyFy50YXdzaWwuZGlzcGF0Y2gudjEuSm9iKogBCghQcm9ncmVzcxIYChRQUk9HUkVTU19VTlNQRUNJRklFRBAAEhYKElBST0dSRVNTX1BJQ0tFRF9VUBABEh0KGVBST0dSRVNTX09VVF9GT1JfREVMSVZFUlkQAhIWChJQUk9HUkVTU19ERUxJVkVSRUQQAxITCg9QUk9HUkVTU19GQUlMRUQQBDKwBgoNRHJpdmVyU2VydmljZRJqCg9TZXRBdmFpbGFiaWxpdHkSKi50YXdzaWwuZGlzcGF0Y2gudjEuU2V0QXZhaWxhYmlsaXR5UmVxdWVzdBorLnRhd3NpbC5kaXNwYXRjaC52MS5TZXRBdmFpbGFiaWxpdHlSZXNwb25zZRJbCgpMaXN0T2ZmZXJzEiUudGF3c2lsLmRpc3BhdGNoLnYxLkxpc3RPZmZlcnNSZXF1ZXN0GiYudGF3c2lsLmRpc3BhdGNoLnYxLkxpc3RPZmZlcnNSZXNwb25zZRJeCgtBY2NlcHRPZmZlchImLnRhd3NpbC5kaXNwYXRjaC52MS5BY2NlcHRPZmZlclJlcXVlc3QaJy50YXdzaWwuZGlzcGF0Y2gudjEuQWNjZXB0T2ZmZXJSZXNwb25zZRJhCgxEZWNsaW5lT2ZmZXISJy50YXdzaWwuZGlzcGF0Y2gudjEuRGVjbGluZU9mZmVyUmVxdWVzdBooLnRhd3NpbC5kaXNwYXRjaC52MS5EZWNsaW5lT2ZmZXJSZXNwb25zZRJnCg5SZXBvcnRQcm9ncmVzcxIpLnRhd3NpbC5kaXNwYXRjaC52MS5SZXBvcnRQcm9ncmVzc1JlcXVlc3QaKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0UHJvZ3Jlc3NSZXNwb25zZRJnCg5SZXBvcnRMb2NhdGlvbhIpLnRhd3NpbC5kaXNwYXRjaC52MS5SZXBvcnRMb2NhdGlvblJlcXVlc3QaKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0TG9jYXRpb25SZXNwb25zZRJqCg9SZXBvcnRMb2NhdGlvbnMSKi50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0TG9jYXRpb25zUmVxdWVzdBorLnRhd3NpbC5kaXNwYXRjaC52MS5SZXBvcnRMb2NhdGlvbnNSZXNwb25zZRJVCghMaXN0Sm9icxIjLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0Sm9ic1JlcXVlc3QaJC50YXdzaWwuZGlzcGF0Y2gudjEuTGlzdEpvYnNSZXNwb25zZWIGcHJvdG8z", [file_tawsil_common_v1_geo, file_tawsil_common_v1_money]);
+  fileDesc("Cid0YXdzaWwvZGlzcGF0Y2gvdjEvZHJpdmVyX3NlcnZpY2UucHJvdG8SEnRhd3NpbC5kaXNwYXRjaC52MSKAAwoFT2ZmZXISEAoIb2ZmZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLAoGcGlja3VwGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEjEKC2Rlc3RpbmF0aW9uGAQgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhsKE2V4cGlyZV90aW1lX3VuaXhfbXMYBSABKAMSEQoJY2l0eV9jb2RlGAYgASgJEhQKDHdlaWdodF9ncmFtcxgHIAEoBRIXCg9sb25nZXN0X3NpZGVfbW0YCCABKAUSFAoMcmVxdWlyZW1lbnRzGAkgAygJEhgKEGNhc2hfb25fZGVsaXZlcnkYCiABKAgSFgoOcGlja3VwX2FkZHJlc3MYCyABKAkSGwoTZGVzdGluYXRpb25fYWRkcmVzcxgMIAEoCRIrCgpjb2RfYW1vdW50GA0gASgLMhcudGF3c2lsLmNvbW1vbi52MS5Nb25leSKAAwoDSm9iEhMKC3NoaXBtZW50X2lkGAEgASgJEiwKBnBpY2t1cBgCIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIxCgtkZXN0aW5hdGlvbhgDIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIRCgljaXR5X2NvZGUYBCABKAkSFAoMd2VpZ2h0X2dyYW1zGAUgASgFEhcKD2xvbmdlc3Rfc2lkZV9tbRgGIAEoBRIUCgxyZXF1aXJlbWVudHMYByADKAkSGAoQY2FzaF9vbl9kZWxpdmVyeRgIIAEoCBIWCg5waWNrdXBfYWRkcmVzcxgJIAEoCRIbChNkZXN0aW5hdGlvbl9hZGRyZXNzGAogASgJEisKCmNvZF9hbW91bnQYCyABKAsyFy50YXdzaWwuY29tbW9uLnYxLk1vbmV5EhYKDnJlY2lwaWVudF9uYW1lGAwgASgJEhcKD3JlY2lwaWVudF9waG9uZRgNIAEoCSJuChZTZXRBdmFpbGFiaWxpdHlSZXF1ZXN0EhEKCWRyaXZlcl9pZBgBIAEoCRIRCglhdmFpbGFibGUYAiABKAgSLgoIcG9zaXRpb24YAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUiGQoXU2V0QXZhaWxhYmlsaXR5UmVzcG9uc2UiNwoRTGlzdE9mZmVyc1JlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEg8KB3dhaXRfbXMYAiABKA0iPwoSTGlzdE9mZmVyc1Jlc3BvbnNlEikKBm9mZmVycxgBIAMoCzIZLnRhd3NpbC5kaXNwYXRjaC52MS5PZmZlciI5ChJBY2NlcHRPZmZlclJlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEhAKCG9mZmVyX2lkGAIgASgJIhUKE0FjY2VwdE9mZmVyUmVzcG9uc2UiOgoTRGVjbGluZU9mZmVyUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEAoIb2ZmZXJfaWQYAiABKAkiFgoURGVjbGluZU9mZmVyUmVzcG9uc2UiogIKFVJlcG9ydFByb2dyZXNzUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSLgoIcHJvZ3Jlc3MYAyABKA4yHC50YXdzaWwuZGlzcGF0Y2gudjEuUHJvZ3Jlc3MSEwoLcmVhc29uX2NvZGUYBCABKAkSFAoMZGVsaXZlcnlfcGluGAUgASgJEiAKGGV2aWRlbmNlX21lZGlhX2Fzc2V0X2lkcxgGIAMoCRIuCg1jb2RfY29sbGVjdGVkGAcgASgLMhcudGF3c2lsLmNvbW1vbi52MS5Nb25leRIXCg9pZGVtcG90ZW5jeV9rZXkYCCABKAkSGwoTcmVxdWVzdF9maW5nZXJwcmludBgJIAEoCSIYChZSZXBvcnRQcm9ncmVzc1Jlc3BvbnNlInMKC0xvY2F0aW9uRml4Ei4KCHBvc2l0aW9uGAEgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlEhcKD2FjY3VyYWN5X21ldHJlcxgCIAEoBRIbChNyZWNvcmRfdGltZV91bml4X21zGAMgASgDIlsKFlJlcG9ydExvY2F0aW9uc1JlcXVlc3QSEQoJZHJpdmVyX2lkGAEgASgJEi4KBWZpeGVzGAIgAygLMh8udGF3c2lsLmRpc3BhdGNoLnYxLkxvY2F0aW9uRml4IhkKF1JlcG9ydExvY2F0aW9uc1Jlc3BvbnNlIiQKD0xpc3RKb2JzUmVxdWVzdBIRCglkcml2ZXJfaWQYASABKAkiOQoQTGlzdEpvYnNSZXNwb25zZRIlCgRqb2JzGAEgAygLMhcudGF3c2lsLmRpc3BhdGNoLnYxLkpvYiqIAQoIUHJvZ3Jlc3MSGAoUUFJPR1JFU1NfVU5TUEVDSUZJRUQQABIWChJQUk9HUkVTU19QSUNLRURfVVAQARIdChlQUk9HUkVTU19PVVRfRk9SX0RFTElWRVJZEAISFgoSUFJPR1JFU1NfREVMSVZFUkVEEAMSEwoPUFJPR1JFU1NfRkFJTEVEEAQyxwUKDURyaXZlclNlcnZpY2USagoPU2V0QXZhaWxhYmlsaXR5EioudGF3c2lsLmRpc3BhdGNoLnYxLlNldEF2YWlsYWJpbGl0eVJlcXVlc3QaKy50YXdzaWwuZGlzcGF0Y2gudjEuU2V0QXZhaWxhYmlsaXR5UmVzcG9uc2USWwoKTGlzdE9mZmVycxIlLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0T2ZmZXJzUmVxdWVzdBomLnRhd3NpbC5kaXNwYXRjaC52MS5MaXN0T2ZmZXJzUmVzcG9uc2USXgoLQWNjZXB0T2ZmZXISJi50YXdzaWwuZGlzcGF0Y2gudjEuQWNjZXB0T2ZmZXJSZXF1ZXN0GicudGF3c2lsLmRpc3BhdGNoLnYxLkFjY2VwdE9mZmVyUmVzcG9uc2USYQoMRGVjbGluZU9mZmVyEicudGF3c2lsLmRpc3BhdGNoLnYxLkRlY2xpbmVPZmZlclJlcXVlc3QaKC50YXdzaWwuZGlzcGF0Y2gudjEuRGVjbGluZU9mZmVyUmVzcG9uc2USZwoOUmVwb3J0UHJvZ3Jlc3MSKS50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0UHJvZ3Jlc3NSZXF1ZXN0GioudGF3c2lsLmRpc3BhdGNoLnYxLlJlcG9ydFByb2dyZXNzUmVzcG9uc2USagoPUmVwb3J0TG9jYXRpb25zEioudGF3c2lsLmRpc3BhdGNoLnYxLlJlcG9ydExvY2F0aW9uc1JlcXVlc3QaKy50YXdzaWwuZGlzcGF0Y2gudjEuUmVwb3J0TG9jYXRpb25zUmVzcG9uc2USVQoITGlzdEpvYnMSIy50YXdzaWwuZGlzcGF0Y2gudjEuTGlzdEpvYnNSZXF1ZXN0GiQudGF3c2lsLmRpc3BhdGNoLnYxLkxpc3RKb2JzUmVzcG9uc2ViBnByb3RvMw", [file_tawsil_common_v1_geo, file_tawsil_common_v1_money]);
 
 /**
  * Offer is an offer of a shipment to a driver.
@@ -510,63 +510,6 @@ export const ReportProgressResponseSchema: GenMessage<ReportProgressResponse> = 
   messageDesc(file_tawsil_dispatch_v1_driver_service, 11);
 
 /**
- * ReportLocationRequest is a position fix.
- *
- * @generated from message tawsil.dispatch.v1.ReportLocationRequest
- */
-export type ReportLocationRequest = Message<"tawsil.dispatch.v1.ReportLocationRequest"> & {
-  /**
-   * driver_id is the driver's uuid.
-   *
-   * @generated from field: string driver_id = 1;
-   */
-  driverId: string;
-
-  /**
-   * position is where the driver is.
-   *
-   * @generated from field: tawsil.common.v1.Coordinate position = 2;
-   */
-  position?: Coordinate | undefined;
-
-  /**
-   * accuracy_metres is the device's accuracy estimate.
-   *
-   * @generated from field: int32 accuracy_metres = 3;
-   */
-  accuracyMetres: number;
-
-  /**
-   * record_time_unix_ms is when the fix was taken.
-   *
-   * @generated from field: int64 record_time_unix_ms = 4;
-   */
-  recordTimeUnixMs: bigint;
-};
-
-/**
- * Describes the message tawsil.dispatch.v1.ReportLocationRequest.
- * Use `create(ReportLocationRequestSchema)` to create a new message.
- */
-export const ReportLocationRequestSchema: GenMessage<ReportLocationRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 12);
-
-/**
- * ReportLocationResponse is empty.
- *
- * @generated from message tawsil.dispatch.v1.ReportLocationResponse
- */
-export type ReportLocationResponse = Message<"tawsil.dispatch.v1.ReportLocationResponse"> & {
-};
-
-/**
- * Describes the message tawsil.dispatch.v1.ReportLocationResponse.
- * Use `create(ReportLocationResponseSchema)` to create a new message.
- */
-export const ReportLocationResponseSchema: GenMessage<ReportLocationResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 13);
-
-/**
  * LocationFix is one position fix of a batch.
  *
  * @generated from message tawsil.dispatch.v1.LocationFix
@@ -599,7 +542,7 @@ export type LocationFix = Message<"tawsil.dispatch.v1.LocationFix"> & {
  * Use `create(LocationFixSchema)` to create a new message.
  */
 export const LocationFixSchema: GenMessage<LocationFix> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 14);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 12);
 
 /**
  * ReportLocationsRequest is a batch of one driver's fixes, oldest first.
@@ -627,7 +570,7 @@ export type ReportLocationsRequest = Message<"tawsil.dispatch.v1.ReportLocations
  * Use `create(ReportLocationsRequestSchema)` to create a new message.
  */
 export const ReportLocationsRequestSchema: GenMessage<ReportLocationsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 15);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 13);
 
 /**
  * ReportLocationsResponse is empty.
@@ -642,7 +585,7 @@ export type ReportLocationsResponse = Message<"tawsil.dispatch.v1.ReportLocation
  * Use `create(ReportLocationsResponseSchema)` to create a new message.
  */
 export const ReportLocationsResponseSchema: GenMessage<ReportLocationsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 16);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 14);
 
 /**
  * ListJobsRequest names the driver.
@@ -663,7 +606,7 @@ export type ListJobsRequest = Message<"tawsil.dispatch.v1.ListJobsRequest"> & {
  * Use `create(ListJobsRequestSchema)` to create a new message.
  */
 export const ListJobsRequestSchema: GenMessage<ListJobsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 17);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 15);
 
 /**
  * ListJobsResponse lists the driver's current jobs.
@@ -684,7 +627,7 @@ export type ListJobsResponse = Message<"tawsil.dispatch.v1.ListJobsResponse"> & 
  * Use `create(ListJobsResponseSchema)` to create a new message.
  */
 export const ListJobsResponseSchema: GenMessage<ListJobsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_dispatch_v1_driver_service, 18);
+  messageDesc(file_tawsil_dispatch_v1_driver_service, 16);
 
 /**
  * Progress is a step of a delivery reported by its driver.
@@ -793,16 +736,6 @@ export const DriverService: GenService<{
     methodKind: "unary";
     input: typeof ReportProgressRequestSchema;
     output: typeof ReportProgressResponseSchema;
-  },
-  /**
-   * ReportLocation records the driver's position; it is published for tracking.
-   *
-   * @generated from rpc tawsil.dispatch.v1.DriverService.ReportLocation
-   */
-  reportLocation: {
-    methodKind: "unary";
-    input: typeof ReportLocationRequestSchema;
-    output: typeof ReportLocationResponseSchema;
   },
   /**
    * ReportLocations records a batch of the driver's fixes (at most 100), all or none.

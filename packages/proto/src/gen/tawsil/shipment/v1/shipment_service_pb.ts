@@ -20,63 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/shipment/v1/shipment_service.proto.
  */
 export const file_tawsil_shipment_v1_shipment_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIjUKHkdldFNhbmRib3hEZWxpdmVyeVByb29mUmVxdWVzdBITCgtzaGlwbWVudF9pZBgBIAEoCSJ6Ch9HZXRTYW5kYm94RGVsaXZlcnlQcm9vZlJlc3BvbnNlEhQKDGRlbGl2ZXJ5X3BpbhgBIAEoCRIUCgxyZXF1aXJlbWVudHMYAiADKAkSKwoKY29kX2Ftb3VudBgDIAEoCzIXLnRhd3NpbC5jb21tb24udjEuTW9uZXkiWgoaRmluZFRyYWNrZWRTaGlwbWVudFJlcXVlc3QSFQoLc2hpcG1lbnRfaWQYASABKAlIABIeChR0cmFja2luZ19jb2RlX3NoYTI1NhgCIAEoDEgAQgUKA2tleSK0AQobRmluZFRyYWNrZWRTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhwKFHRyYWNraW5nX2NvZGVfc2hhMjU2GAIgASgMEjEKDXRlcm1pbmFsX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGRlbGl2ZXJ5X3BpbhgEIAEoCSKJAgoYQXBwbHlEaXNwYXRjaFN0ZXBSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEi4KBHN0ZXAYAiABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuRGlzcGF0Y2hTdGVwEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSEwoLcmVhc29uX2NvZGUYBCABKAkSEQoJZHJpdmVyX2lkGAUgASgJEhQKDGRlbGl2ZXJ5X3BpbhgGIAEoCRIgChhldmlkZW5jZV9tZWRpYV9hc3NldF9pZHMYByADKAkSLgoNY29kX2NvbGxlY3RlZBgIIAEoCzIXLnRhd3NpbC5jb21tb24udjEuTW9uZXkiZAoZQXBwbHlEaXNwYXRjaFN0ZXBSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIXCg9yZWNpcGllbnRfcGhvbmUYAiABKAkidwoLSWRlbXBvdGVuY3kSCwoDa2V5GAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRITCgtmaW5nZXJwcmludBgDIAEoCRIzCgVzaGFwZRgEIAEoDjIgLnRhd3NpbC5zaGlwbWVudC52MS5SZXF1ZXN0U2hhcGVCAhgBIowHCg1TaGlwbWVudERyYWZ0EhoKEmV4dGVybmFsX3JlZmVyZW5jZRgBIAEoCRIdChNzYXZlZF9sb2NhdGlvbl9jb2RlGAIgASgJSAASOQoRcGlja3VwX2Nvb3JkaW5hdGUYAyABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGVIABITCgticmFuY2hfY29kZRgEIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgFIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBiABKAkSHgoWYWx0ZXJuYXRlX2NvbnRhY3RfbmFtZRgHIAEoCRIfChdhbHRlcm5hdGVfY29udGFjdF9waG9uZRgIIAEoCRIxCgtkZXN0aW5hdGlvbhgJIAEoCzIcLnRhd3NpbC5jb21tb24udjEuQ29vcmRpbmF0ZRIgChhkZXN0aW5hdGlvbl9hZGRyZXNzX2xpbmUYCiABKAkSHQoVZGVzdGluYXRpb25fY2l0eV9jb2RlGAsgASgJEicKBWl0ZW1zGAwgAygLMhgudGF3c2lsLnNoaXBtZW50LnYxLkl0ZW0SFgoOZGVjbGFyZWRfdmFsdWUYDSABKAkSEgoKY29kX2Ftb3VudBgOIAEoCRIQCghjdXJyZW5jeRgPIAEoCRI5Cg5wYXltZW50X21ldGhvZBgQIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5QYXltZW50TWV0aG9kEjcKE3BpY2t1cF93aW5kb3dfc3RhcnQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXBpY2t1cF93aW5kb3dfZW5kGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxyZXF1aXJlbWVudHMYEyADKAkSSgoLZmllbGRfbmFtZXMYFCADKAsyMS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnREcmFmdC5GaWVsZE5hbWVzRW50cnlCAhgBEh4KFnRvdGFsX3dlaWdodF9raWxvZ3JhbXMYFSABKAkSOQoOdGltZWxpbmVfbWVkaWEYFiADKAsyIS50YXdzaWwuc2hpcG1lbnQudjEuVGltZWxpbmVNZWRpYRoxCg9GaWVsZE5hbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZwaWNrdXAilAEKFUNyZWF0ZVNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRI0CgtpZGVtcG90ZW5jeRgCIAEoCzIfLnRhd3NpbC5zaGlwbWVudC52MS5JZGVtcG90ZW5jeRIwCgVkcmFmdBgDIAEoCzIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudERyYWZ0IloKFkNyZWF0ZVNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEAoIcmVwbGF5ZWQYAiABKAgiPgoSR2V0U2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJIkUKE0dldFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQimAEKFExpc3RTaGlwbWVudHNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCRIwCgVzdGF0ZRgEIAEoDjIhLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudFN0YXRlEhoKEmV4dGVybmFsX3JlZmVyZW5jZRgFIAEoCSJdChVMaXN0U2hpcG1lbnRzUmVzcG9uc2USLwoJc2hpcG1lbnRzGAEgAygLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhMKC25leHRfY3Vyc29yGAIgASgJIowBChVDYW5jZWxTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSEwoLc2hpcG1lbnRfaWQYAiABKAkSEwoLcmVhc29uX2NvZGUYAyABKAkSNAoLaWRlbXBvdGVuY3kYBCABKAsyHy50YXdzaWwuc2hpcG1lbnQudjEuSWRlbXBvdGVuY3kiWgoWQ2FuY2VsU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIQCghyZXBsYXllZBgCIAEoCCJHChZSZXNlcnZlRm9yT2ZmZXJSZXF1ZXN0EhMKC3NoaXBtZW50X2lkGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiSQoXUmVzZXJ2ZUZvck9mZmVyUmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQq8AEKDERpc3BhdGNoU3RlcBIdChlESVNQQVRDSF9TVEVQX1VOU1BFQ0lGSUVEEAASGQoVRElTUEFUQ0hfU1RFUF9SRU9GRkVSEAESHAoYRElTUEFUQ0hfU1RFUF9VTlJFU09MVkVEEAISGAoURElTUEFUQ0hfU1RFUF9BQ0NFUFQQAxIZChVESVNQQVRDSF9TVEVQX1BJQ0tfVVAQBBIgChxESVNQQVRDSF9TVEVQX1NUQVJUX0xBU1RfTEVHEAUSGQoVRElTUEFUQ0hfU1RFUF9ERUxJVkVSEAYSFgoSRElTUEFUQ0hfU1RFUF9GQUlMEAcqWwoMUmVxdWVzdFNoYXBlEh0KGVJFUVVFU1RfU0hBUEVfVU5TUEVDSUZJRUQQABITCg9SRVFVRVNUX1NIQVBFX0EQARITCg9SRVFVRVNUX1NIQVBFX0IQAhoCGAEyhAcKD1NoaXBtZW50U2VydmljZRJnCg5DcmVhdGVTaGlwbWVudBIpLnRhd3NpbC5zaGlwbWVudC52MS5DcmVhdGVTaGlwbWVudFJlcXVlc3QaKi50YXdzaWwuc2hpcG1lbnQudjEuQ3JlYXRlU2hpcG1lbnRSZXNwb25zZRJeCgtHZXRTaGlwbWVudBImLnRhd3NpbC5zaGlwbWVudC52MS5HZXRTaGlwbWVudFJlcXVlc3QaJy50YXdzaWwuc2hpcG1lbnQudjEuR2V0U2hpcG1lbnRSZXNwb25zZRJkCg1MaXN0U2hpcG1lbnRzEigudGF3c2lsLnNoaXBtZW50LnYxLkxpc3RTaGlwbWVudHNSZXF1ZXN0GikudGF3c2lsLnNoaXBtZW50LnYxLkxpc3RTaGlwbWVudHNSZXNwb25zZRJnCg5DYW5jZWxTaGlwbWVudBIpLnRhd3NpbC5zaGlwbWVudC52MS5DYW5jZWxTaGlwbWVudFJlcXVlc3QaKi50YXdzaWwuc2hpcG1lbnQudjEuQ2FuY2VsU2hpcG1lbnRSZXNwb25zZRJqCg9SZXNlcnZlRm9yT2ZmZXISKi50YXdzaWwuc2hpcG1lbnQudjEuUmVzZXJ2ZUZvck9mZmVyUmVxdWVzdBorLnRhd3NpbC5zaGlwbWVudC52MS5SZXNlcnZlRm9yT2ZmZXJSZXNwb25zZRJwChFBcHBseURpc3BhdGNoU3RlcBIsLnRhd3NpbC5zaGlwbWVudC52MS5BcHBseURpc3BhdGNoU3RlcFJlcXVlc3QaLS50YXdzaWwuc2hpcG1lbnQudjEuQXBwbHlEaXNwYXRjaFN0ZXBSZXNwb25zZRJ2ChNGaW5kVHJhY2tlZFNoaXBtZW50Ei4udGF3c2lsLnNoaXBtZW50LnYxLkZpbmRUcmFja2VkU2hpcG1lbnRSZXF1ZXN0Gi8udGF3c2lsLnNoaXBtZW50LnYxLkZpbmRUcmFja2VkU2hpcG1lbnRSZXNwb25zZRKCAQoXR2V0U2FuZGJveERlbGl2ZXJ5UHJvb2YSMi50YXdzaWwuc2hpcG1lbnQudjEuR2V0U2FuZGJveERlbGl2ZXJ5UHJvb2ZSZXF1ZXN0GjMudGF3c2lsLnNoaXBtZW50LnYxLkdldFNhbmRib3hEZWxpdmVyeVByb29mUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_common_v1_money, file_tawsil_shipment_v1_media_asset, file_tawsil_shipment_v1_shipment]);
-
-/**
- * GetSandboxDeliveryProofRequest names the shipment.
- *
- * @generated from message tawsil.shipment.v1.GetSandboxDeliveryProofRequest
- */
-export type GetSandboxDeliveryProofRequest = Message<"tawsil.shipment.v1.GetSandboxDeliveryProofRequest"> & {
-  /**
-   * shipment_id is the shipment's uuid.
-   *
-   * @generated from field: string shipment_id = 1;
-   */
-  shipmentId: string;
-};
-
-/**
- * Describes the message tawsil.shipment.v1.GetSandboxDeliveryProofRequest.
- * Use `create(GetSandboxDeliveryProofRequestSchema)` to create a new message.
- */
-export const GetSandboxDeliveryProofRequestSchema: GenMessage<GetSandboxDeliveryProofRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
-
-/**
- * GetSandboxDeliveryProofResponse is what the delivery must prove.
- *
- * @generated from message tawsil.shipment.v1.GetSandboxDeliveryProofResponse
- */
-export type GetSandboxDeliveryProofResponse = Message<"tawsil.shipment.v1.GetSandboxDeliveryProofResponse"> & {
-  /**
-   * delivery_pin is the shipment's PIN; empty when it requires no PIN_ON_DELIVERY.
-   *
-   * @generated from field: string delivery_pin = 1;
-   */
-  deliveryPin: string;
-
-  /**
-   * requirements are the shipment's requirements.
-   *
-   * @generated from field: repeated string requirements = 2;
-   */
-  requirements: string[];
-
-  /**
-   * cod_amount is the cash to collect; amount "0.00" for a prepaid shipment.
-   *
-   * @generated from field: tawsil.common.v1.Money cod_amount = 3;
-   */
-  codAmount?: Money | undefined;
-};
-
-/**
- * Describes the message tawsil.shipment.v1.GetSandboxDeliveryProofResponse.
- * Use `create(GetSandboxDeliveryProofResponseSchema)` to create a new message.
- */
-export const GetSandboxDeliveryProofResponseSchema: GenMessage<GetSandboxDeliveryProofResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
+  fileDesc("Cil0YXdzaWwvc2hpcG1lbnQvdjEvc2hpcG1lbnRfc2VydmljZS5wcm90bxISdGF3c2lsLnNoaXBtZW50LnYxIloKGkZpbmRUcmFja2VkU2hpcG1lbnRSZXF1ZXN0EhUKC3NoaXBtZW50X2lkGAEgASgJSAASHgoUdHJhY2tpbmdfY29kZV9zaGEyNTYYAiABKAxIAEIFCgNrZXkitAEKG0ZpbmRUcmFja2VkU2hpcG1lbnRSZXNwb25zZRIuCghzaGlwbWVudBgBIAEoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBIcChR0cmFja2luZ19jb2RlX3NoYTI1NhgCIAEoDBIxCg10ZXJtaW5hbF90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxkZWxpdmVyeV9waW4YBCABKAkiiQIKGEFwcGx5RGlzcGF0Y2hTdGVwUmVxdWVzdBITCgtzaGlwbWVudF9pZBgBIAEoCRIuCgRzdGVwGAIgASgOMiAudGF3c2lsLnNoaXBtZW50LnYxLkRpc3BhdGNoU3RlcBIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEhMKC3JlYXNvbl9jb2RlGAQgASgJEhEKCWRyaXZlcl9pZBgFIAEoCRIUCgxkZWxpdmVyeV9waW4YBiABKAkSIAoYZXZpZGVuY2VfbWVkaWFfYXNzZXRfaWRzGAcgAygJEi4KDWNvZF9jb2xsZWN0ZWQYCCABKAsyFy50YXdzaWwuY29tbW9uLnYxLk1vbmV5ImQKGUFwcGx5RGlzcGF0Y2hTdGVwUmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSFwoPcmVjaXBpZW50X3Bob25lGAIgASgJIncKC0lkZW1wb3RlbmN5EgsKA2tleRgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSEwoLZmluZ2VycHJpbnQYAyABKAkSMwoFc2hhcGUYBCABKA4yIC50YXdzaWwuc2hpcG1lbnQudjEuUmVxdWVzdFNoYXBlQgIYASKMBwoNU2hpcG1lbnREcmFmdBIaChJleHRlcm5hbF9yZWZlcmVuY2UYASABKAkSHQoTc2F2ZWRfbG9jYXRpb25fY29kZRgCIAEoCUgAEjkKEXBpY2t1cF9jb29yZGluYXRlGAMgASgLMhwudGF3c2lsLmNvbW1vbi52MS5Db29yZGluYXRlSAASEwoLYnJhbmNoX2NvZGUYBCABKAkSFgoOcmVjaXBpZW50X25hbWUYBSABKAkSFwoPcmVjaXBpZW50X3Bob25lGAYgASgJEh4KFmFsdGVybmF0ZV9jb250YWN0X25hbWUYByABKAkSHwoXYWx0ZXJuYXRlX2NvbnRhY3RfcGhvbmUYCCABKAkSMQoLZGVzdGluYXRpb24YCSABKAsyHC50YXdzaWwuY29tbW9uLnYxLkNvb3JkaW5hdGUSIAoYZGVzdGluYXRpb25fYWRkcmVzc19saW5lGAogASgJEh0KFWRlc3RpbmF0aW9uX2NpdHlfY29kZRgLIAEoCRInCgVpdGVtcxgMIAMoCzIYLnRhd3NpbC5zaGlwbWVudC52MS5JdGVtEhYKDmRlY2xhcmVkX3ZhbHVlGA0gASgJEhIKCmNvZF9hbW91bnQYDiABKAkSEAoIY3VycmVuY3kYDyABKAkSOQoOcGF5bWVudF9tZXRob2QYECABKA4yIS50YXdzaWwuc2hpcG1lbnQudjEuUGF5bWVudE1ldGhvZBI3ChNwaWNrdXBfd2luZG93X3N0YXJ0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChFwaWNrdXBfd2luZG93X2VuZBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMcmVxdWlyZW1lbnRzGBMgAygJEkoKC2ZpZWxkX25hbWVzGBQgAygLMjEudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50RHJhZnQuRmllbGROYW1lc0VudHJ5QgIYARIeChZ0b3RhbF93ZWlnaHRfa2lsb2dyYW1zGBUgASgJEjkKDnRpbWVsaW5lX21lZGlhGBYgAygLMiEudGF3c2lsLnNoaXBtZW50LnYxLlRpbWVsaW5lTWVkaWEaMQoPRmllbGROYW1lc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCAoGcGlja3VwIpQBChVDcmVhdGVTaGlwbWVudFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAkSNAoLaWRlbXBvdGVuY3kYAiABKAsyHy50YXdzaWwuc2hpcG1lbnQudjEuSWRlbXBvdGVuY3kSMAoFZHJhZnQYAyABKAsyIS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnREcmFmdCJaChZDcmVhdGVTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50EhAKCHJlcGxheWVkGAIgASgIIj4KEkdldFNoaXBtZW50UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRITCgtzaGlwbWVudF9pZBgCIAEoCSJFChNHZXRTaGlwbWVudFJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50IpgBChRMaXN0U2hpcG1lbnRzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRIOCgZjdXJzb3IYAyABKAkSMAoFc3RhdGUYBCABKA4yIS50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnRTdGF0ZRIaChJleHRlcm5hbF9yZWZlcmVuY2UYBSABKAkiXQoVTGlzdFNoaXBtZW50c1Jlc3BvbnNlEi8KCXNoaXBtZW50cxgBIAMoCzIcLnRhd3NpbC5zaGlwbWVudC52MS5TaGlwbWVudBITCgtuZXh0X2N1cnNvchgCIAEoCSKMAQoVQ2FuY2VsU2hpcG1lbnRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgJEhMKC3NoaXBtZW50X2lkGAIgASgJEhMKC3JlYXNvbl9jb2RlGAMgASgJEjQKC2lkZW1wb3RlbmN5GAQgASgLMh8udGF3c2lsLnNoaXBtZW50LnYxLklkZW1wb3RlbmN5IloKFkNhbmNlbFNoaXBtZW50UmVzcG9uc2USLgoIc2hpcG1lbnQYASABKAsyHC50YXdzaWwuc2hpcG1lbnQudjEuU2hpcG1lbnQSEAoIcmVwbGF5ZWQYAiABKAgiRwoWUmVzZXJ2ZUZvck9mZmVyUmVxdWVzdBITCgtzaGlwbWVudF9pZBgBIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAIgASgDIkkKF1Jlc2VydmVGb3JPZmZlclJlc3BvbnNlEi4KCHNoaXBtZW50GAEgASgLMhwudGF3c2lsLnNoaXBtZW50LnYxLlNoaXBtZW50KvABCgxEaXNwYXRjaFN0ZXASHQoZRElTUEFUQ0hfU1RFUF9VTlNQRUNJRklFRBAAEhkKFURJU1BBVENIX1NURVBfUkVPRkZFUhABEhwKGERJU1BBVENIX1NURVBfVU5SRVNPTFZFRBACEhgKFERJU1BBVENIX1NURVBfQUNDRVBUEAMSGQoVRElTUEFUQ0hfU1RFUF9QSUNLX1VQEAQSIAocRElTUEFUQ0hfU1RFUF9TVEFSVF9MQVNUX0xFRxAFEhkKFURJU1BBVENIX1NURVBfREVMSVZFUhAGEhYKEkRJU1BBVENIX1NURVBfRkFJTBAHKlsKDFJlcXVlc3RTaGFwZRIdChlSRVFVRVNUX1NIQVBFX1VOU1BFQ0lGSUVEEAASEwoPUkVRVUVTVF9TSEFQRV9BEAESEwoPUkVRVUVTVF9TSEFQRV9CEAIaAhgBMv8FCg9TaGlwbWVudFNlcnZpY2USZwoOQ3JlYXRlU2hpcG1lbnQSKS50YXdzaWwuc2hpcG1lbnQudjEuQ3JlYXRlU2hpcG1lbnRSZXF1ZXN0GioudGF3c2lsLnNoaXBtZW50LnYxLkNyZWF0ZVNoaXBtZW50UmVzcG9uc2USXgoLR2V0U2hpcG1lbnQSJi50YXdzaWwuc2hpcG1lbnQudjEuR2V0U2hpcG1lbnRSZXF1ZXN0GicudGF3c2lsLnNoaXBtZW50LnYxLkdldFNoaXBtZW50UmVzcG9uc2USZAoNTGlzdFNoaXBtZW50cxIoLnRhd3NpbC5zaGlwbWVudC52MS5MaXN0U2hpcG1lbnRzUmVxdWVzdBopLnRhd3NpbC5zaGlwbWVudC52MS5MaXN0U2hpcG1lbnRzUmVzcG9uc2USZwoOQ2FuY2VsU2hpcG1lbnQSKS50YXdzaWwuc2hpcG1lbnQudjEuQ2FuY2VsU2hpcG1lbnRSZXF1ZXN0GioudGF3c2lsLnNoaXBtZW50LnYxLkNhbmNlbFNoaXBtZW50UmVzcG9uc2USagoPUmVzZXJ2ZUZvck9mZmVyEioudGF3c2lsLnNoaXBtZW50LnYxLlJlc2VydmVGb3JPZmZlclJlcXVlc3QaKy50YXdzaWwuc2hpcG1lbnQudjEuUmVzZXJ2ZUZvck9mZmVyUmVzcG9uc2UScAoRQXBwbHlEaXNwYXRjaFN0ZXASLC50YXdzaWwuc2hpcG1lbnQudjEuQXBwbHlEaXNwYXRjaFN0ZXBSZXF1ZXN0Gi0udGF3c2lsLnNoaXBtZW50LnYxLkFwcGx5RGlzcGF0Y2hTdGVwUmVzcG9uc2USdgoTRmluZFRyYWNrZWRTaGlwbWVudBIuLnRhd3NpbC5zaGlwbWVudC52MS5GaW5kVHJhY2tlZFNoaXBtZW50UmVxdWVzdBovLnRhd3NpbC5zaGlwbWVudC52MS5GaW5kVHJhY2tlZFNoaXBtZW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_tawsil_common_v1_geo, file_tawsil_common_v1_money, file_tawsil_shipment_v1_media_asset, file_tawsil_shipment_v1_shipment]);
 
 /**
  * FindTrackedShipmentRequest names a shipment by one of its two keys.
@@ -113,7 +57,7 @@ export type FindTrackedShipmentRequest = Message<"tawsil.shipment.v1.FindTracked
  * Use `create(FindTrackedShipmentRequestSchema)` to create a new message.
  */
 export const FindTrackedShipmentRequestSchema: GenMessage<FindTrackedShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 0);
 
 /**
  * FindTrackedShipmentResponse is the shipment now.
@@ -157,7 +101,7 @@ export type FindTrackedShipmentResponse = Message<"tawsil.shipment.v1.FindTracke
  * Use `create(FindTrackedShipmentResponseSchema)` to create a new message.
  */
 export const FindTrackedShipmentResponseSchema: GenMessage<FindTrackedShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 1);
 
 /**
  * ApplyDispatchStepRequest names the shipment and the step.
@@ -231,7 +175,7 @@ export type ApplyDispatchStepRequest = Message<"tawsil.shipment.v1.ApplyDispatch
  * Use `create(ApplyDispatchStepRequestSchema)` to create a new message.
  */
 export const ApplyDispatchStepRequestSchema: GenMessage<ApplyDispatchStepRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 2);
 
 /**
  * ApplyDispatchStepResponse is the shipment after the step.
@@ -260,7 +204,7 @@ export type ApplyDispatchStepResponse = Message<"tawsil.shipment.v1.ApplyDispatc
  * Use `create(ApplyDispatchStepResponseSchema)` to create a new message.
  */
 export const ApplyDispatchStepResponseSchema: GenMessage<ApplyDispatchStepResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 3);
 
 /**
  * Idempotency identifies a request for replay (decisions.md section 3).
@@ -304,7 +248,7 @@ export type Idempotency = Message<"tawsil.shipment.v1.Idempotency"> & {
  * Use `create(IdempotencySchema)` to create a new message.
  */
 export const IdempotencySchema: GenMessage<Idempotency> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 4);
 
 /**
  * ShipmentDraft is a validated create request, shape-independent.
@@ -485,7 +429,7 @@ export type ShipmentDraft = Message<"tawsil.shipment.v1.ShipmentDraft"> & {
  * Use `create(ShipmentDraftSchema)` to create a new message.
  */
 export const ShipmentDraftSchema: GenMessage<ShipmentDraft> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 5);
 
 /**
  * CreateShipmentRequest is a create or its replay.
@@ -520,7 +464,7 @@ export type CreateShipmentRequest = Message<"tawsil.shipment.v1.CreateShipmentRe
  * Use `create(CreateShipmentRequestSchema)` to create a new message.
  */
 export const CreateShipmentRequestSchema: GenMessage<CreateShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 6);
 
 /**
  * CreateShipmentResponse is the created shipment, or the original result of a replay.
@@ -548,7 +492,7 @@ export type CreateShipmentResponse = Message<"tawsil.shipment.v1.CreateShipmentR
  * Use `create(CreateShipmentResponseSchema)` to create a new message.
  */
 export const CreateShipmentResponseSchema: GenMessage<CreateShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 7);
 
 /**
  * GetShipmentRequest names a shipment.
@@ -576,7 +520,7 @@ export type GetShipmentRequest = Message<"tawsil.shipment.v1.GetShipmentRequest"
  * Use `create(GetShipmentRequestSchema)` to create a new message.
  */
 export const GetShipmentRequestSchema: GenMessage<GetShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 8);
 
 /**
  * GetShipmentResponse is the shipment now.
@@ -597,7 +541,7 @@ export type GetShipmentResponse = Message<"tawsil.shipment.v1.GetShipmentRespons
  * Use `create(GetShipmentResponseSchema)` to create a new message.
  */
 export const GetShipmentResponseSchema: GenMessage<GetShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 9);
 
 /**
  * ListShipmentsRequest is one page of a query.
@@ -646,7 +590,7 @@ export type ListShipmentsRequest = Message<"tawsil.shipment.v1.ListShipmentsRequ
  * Use `create(ListShipmentsRequestSchema)` to create a new message.
  */
 export const ListShipmentsRequestSchema: GenMessage<ListShipmentsRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 10);
 
 /**
  * ListShipmentsResponse is one page, createdAt descending then shipmentId descending.
@@ -674,7 +618,7 @@ export type ListShipmentsResponse = Message<"tawsil.shipment.v1.ListShipmentsRes
  * Use `create(ListShipmentsResponseSchema)` to create a new message.
  */
 export const ListShipmentsResponseSchema: GenMessage<ListShipmentsResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 11);
 
 /**
  * CancelShipmentRequest cancels a shipment.
@@ -716,7 +660,7 @@ export type CancelShipmentRequest = Message<"tawsil.shipment.v1.CancelShipmentRe
  * Use `create(CancelShipmentRequestSchema)` to create a new message.
  */
 export const CancelShipmentRequestSchema: GenMessage<CancelShipmentRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 14);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 12);
 
 /**
  * CancelShipmentResponse is the cancelled shipment, or the original result of a replay.
@@ -744,7 +688,7 @@ export type CancelShipmentResponse = Message<"tawsil.shipment.v1.CancelShipmentR
  * Use `create(CancelShipmentResponseSchema)` to create a new message.
  */
 export const CancelShipmentResponseSchema: GenMessage<CancelShipmentResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 15);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 13);
 
 /**
  * ReserveForOfferRequest reserves a shipment for a driver offer.
@@ -772,7 +716,7 @@ export type ReserveForOfferRequest = Message<"tawsil.shipment.v1.ReserveForOffer
  * Use `create(ReserveForOfferRequestSchema)` to create a new message.
  */
 export const ReserveForOfferRequestSchema: GenMessage<ReserveForOfferRequest> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 16);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 14);
 
 /**
  * ReserveForOfferResponse is the shipment, now OFFERED.
@@ -793,7 +737,7 @@ export type ReserveForOfferResponse = Message<"tawsil.shipment.v1.ReserveForOffe
  * Use `create(ReserveForOfferResponseSchema)` to create a new message.
  */
 export const ReserveForOfferResponseSchema: GenMessage<ReserveForOfferResponse> = /*@__PURE__*/
-  messageDesc(file_tawsil_shipment_v1_shipment_service, 17);
+  messageDesc(file_tawsil_shipment_v1_shipment_service, 15);
 
 /**
  * DispatchStep is a dispatch-driven transition.
@@ -993,19 +937,6 @@ export const ShipmentService: GenService<{
     methodKind: "unary";
     input: typeof FindTrackedShipmentRequestSchema;
     output: typeof FindTrackedShipmentResponseSchema;
-  },
-  /**
-   * GetSandboxDeliveryProof tells the sandbox's simulated fleet what a delivery of the shipment must
-   * prove (its PIN, requirements and COD amount), as a real recipient would tell a real driver.
-   * Sandbox only: in production it fails with FailedPrecondition SANDBOX_ONLY; NotFound
-   * SHIPMENT_NOT_FOUND.
-   *
-   * @generated from rpc tawsil.shipment.v1.ShipmentService.GetSandboxDeliveryProof
-   */
-  getSandboxDeliveryProof: {
-    methodKind: "unary";
-    input: typeof GetSandboxDeliveryProofRequestSchema;
-    output: typeof GetSandboxDeliveryProofResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tawsil_shipment_v1_shipment_service, 0);
