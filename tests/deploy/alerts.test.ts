@@ -1,19 +1,21 @@
 /**
- * Each process's PrometheusRule (deploy/base/alerts/<process>.yaml): alerts named after and owned
+ * Each process's PrometheusRule (deploy/base/alerts/<process>.yaml; the sandbox fleet's in deploy/overlays/sandbox): alerts named after and owned
  * by their process, on metrics that exist, each with a runbook section in the process's README,
  * and every runbook section of a README backed by a real alert.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { find, PROCESSES, sourceDir, type ProcessName } from "./facts";
-import { DEPLOY, ROOT, render } from "./kustomize";
+import { ALL_PROCESSES, find, servesRpcs, sourceDir, type ProcessName } from "./facts";
+import { DEPLOY, ROOT, overlayOwnObjects, render } from "./kustomize";
 
 interface Rule { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> }
 interface RuleSpec { groups: { name: string; rules: Rule[] }[] }
 
-const base = render(path.join(DEPLOY, "base"));
-const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
+/** The base's rules and the sandbox's own (its fleet's). */
+const written = [...render(path.join(DEPLOY, "base")), ...overlayOwnObjects("sandbox")];
+/** sandbox-fleet -> SandboxFleet. */
+const pascal = (name: string) => name.split("-").map((word) => `${word[0]?.toUpperCase()}${word.slice(1)}`).join("");
 const readmeOf = (name: ProcessName) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
 const runbookHeadings = (readme: string) => [...readme.matchAll(/^### (\w+)$/gm)].map((m) => m[1] as string);
 
@@ -26,7 +28,7 @@ const OWN_METRICS = [
   ...[...readFileSync(path.join(ROOT, "packages/retention/src/retention-metrics.ts"), "utf8").matchAll(/^ {2}\w+: "(\w+)"/gm)].map((m) => m[1] as string),
 ];
 /** Exporters the alerts may rely on: prom-client's Node defaults, kube-state-metrics, Strimzi's Kafka Exporter. */
-const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_status_\w+|kafka_consumergroup_lag)$/;
+const EXTERNAL_METRIC = /^(nodejs_\w+|kube_deployment_(status|spec)_\w+|kafka_consumergroup_lag)$/;
 const PROMQL_WORDS = new Set(["sum", "rate", "by", "le", "max", "histogram_quantile", "outcome", "status_code", "table", "increase", "reason"]);
 
 /** Consumer groups an IdempotentConsumer of the process commits offsets under (`..._GROUP = "..."`). */
@@ -45,8 +47,8 @@ function relaysOutbox(name: ProcessName): boolean {
   return true;
 }
 
-describe.each(PROCESSES)("alerts of %s", (name) => {
-  const rules = (find(base, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
+describe.each(ALL_PROCESSES)("alerts of %s", (name) => {
+  const rules = (find(written, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
 
   it("are named after it, labelled for its team, and link a runbook section of its README", () => {
     expect(rules.length).toBeGreaterThan(0);
@@ -77,7 +79,7 @@ describe.each(PROCESSES)("alerts of %s", (name) => {
   it("cover readiness, errors and latency of its RPCs, and the lag of each consumer group it commits", () => {
     const alerts = rules.map((r) => r.alert);
     expect(alerts).toContain(`${pascal(name)}ReadinessDown`);
-    if (name !== "gateway") expect(alerts).toEqual(expect.arrayContaining([`${pascal(name)}HighErrorRate`, `${pascal(name)}HighLatency`]));
+    if (servesRpcs(name)) expect(alerts).toEqual(expect.arrayContaining([`${pascal(name)}HighErrorRate`, `${pascal(name)}HighLatency`]));
     for (const group of consumerGroupsOf(name)) expect(rules.some((r) => r.expr.includes(`consumergroup="${group}"`)), group).toBe(true);
     // A process that relays an outbox (its main passes its registry to startOutboxRelay) is alerted on its lag.
     if (relaysOutbox(name)) expect(rules.some((r) => r.alert === `${pascal(name)}OutboxLag` && r.expr.includes("outbox_oldest_unsent_age_seconds"))).toBe(true);

@@ -76,3 +76,14 @@ export function podContainers(m: Manifest): Container[] {
   const spec = (m.spec as Partial<WorkloadSpec> | undefined)?.template?.spec;
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])];
 }
+
+/**
+ * The objects an overlay adds to the base, as written in its own resource files (no image tag, no
+ * namespace, no patch): what the per-process checks read for a process the base does not hold
+ * (the sandbox's fleet), as they read the base for the others.
+ */
+export function overlayOwnObjects(overlay: string): Manifest[] {
+  const dir = path.join(DEPLOY, "overlays", overlay);
+  const own = (readKustomization(dir).resources ?? []).filter((entry) => /\.ya?ml$/.test(entry) && !entry.startsWith("../"));
+  return own.flatMap((file) => readYaml(path.relative(ROOT, path.join(dir, file))) as Manifest[]).filter((m) => m.kind !== "Namespace");
+}

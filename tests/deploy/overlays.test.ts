@@ -5,7 +5,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
-import { FAKE_SECRET_VALUES, PROCESSES, find, ofKind, podSpec, readConfigOf } from "./facts";
+import { FAKE_SECRET_VALUES, find, ofKind, podSpec, processesIn, readConfigOf, scales, workload } from "./facts";
 import { DEPLOY, podContainers, readKustomization, render } from "./kustomize";
 
 /** PostgreSQL connections all service pods may hold at peak; deploy/README.md states the same figure's basis. */
@@ -23,6 +23,7 @@ interface Topic { replicas: number; config: Record<string, string> }
 describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, minReplicas }) => {
   const dir = path.join(DEPLOY, "overlays", overlay);
   const manifests = render(dir);
+  const processes = processesIn(overlay);
 
   it("puts everything in its namespace, which enforces the restricted Pod Security Standard", () => {
     expect(find(manifests, "Namespace", namespace).metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
@@ -31,13 +32,13 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
 
   it("includes the network-policies component", () => {
     expect(readKustomization(dir).components).toContain("../../components/network-policies");
-    expect(ofKind(manifests, "NetworkPolicy").length).toBeGreaterThan(PROCESSES.length);
+    expect(ofKind(manifests, "NetworkPolicy").length).toBeGreaterThan(processes.length);
   });
 
   it("pins each process's own image to a registry and an explicit tag or digest, never latest", () => {
     const workloads = ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"));
     const images = new Set(workloads.flatMap((m) => podContainers(m).map((c) => c.image)));
-    expect(images.size).toBe(PROCESSES.length);
+    expect(images.size).toBe(processes.length);
     for (const image of images) {
       expect(image).toMatch(/^[a-z0-9.-]+\.[a-z]+\/[a-z0-9/_-]+(:[\w][\w.-]{0,127}|@sha256:[a-f0-9]{64})$/);
       expect(image).not.toMatch(/:latest$/);
@@ -46,7 +47,7 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
 
   it("pins each process by an images: entry of its own, so one release moves one process", () => {
     const entries = readKustomization(dir).images ?? [];
-    expect(entries.map((e) => e.name).sort()).toEqual(PROCESSES.map((name) => `ghcr.io/tawsil/${name}`).sort());
+    expect(entries.map((e) => e.name).sort()).toEqual(processes.map((name) => `ghcr.io/tawsil/${name}`).sort());
     for (const m of ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"))) {
       const process = (m.spec as { template: { metadata: { labels?: Record<string, string> } } }).template.metadata.labels?.["app.kubernetes.io/name"];
       const entry = entries.find((e) => e.name === `ghcr.io/tawsil/${process}`);
@@ -54,7 +55,7 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     }
   });
 
-  it.each(PROCESSES)(`configures %s for ${overlay}, in a form its readConfig accepts`, async (name) => {
+  it.each(processes)(`configures %s for ${overlay}, in a form its readConfig accepts`, async (name) => {
     const data = find(manifests, "ConfigMap", `${name}-config`).data ?? {};
     expect(data.TAWSIL_ENVIRONMENT).toBe(overlay);
     if (name === "gateway") expect(data.PUBLIC_BASE_URL).toBe(publicUrl);
@@ -74,7 +75,7 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     expect(merchant).toEqual(gateway);
   });
 
-  it.each(PROCESSES)(`runs %s with at least ${minReplicas} replica(s), and a budget that never blocks a drain outright`, (name) => {
+  it.each(processes.filter(scales))(`runs %s with at least ${minReplicas} replica(s), and a budget that never blocks a drain outright`, (name) => {
     const hpa = find(manifests, "HorizontalPodAutoscaler", name).spec as Hpa;
     const pdb = find(manifests, "PodDisruptionBudget", name).spec as Pdb;
     expect(hpa.minReplicas).toBeGreaterThanOrEqual(minReplicas);
@@ -84,6 +85,11 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     expect(evictable).toBeGreaterThanOrEqual(1);
     // Production: one pod at a time, at any replica count (a drain never takes two of a process).
     if (overlay === "production") expect(pdb).toEqual({ maxUnavailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow", selector: expect.any(Object) });
+  });
+
+  it.each(processes.filter((name) => !scales(name)))("runs %s as one pod, with no autoscaler or budget that could ask for another", (name) => {
+    expect(workload(find(manifests, "Deployment", name)).replicas).toBe(1);
+    expect(manifests.filter((m) => ["HorizontalPodAutoscaler", "PodDisruptionBudget"].includes(m.kind) && m.metadata.name === name)).toEqual([]);
   });
 
   it("keeps PostgreSQL connections at peak within the budget", () => {
