@@ -15,7 +15,10 @@ const sandbox = render(path.join(DEPLOY, "overlays", "sandbox"));
 const production = render(path.join(DEPLOY, "overlays", "production"));
 const fleetLabels = workload(find(sandbox, "Deployment", FLEET)).template.metadata.labels;
 const pod = (namespace: string, labels: Record<string, string>): Endpoint => ({ kind: "pod", namespace, labels, ip: "10.244.1.7" });
-const serverPod = (ms: readonly Manifest[], name: string) => pod(ms[0]?.metadata.namespace ?? "", workload(find(ms, "Deployment", name)).template.metadata.labels);
+const serverPod = (ms: readonly Manifest[], name: string) => {
+  const deployment = find(ms, "Deployment", name);
+  return pod(deployment.metadata.namespace ?? "", workload(deployment).template.metadata.labels);
+};
 const configOf = (ms: readonly Manifest[], name: string) => find(ms, "ConfigMap", `${name}-config`).data ?? {};
 const portOf = (ms: readonly Manifest[], name: string) => workload(find(ms, "Deployment", name)).template.spec.containers[0]?.ports?.[0]?.containerPort ?? -1;
 /** Every admin listener of a rendered environment: the services whose ConfigMap sets ADMIN_PORT. */
