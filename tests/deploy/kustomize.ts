@@ -78,12 +78,15 @@ export function podContainers(m: Manifest): Container[] {
 }
 
 /**
- * The objects an overlay adds to the base, as written in its own resource files (no image tag, no
- * namespace, no patch): what the per-process checks read for a process the base does not hold
- * (the sandbox's fleet), as they read the base for the others.
+ * The objects an overlay adds to the base, as its own resources (files, or kustomizations such as
+ * the sandbox's fleet/) render them alone: no image tag, no namespace, no overlay patch. What the
+ * per-process checks read for a process the base does not hold (the sandbox's fleet), as they
+ * read the base for the others.
  */
 export function overlayOwnObjects(overlay: string): Manifest[] {
   const dir = path.join(DEPLOY, "overlays", overlay);
-  const own = (readKustomization(dir).resources ?? []).filter((entry) => /\.ya?ml$/.test(entry) && !entry.startsWith("../"));
-  return own.flatMap((file) => readYaml(path.relative(ROOT, path.join(dir, file))) as Manifest[]).filter((m) => m.kind !== "Namespace");
+  const own = (readKustomization(dir).resources ?? []).filter((entry) => !entry.startsWith("../"));
+  return own
+    .flatMap((entry) => (/\.ya?ml$/.test(entry) ? (readYaml(path.relative(ROOT, path.join(dir, entry))) as Manifest[]) : render(path.join(dir, entry))))
+    .filter((m) => m.kind !== "Namespace");
 }
