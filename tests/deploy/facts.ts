@@ -63,7 +63,7 @@ export function callsOf(name: ProcessName): ProcessName[] {
   return [...new Set([...allowedCalleesOf(name), ...peersConfigured(name)])].sort();
 }
 
-/** Who calls the process (on its serving port), among `among`: the gateway is called by anyone. */
+/** The processes, among `among`, that call the process on its serving port (the gateway's public callers aside). */
 export const callersOf = (name: ProcessName, among: readonly ProcessName[] = ALL_PROCESSES): ProcessName[] => among.filter((p) => p !== name && callsOf(p).includes(name));
 
 /** Whether the process has a Service: something calls it (the public, for the gateway). */

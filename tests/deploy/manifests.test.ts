@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { buildTargets } from "../../scripts/build";
 import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
 import {
-  ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, PROCESSES, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
+  ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
   hasIdentity, ofKind, peerUrlKeys, podSpec, readConfigOf, scales, secretKeysOf, served, sourceDir, usesKafka, workload,
 } from "./facts";
 import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
