@@ -1,5 +1,5 @@
 /**
- * Each process's PrometheusRule (deploy/base/alerts/<process>.yaml): alerts named after and owned
+ * Each process's PrometheusRule (deploy/base/alerts/<process>.yaml; the sandbox fleet's in deploy/overlays/sandbox): alerts named after and owned
  * by their process, on metrics that exist, each with a runbook section in the process's README,
  * and every runbook section of a README backed by a real alert.
  */
@@ -7,15 +7,18 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
-import { generatedReadme, generatedRules, readmeFile, rulesFile, sharedAlerts } from "../../scripts/alerts";
-import { find, ofKind, PROCESSES, podSpec, sourceDir, type ProcessName } from "./facts";
-import { DEPLOY, ROOT, render } from "./kustomize";
+import { generatedReadme, generatedRules, readmeFile, rulesFile, sharedAlerts, type ProcessName as BaseProcess } from "../../scripts/alerts";
+import { ALL_PROCESSES, find, ofKind, PROCESSES, podSpec, servesRpcs, sourceDir, type ProcessName } from "./facts";
+import { DEPLOY, ROOT, overlayOwnObjects, render } from "./kustomize";
 
 interface Rule { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> }
 interface RuleSpec { groups: { name: string; rules: Rule[] }[] }
 
 const base = render(path.join(DEPLOY, "base"));
-const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
+/** The base's rules and the sandbox's own (its fleet's). */
+const written = [...base, ...overlayOwnObjects("sandbox")];
+/** sandbox-fleet -> SandboxFleet. */
+const pascal = (name: string) => name.split("-").map((word) => `${word[0]?.toUpperCase()}${word.slice(1)}`).join("");
 const readmeOf = (name: ProcessName) => readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
 const runbookHeadings = (readme: string) => [...readme.matchAll(/^### (\w+)$/gm)].map((m) => m[1] as string);
 
@@ -82,8 +85,8 @@ describe("the PromQL check", () => {
   });
 });
 
-describe.each(PROCESSES)("alerts of %s", (name) => {
-  const rules = (find(base, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
+describe.each(ALL_PROCESSES)("alerts of %s", (name) => {
+  const rules = (find(written, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
 
   it("are named after it, labelled for its team, and link a runbook section of its README", () => {
     expect(rules.length).toBeGreaterThan(0);
@@ -122,7 +125,7 @@ describe.each(PROCESSES)("alerts of %s", (name) => {
   it("cover readiness, errors and latency of its RPCs, and the lag of each consumer group it commits", () => {
     const alerts = rules.map((r) => r.alert);
     expect(alerts).toContain(`${pascal(name)}ReadinessDown`);
-    if (name !== "gateway") expect(alerts).toEqual(expect.arrayContaining([`${pascal(name)}HighErrorRate`, `${pascal(name)}HighLatency`]));
+    if (servesRpcs(name)) expect(alerts).toEqual(expect.arrayContaining([`${pascal(name)}HighErrorRate`, `${pascal(name)}HighLatency`]));
     for (const group of consumerGroupsOf(name)) expect(rules.some((r) => r.expr.includes(`consumergroup="${group}"`)), group).toBe(true);
     // A process that relays an outbox (its main passes its registry to startOutboxRelay) is alerted on its lag.
     if (relaysOutbox(name)) expect(rules.some((r) => r.alert === `${pascal(name)}OutboxLag` && r.expr.includes("outbox_oldest_unsent_age_seconds"))).toBe(true);
@@ -145,7 +148,8 @@ describe.each(PROCESSES)("alerts of %s", (name) => {
  * objects it watches as rendered, so a renamed Deployment, container, Job, HPA or PodMonitor label
  * leaves no alert watching nothing.
  */
-describe.each(PROCESSES)("shared alerts of %s", (name) => {
+// The base's processes (the sandbox's fleet has an alert of its own, in its overlay).
+describe.each(PROCESSES as readonly BaseProcess[])("shared alerts of %s", (name) => {
   const rules = (find(base, "PrometheusRule", `${name}-alerts`).spec as RuleSpec).groups.flatMap((g) => g.rules);
   const rule = (suffix: string): Rule => {
     const found = rules.find((r) => r.alert === `${pascal(name)}${suffix}`);

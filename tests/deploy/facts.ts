@@ -7,12 +7,41 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { generateIdentityKeys, publicKeysSetting } from "../../packages/rpc/src/identity-keys";
 import type { CallerPolicy } from "../../packages/rpc/src/caller-policy";
+import { PROCESS_NAMES as IDENTITIES } from "../../scripts/identity-keys";
 import { SERVICES, type ServiceName } from "../../scripts/mesh";
 import { ROOT } from "./kustomize";
 import type { Manifest, PodSpec, WorkloadSpec } from "./manifest-types";
 
-export type ProcessName = ServiceName | "gateway";
+/**
+ * The sandbox's simulated driver fleet (services/sandbox-fleet; scripts/mesh-fleet.ts names it
+ * FLEET): a process, but not a peer of the services (nothing calls it; no database, no broker, no
+ * service identity), so not one of SERVICES; deployed by the sandbox overlay alone.
+ */
+export const FLEET = "sandbox-fleet";
+export type ProcessName = ServiceName | "gateway" | typeof FLEET;
+/** The mesh: the gateway and the services, in deploy/base, so in every environment. */
 export const PROCESSES: readonly ProcessName[] = ["gateway", ...SERVICES];
+/** Processes an overlay adds to the base: the sandbox's fleet (production's drivers are real). */
+export const SANDBOX_ONLY: readonly ProcessName[] = [FLEET];
+/** Every process that has an image and a Deployment somewhere. */
+export const ALL_PROCESSES: readonly ProcessName[] = [...PROCESSES, ...SANDBOX_ONLY];
+export type Overlay = "sandbox" | "production";
+/** The processes an overlay runs. */
+export const processesIn = (overlay: Overlay): readonly ProcessName[] => (overlay === "sandbox" ? ALL_PROCESSES : PROCESSES);
+
+/**
+ * Processes that run exactly one pod (`replicas: 1`, no HorizontalPodAutoscaler, no
+ * PodDisruptionBudget): the fleet is one simulator, and a second pod would drive its drivers twice.
+ * Every other process scales with load.
+ */
+export const SINGLETONS: readonly ProcessName[] = [FLEET];
+export const scales = (name: ProcessName): boolean => !SINGLETONS.includes(name);
+
+/** Processes with a service identity (`<process>-identity`): those scripts/identity-keys.ts makes a key for. */
+export const hasIdentity = (name: ProcessName): boolean => (IDENTITIES as readonly string[]).includes(name);
+
+/** Processes that serve RPCs to peers (the services), as opposed to HTTP (the gateway) or nothing (the fleet). */
+export const servesRpcs = (name: ProcessName): boolean => (SERVICES as readonly string[]).includes(name);
 
 /** Each service's allow-list, as the service itself checks every RPC against it. */
 const CALLERS: Record<ServiceName, CallerPolicy> = Object.fromEntries(
@@ -34,10 +63,25 @@ export function callsOf(name: ProcessName): ProcessName[] {
   return [...new Set([...allowedCalleesOf(name), ...peersConfigured(name)])].sort();
 }
 
-/** The services whose `<SVC>_SERVICE_URL` the process's config.ts reads. */
-export function peersConfigured(name: ProcessName): ServiceName[] {
-  return keysIn(configSource(name)).flatMap((key) => {
+/** The processes, among `among`, that call the process on its serving port (the gateway's public callers aside). */
+export const callersOf = (name: ProcessName, among: readonly ProcessName[] = ALL_PROCESSES): ProcessName[] => among.filter((p) => p !== name && callsOf(p).includes(name));
+
+/** Whether the process has a Service: something calls it (the public, for the gateway). */
+export const served = (name: ProcessName): boolean => name === "gateway" || callersOf(name).length > 0;
+
+/** The processes whose url the process's config.ts reads: `<SVC>_SERVICE_URL`, and `GATEWAY_URL` (the fleet's drivers' way in). */
+export function peersConfigured(name: ProcessName): ProcessName[] {
+  return keysIn(configSource(name)).flatMap((key): ProcessName[] => {
+    if (key === "GATEWAY_URL") return ["gateway"];
     const peer = /^([A-Z]+)_SERVICE_URL$/.exec(key)?.[1]?.toLowerCase();
+    return peer && (SERVICES as readonly string[]).includes(peer) ? [peer as ServiceName] : [];
+  });
+}
+
+/** The services whose admin listener (`<SVC>_ADMIN_URL`) the process's config.ts reads: the fleet's. */
+export function adminPeersOf(name: ProcessName): ServiceName[] {
+  return keysIn(configSource(name)).flatMap((key) => {
+    const peer = /^([A-Z]+)_ADMIN_URL$/.exec(key)?.[1]?.toLowerCase();
     return peer && (SERVICES as readonly string[]).includes(peer) ? [peer as ServiceName] : [];
   });
 }
@@ -92,10 +136,10 @@ export function configKeys(name: ProcessName): Set<string> {
 /** Settings that are credentials: the database url, a Redis url (it carries the password), any key, key id, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
   const own = keysIn(configSource(name)).filter((key) => /(_KEY$|_KEY_ID$|SECRET|PASSWORD|REDIS_URL$)/.test(key));
-  return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, IDENTITY_KEY].sort();
+  return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, ...(hasIdentity(name) ? [IDENTITY_KEY] : [])].sort();
 }
 
-/** Every process's signing key, in a Secret of its own (`<process>-identity`), apart from its other credentials. */
+/** Every process's signing key (hasIdentity), in a Secret of its own (`<process>-identity`), apart from its other credentials. */
 export const IDENTITY_KEY = "SERVICE_IDENTITY_PRIVATE_KEY";
 
 /** The process's own readConfig, which fails fast on anything missing or malformed. */

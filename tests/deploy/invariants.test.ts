@@ -49,6 +49,11 @@ describe("each invariant fails on a broken object", () => {
     ["topology-spread", (ms) => {
       for (const c of gatewayPod(ms).topologySpreadConstraints as { nodeTaintsPolicy?: string }[]) delete c.nodeTaintsPolicy;
     }],
+    // Only a Deployment fixed at one pod is spared: two fixed replicas must spread like any.
+    ["topology-spread", (ms) => {
+      delete gatewayPod(ms).topologySpreadConstraints;
+      (find(ms, "Deployment", "gateway").spec as { replicas?: number }).replicas = 2;
+    }],
     ["requests-within-limits", (ms) => { (gatewayContainer(ms).resources as { requests: Record<string, string> }).requests.memory = "1Gi"; }],
     ["probe-timeouts", (ms) => { (gatewayContainer(ms).readinessProbe ?? {}).timeoutSeconds = 1; }],
     ["probe-timeouts", (ms) => { delete (gatewayContainer(ms).startupProbe ?? {}).timeoutSeconds; }],

@@ -34,7 +34,9 @@ const RULES: Record<string, (ms: readonly Manifest[], env: Environment) => Viola
         .map((field) => ({ rule: "no-host-namespaces", object: id(m), detail: `${field}: true` }))),
 
   "topology-spread": (ms, env) =>
-    ms.filter((m) => m.kind === "Deployment").flatMap((m) => {
+    // A Deployment fixed at one pod (the sandbox fleet) has nothing to spread; the HPA-scaled ones
+    // carry no replicas field.
+    ms.filter((m) => m.kind === "Deployment" && (m.spec as WorkloadSpec).replicas !== 1).flatMap((m) => {
       const labels = (m.spec as WorkloadSpec).template.metadata.labels;
       const selects = (c: SpreadConstraint) => Object.entries(c.labelSelector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v) && Object.keys(c.labelSelector?.matchLabels ?? {}).length > 0;
       const byNode = (podOf(m).topologySpreadConstraints ?? []).filter((c) => c.topologyKey === "kubernetes.io/hostname" && selects(c));

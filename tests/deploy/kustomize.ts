@@ -76,3 +76,17 @@ export function podContainers(m: Manifest): Container[] {
   const spec = (m.spec as Partial<WorkloadSpec> | undefined)?.template?.spec;
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])];
 }
+
+/**
+ * The objects an overlay adds to the base, as its own resources (files, or kustomizations such as
+ * the sandbox's fleet/) render them alone: no image tag, no namespace, no overlay patch. What the
+ * per-process checks read for a process the base does not hold (the sandbox's fleet), as they
+ * read the base for the others.
+ */
+export function overlayOwnObjects(overlay: string): Manifest[] {
+  const dir = path.join(DEPLOY, "overlays", overlay);
+  const own = (readKustomization(dir).resources ?? []).filter((entry) => !entry.startsWith("../"));
+  return own
+    .flatMap((entry) => (/\.ya?ml$/.test(entry) ? (readYaml(path.relative(ROOT, path.join(dir, entry))) as Manifest[]) : render(path.join(dir, entry))))
+    .filter((m) => m.kind !== "Namespace");
+}

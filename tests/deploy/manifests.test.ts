@@ -1,7 +1,10 @@
 /**
  * The kustomize base under deploy/ proves its invariants without a cluster: each of the seven
  * processes gets every object it needs, hardened the same way, configured so its own config.ts
- * accepts it, with secrets only by reference and its database migrated before it serves.
+ * accepts it, with secrets only by reference and its database migrated before it serves. The
+ * sandbox's fleet, which the sandbox overlay alone adds, is held to the same checks, as written
+ * there; what it lacks by design (a Service, an identity, autoscaling) follows from what it is
+ * (facts.ts: served, hasIdentity, scales).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -9,18 +12,20 @@ import { describe, expect, it } from "vitest";
 import { buildTargets } from "../../scripts/build";
 import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
 import {
-  APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, PROCESSES, SERVICES_WITH_MIGRATIONS, configKeys, find, ofKind,
-  peerUrlKeys, podSpec, readConfigOf, secretKeysOf, sourceDir, usesKafka, workload,
+  ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
+  hasIdentity, ofKind, peerUrlKeys, podSpec, readConfigOf, scales, secretKeysOf, served, sourceDir, usesKafka, workload,
 } from "./facts";
 import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
-import { DEPLOY, ROOT, readKustomization, readYaml, render, yamlFiles } from "./kustomize";
+import { DEPLOY, ROOT, overlayOwnObjects, readKustomization, readYaml, render, yamlFiles } from "./kustomize";
 import type { Container, Manifest } from "./manifest-types";
 
 const base = render(path.join(DEPLOY, "base"));
+/** The base plus what the sandbox overlay adds (its fleet), unpinned: every process's objects. */
+const written = [...base, ...overlayOwnObjects("sandbox")];
 const serverLabels = (name: string) => ({ "app.kubernetes.io/name": name, "app.kubernetes.io/component": "server" });
 const containersOf = (m: Manifest): Container[] => [...(podSpec(m).initContainers ?? []), ...podSpec(m).containers];
-const mainContainer = (name: string): Container => podSpec(find(base, "Deployment", name)).containers[0] as Container;
-const configOf = (name: string): Record<string, string> => find(base, "ConfigMap", `${name}-config`).data ?? {};
+const mainContainer = (name: string): Container => podSpec(find(written, "Deployment", name)).containers[0] as Container;
+const configOf = (name: string): Record<string, string> => find(written, "ConfigMap", `${name}-config`).data ?? {};
 const secretRefs = (c: Container) => (c.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [{ env: e.name, ...e.valueFrom.secretKeyRef }] : []));
 const configMapRefs = (c: Container) => (c.env ?? []).flatMap((e) => (e.valueFrom?.configMapKeyRef ? [{ env: e.name, ...e.valueFrom.configMapKeyRef }] : []));
 
@@ -46,22 +51,32 @@ describe("deploy/ files", () => {
   });
 });
 
-describe.each(PROCESSES)("process %s", (name) => {
-  const deployment = find(base, "Deployment", name);
+describe.each(ALL_PROCESSES)("process %s", (name) => {
+  const deployment = find(written, "Deployment", name);
   const container = mainContainer(name);
   const port = container.ports?.[0];
   const metricsPort = container.ports?.find((p) => p.name === "metrics");
 
-  it("has a Deployment, Service, ServiceAccount, ConfigMap, PodDisruptionBudget and HorizontalPodAutoscaler", () => {
+  const named = (kind: string) => written.filter((m) => m.kind === kind && m.metadata.name === name);
+
+  it("has a Deployment, ServiceAccount and ConfigMap; a Service if anything calls it; a PodDisruptionBudget and HorizontalPodAutoscaler if it scales", () => {
     expect(workload(deployment).selector?.matchLabels).toEqual(serverLabels(name));
     expect(workload(deployment).template.metadata.labels).toMatchObject(serverLabels(name));
-    expect(find(base, "Service", name).spec).toMatchObject({ selector: serverLabels(name), ports: [{ targetPort: port?.name, port: port?.containerPort }] });
-    expect(find(base, "ServiceAccount", name)).toMatchObject({ automountServiceAccountToken: false });
+    expect(find(written, "ServiceAccount", name)).toMatchObject({ automountServiceAccountToken: false });
     expect(podSpec(deployment)).toMatchObject({ serviceAccountName: name, automountServiceAccountToken: false, enableServiceLinks: false });
-    expect(find(base, "PodDisruptionBudget", name).spec).toMatchObject({ selector: { matchLabels: serverLabels(name) } });
-    expect(find(base, "HorizontalPodAutoscaler", name).spec).toMatchObject({ scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name } });
-    // The HPA owns the count; a replicas field would reset it on every apply.
-    expect(workload(deployment).replicas).toBeUndefined();
+    expect(find(written, "ConfigMap", `${name}-config`)).toBeDefined();
+    if (served(name)) expect(find(written, "Service", name).spec).toMatchObject({ selector: serverLabels(name), ports: [{ targetPort: port?.name, port: port?.containerPort }] });
+    else expect(named("Service"), "a Service nothing calls").toEqual([]);
+    if (scales(name)) {
+      expect(find(written, "PodDisruptionBudget", name).spec).toMatchObject({ selector: { matchLabels: serverLabels(name) } });
+      expect(find(written, "HorizontalPodAutoscaler", name).spec).toMatchObject({ scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name } });
+      // The HPA owns the count; a replicas field would reset it on every apply.
+      expect(workload(deployment).replicas).toBeUndefined();
+    } else {
+      // One pod, always, and never two at once: not even during a rollout.
+      expect(workload(deployment)).toMatchObject({ replicas: 1, strategy: { type: "Recreate" } });
+      expect([...named("HorizontalPodAutoscaler"), ...named("PodDisruptionBudget")]).toEqual([]);
+    }
   });
 
   it("runs its own compiled entry point from its own directory, like scripts/mesh.ts", () => {
@@ -96,11 +111,11 @@ describe.each(PROCESSES)("process %s", (name) => {
     });
   });
 
-  it("serves /metrics on a port of its own, which its Service (one port: the serving one) leaves out", () => {
+  it("serves /metrics on a port of its own, which its Service (one port: the serving one), if any, leaves out", () => {
     expect(metricsPort?.containerPort).toBeGreaterThan(0);
     expect(metricsPort?.containerPort).not.toBe(port?.containerPort);
     expect(configOf(name).METRICS_PORT).toBe(String(metricsPort?.containerPort));
-    expect((find(base, "Service", name).spec as { ports: { port: number }[] }).ports.map((p) => p.port)).toEqual([port?.containerPort]);
+    if (served(name)) expect((find(written, "Service", name).spec as { ports: { port: number }[] }).ports.map((p) => p.port)).toEqual([port?.containerPort]);
   });
 
   it("keeps admin RPCs, if it has any, on a loopback port that no containerPort or Service names", () => {
@@ -112,10 +127,12 @@ describe.each(PROCESSES)("process %s", (name) => {
     expect(container.ports?.map((p) => String(p.containerPort))).not.toContain(data.ADMIN_PORT);
   });
 
-  it("is given more termination grace than its preStop pause, SHUTDOWN_GRACE_MS and the drain's allowance together", () => {
+  it("is given more termination grace than its preStop pause (if a Service routes to it), SHUTDOWN_GRACE_MS and the drain's allowance together", () => {
     const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
-    expect(preStop[0]).toBe("sleep");
-    const budgetMs = Number(preStop[1]) * 1000 + Number(configOf(name).SHUTDOWN_GRACE_MS) + DRAIN_ALLOWANCE_MS;
+    // The pause lets endpoints drop the pod before it drains: only a pod behind a Service has any.
+    if (served(name)) expect(preStop[0]).toBe("sleep");
+    else expect(container.lifecycle).toBeUndefined();
+    const budgetMs = Number(preStop[1] ?? 0) * 1000 + Number(configOf(name).SHUTDOWN_GRACE_MS) + DRAIN_ALLOWANCE_MS;
     expect(Number.isFinite(budgetMs)).toBe(true);
     expect((podSpec(deployment).terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(budgetMs);
   });
@@ -129,6 +146,12 @@ describe.each(PROCESSES)("process %s", (name) => {
       const peer = key.replace(/_SERVICE_URL$/, "").toLowerCase();
       expect(data[key], key).toBe(`http://${peer}:${mainContainer(peer).ports?.[0]?.containerPort}`);
     }
+    // The fleet's ways in: the gateway's Service, and each service's admin listener on its ADMIN_PORT.
+    if ("GATEWAY_URL" in data) expect(data.GATEWAY_URL).toBe(`http://gateway:${(find(written, "Service", "gateway").spec as { ports: { port: number }[] }).ports[0]?.port}`);
+    for (const peer of adminPeersOf(name)) {
+      expect(configOf(peer).ADMIN_PORT, peer).toMatch(/^\d+$/);
+      expect(data[`${peer.toUpperCase()}_ADMIN_URL`], peer).toBe(`http://${peer}:${configOf(peer).ADMIN_PORT}`);
+    }
     expect(container.envFrom).toEqual([{ configMapRef: { name: `${name}-config` } }]);
   });
 
@@ -140,13 +163,14 @@ describe.each(PROCESSES)("process %s", (name) => {
     expect(() => readConfig({ ...configOf(name), ...literals, ...shared, ...secrets })).not.toThrow();
   });
 
-  it("signs with its own identity key, in a Secret of its own, and trusts the public keys of one shared ConfigMap", () => {
-    expect(secretRefs(container).filter((ref) => ref.key === IDENTITY_KEY)).toEqual([{ env: IDENTITY_KEY, name: `${name}-identity`, key: IDENTITY_KEY }]);
-    expect(configMapRefs(container)).toEqual([{ env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" }]);
+  it("signs with its own identity key, in a Secret of its own, and trusts the public keys of one shared ConfigMap (a process of the mesh; the fleet has none)", () => {
+    const identity = hasIdentity(name);
+    expect(secretRefs(container).filter((ref) => ref.key === IDENTITY_KEY)).toEqual(identity ? [{ env: IDENTITY_KEY, name: `${name}-identity`, key: IDENTITY_KEY }] : []);
+    expect(configMapRefs(container)).toEqual(identity ? [{ env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" }] : []);
   });
 
-  it("is reached by a headless Service (one DNS record per pod, so callers spread over the pods), the gateway by a virtual IP", () => {
-    expect((find(base, "Service", name).spec as { clusterIP?: string }).clusterIP).toBe(name === "gateway" ? undefined : "None");
+  it.runIf(served(name))("is reached by a headless Service (one DNS record per pod, so callers spread over the pods), the gateway by a virtual IP", () => {
+    expect((find(written, "Service", name).spec as { clusterIP?: string }).clusterIP).toBe(name === "gateway" ? undefined : "None");
   });
 
   it("takes its database url and keys from its own Secret by reference, never from a value", () => {
@@ -159,7 +183,7 @@ describe.each(PROCESSES)("process %s", (name) => {
   });
 });
 
-describe.each([...ofKind(base, "Deployment"), ...ofKind(base, "Job")].map((m) => [`${m.kind}/${m.metadata.name}`, m] as const))("%s", (_, m) => {
+describe.each([...ofKind(written, "Deployment"), ...ofKind(written, "Job")].map((m) => [`${m.kind}/${m.metadata.name}`, m] as const))("%s", (_, m) => {
   it("runs as uid 10001, non-root, with RuntimeDefault seccomp", () => {
     expect(podSpec(m).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: APP_UID, seccompProfile: { type: "RuntimeDefault" } });
     for (const c of containersOf(m)) expect(c.securityContext?.runAsUser ?? APP_UID, c.name).toBe(APP_UID);
@@ -182,7 +206,7 @@ describe.each([...ofKind(base, "Deployment"), ...ofKind(base, "Job")].map((m) =>
 
   it("uses its own process's image (ghcr.io/tawsil/<process>) by name only, for the overlays to pin (never a latest or floating tag)", () => {
     const process = workload(m).template.metadata.labels?.["app.kubernetes.io/name"];
-    expect(PROCESSES).toContain(process);
+    expect(ALL_PROCESSES).toContain(process);
     for (const c of containersOf(m)) expect(c.image, c.name).toBe(`ghcr.io/tawsil/${process}`);
   });
 
@@ -274,8 +298,8 @@ describe("deploy/README.md", () => {
     const claims = [...text.matchAll(/the (\w+) service (will need|needs|does not need) (?:the same )?`([A-Z][A-Z0-9_]+)`/g)];
     expect(claims.length).toBeGreaterThan(0);
     for (const [claim, name, verb, key] of claims) {
-      expect(PROCESSES, claim).toContain(name);
-      expect(configKeys(name as (typeof PROCESSES)[number]).has(key!), claim).toBe(verb !== "does not need");
+      expect(ALL_PROCESSES, claim).toContain(name);
+      expect(configKeys(name as (typeof ALL_PROCESSES)[number]).has(key!), claim).toBe(verb !== "does not need");
     }
   });
 

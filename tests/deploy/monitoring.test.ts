@@ -5,16 +5,16 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROCESSES, find, podSpec, workload } from "./facts";
+import { find, podSpec, processesIn, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 
 interface Panel { title: string; targets: { expr: string }[] }
 interface PodMonitorSpec { jobLabel?: string; selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: { port: string; path: string }[] }
 
-describe.each(["overlays/sandbox", "overlays/production"])("monitoring of %s", (dir) => {
-  const manifests = render(path.join(DEPLOY, dir));
+describe.each(["sandbox", "production"] as const)("monitoring of overlays/%s", (overlay) => {
+  const manifests = render(path.join(DEPLOY, "overlays", overlay));
 
-  it.each(PROCESSES)("scrapes %s: a PodMonitor on its pods' metrics port at /metrics", (name) => {
+  it.each(processesIn(overlay))("scrapes %s: a PodMonitor on its pods' metrics port at /metrics", (name) => {
     const deployment = find(manifests, "Deployment", name);
     const spec = find(manifests, "PodMonitor", name).spec as PodMonitorSpec;
     expect(spec.selector.matchLabels).toEqual(workload(deployment).selector?.matchLabels);

@@ -1,10 +1,12 @@
 /**
  * The network-policies component, evaluated as a cluster would enforce it in each overlay: every
- * connection architecture.md draws is open, on its one port, and everything else is closed.
+ * connection architecture.md draws is open, on its one port, and everything else is closed. The
+ * sandbox's fleet is one more process there, whose calls its config.ts names (the gateway and
+ * admin listeners); fleet.test.ts checks what production keeps closed without it.
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROCESSES, SERVICES_WITH_MIGRATIONS, callsOf, configKeys, find, ofKind, usesDatabase, usesKafka, workload } from "./facts";
+import { SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 import type { NetworkPolicySpec } from "./manifest-types";
 import { allowed, type Endpoint } from "./network-model";
@@ -12,12 +14,13 @@ import { allowed, type Endpoint } from "./network-model";
 const OVERLAYS = [
   { overlay: "sandbox", namespace: "tawsil-sandbox" },
   { overlay: "production", namespace: "tawsil-production" },
-];
+] as const;
 
 describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace }) => {
+  const processes = processesIn(overlay);
   const manifests = render(path.join(DEPLOY, "overlays", overlay));
   const policies = ofKind(manifests, "NetworkPolicy");
-  const pod = (labels: Record<string, string>, ns = namespace): Endpoint => ({ kind: "pod", namespace: ns, labels, ip: "10.244.1.7" });
+  const pod = (labels: Record<string, string>, ns: string = namespace): Endpoint => ({ kind: "pod", namespace: ns, labels, ip: "10.244.1.7" });
   const external = (ip: string): Endpoint => ({ kind: "external", ip });
   const server = (name: string) => pod(workload(find(manifests, "Deployment", name)).template.metadata.labels);
   const migration = (name: string) => pod(workload(find(manifests, "Job", `${name}-migrate`)).template.metadata.labels);
@@ -44,14 +47,14 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     expect(allowed(policies, { from: internet, to: stranger, port: 8080 })).toBe(false);
   });
 
-  it.each(PROCESSES)("give %s a policy of its own that selects exactly its serving pods", (name) => {
+  it.each(processes)("give %s a policy of its own that selects exactly its serving pods", (name) => {
     const spec = find(policies, "NetworkPolicy", name).spec as NetworkPolicySpec;
     expect(spec.podSelector.matchLabels).toEqual(workload(find(manifests, "Deployment", name)).selector?.matchLabels);
     expect(spec.policyTypes).toEqual(["Ingress", "Egress"]);
   });
 
-  it.each(PROCESSES)("let %s call exactly the peers architecture.md and its config.ts name, each on its port only", (name) => {
-    for (const peer of PROCESSES.filter((p) => p !== name)) {
+  it.each(processes)("let %s call exactly the peers architecture.md and its config.ts name, each on its port only", (name) => {
+    for (const peer of processes.filter((p) => p !== name)) {
       const expected = callsOf(name).includes(peer);
       expect(allowed(policies, { from: server(name), to: server(peer), port: portOf(peer) }), `${name} -> ${peer}`).toBe(expected);
       expect(allowed(policies, { from: server(name), to: server(peer), port: 9229 }), `${name} -> ${peer}:9229`).toBe(false);
@@ -61,33 +64,41 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
   it("admit anyone to the gateway's port, and nobody from outside or from a stranger pod to a service", () => {
     expect(allowed(policies, { from: internet, to: server("gateway"), port: portOf("gateway") })).toBe(true);
     expect(allowed(policies, { from: internet, to: server("gateway"), port: 9229 })).toBe(false);
-    for (const name of PROCESSES.filter((p) => p !== "gateway")) {
+    for (const name of processes.filter((p) => p !== "gateway")) {
       for (const from of [internet, ...strangers]) expect(allowed(policies, { from, to: server(name), port: portOf(name) }), name).toBe(false);
     }
   });
 
-  it.each(PROCESSES)("let Prometheus scrape %s on its metrics port, and no other pod or outsider reach that port", (name) => {
+  it.each(processes)("let Prometheus scrape %s on its metrics port, and no other pod or outsider reach that port", (name) => {
     expect(allowed(policies, { from: prometheus, to: server(name), port: metricsPortOf(name) })).toBe(true);
-    for (const from of [internet, ...strangers, ...PROCESSES.filter((p) => p !== name).map(server)]) {
+    for (const from of [internet, ...strangers, ...processes.filter((p) => p !== name).map(server)]) {
       expect(allowed(policies, { from, to: server(name), port: metricsPortOf(name) })).toBe(false);
     }
   });
 
-  it.each(["merchant", "shipment"])("admit nobody to the %s admin port: operators reach it by port-forward", (name) => {
+  // Operators reach admin listeners by port-forward; of the pods, only a process whose config.ts
+  // reads the listener's url (the sandbox's fleet) is admitted, and only where it runs.
+  const withAdmin = ["merchant", "shipment", "dispatch", "tracking", "webhook"];
+  it.each(withAdmin)("admit nobody to the %s admin port but the processes of this overlay that manage it", (name) => {
     const adminPort = Number(configOf(name).ADMIN_PORT);
     expect(adminPort).toBeGreaterThan(0);
-    for (const from of [internet, prometheus, ...strangers, ...PROCESSES.filter((p) => p !== name).map(server)]) {
+    const admitted = processes.filter((p) => (adminPeersOf(p) as string[]).includes(name));
+    for (const from of [internet, prometheus, ...strangers, ...processes.filter((p) => p !== name && !admitted.includes(p)).map(server)]) {
       expect(allowed(policies, { from, to: server(name), port: adminPort })).toBe(false);
     }
+    for (const p of admitted) expect(allowed(policies, { from: server(p), to: server(name), port: adminPort }), p).toBe(true);
+    // An admin listener on loopback is out of every pod's reach whatever the policies say; one on
+    // the pod's address only where a process of this overlay is admitted to it.
+    expect(configOf(name).ADMIN_HOST ?? "127.0.0.1").toBe(admitted.length > 0 ? "0.0.0.0" : "127.0.0.1");
   });
 
-  it.each(PROCESSES)("open PostgreSQL and Kafka to %s exactly when its config.ts reads them", (name) => {
+  it.each(processes)("open PostgreSQL and Kafka to %s exactly when its config.ts reads them", (name) => {
     expect(allowed(policies, { from: server(name), to: postgres, port: 5432 }), "PostgreSQL").toBe(usesDatabase(name));
     expect(allowed(policies, { from: server(name), to: broker, port: 9092 }), "Kafka").toBe(usesKafka(name));
     expect(allowed(policies, { from: server(name), to: broker, port: 9093 }), "the controller port").toBe(false);
   });
 
-  it.each(PROCESSES)("open the rate limits' Redis to %s exactly when its config.ts reads it, on its port only", (name) => {
+  it.each(processes)("open the rate limits' Redis to %s exactly when its config.ts reads it, on its port only", (name) => {
     const redis = external("10.60.0.9");
     const readsRedis = configKeys(name).has("RATE_LIMIT_REDIS_URL");
     expect(readsRedis).toBe(name === "gateway");
@@ -95,7 +106,7 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     expect(allowed(policies, { from: server(name), to: redis, port: 6380 })).toBe(false);
   });
 
-  it.each([...PROCESSES, "a stranger pod"])("let %s resolve names through kube-dns or a node-local cache", (name) => {
+  it.each([...processes, "a stranger pod"])("let %s resolve names through kube-dns or a node-local cache", (name) => {
     const from = name === "a stranger pod" ? (strangers[0] as Endpoint) : server(name);
     for (const protocol of ["UDP", "TCP"] as const) {
       expect(allowed(policies, { from, to: kubeDns, port: 53, protocol })).toBe(true);
@@ -103,10 +114,10 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     }
   });
 
-  // Webhook delivers to merchants' endpoints; shipment keeps media bytes in object storage (S3);
-  // in the sandbox alone, dispatch's simulated fleet uploads its drivers' evidence there too.
-  const reachesInternet = (name: string) => name === "webhook" || name === "shipment" || (overlay === "sandbox" && name === "dispatch");
-  it.each(PROCESSES)("let %s reach the internet only if it is webhook or shipment (or the sandbox's dispatch), and private ranges and cloud metadata never", (name) => {
+  // Webhook delivers to merchants' endpoints; shipment keeps media bytes in object storage (S3).
+  // The fleet's evidence goes through the gateway, which streams it there under shipment's policy.
+  const reachesInternet = (name: string) => name === "webhook" || name === "shipment";
+  it.each(processes)("let %s reach the internet only if it is webhook or shipment, and private ranges and cloud metadata never", (name) => {
     expect(allowed(policies, { from: server(name), to: internet, port: 443 })).toBe(reachesInternet(name));
     for (const to of privateHosts) expect(allowed(policies, { from: server(name), to, port: 443 }), to.ip).toBe(false);
     expect(allowed(policies, { from: server(name), to: external("169.254.169.254"), port: 80 })).toBe(false);
@@ -116,7 +127,7 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     expect(allowed(policies, { from: migration(name), to: postgres, port: 5432 })).toBe(true);
     expect(allowed(policies, { from: migration(name), to: broker, port: 9092 })).toBe(false);
     expect(allowed(policies, { from: migration(name), to: internet, port: 443 })).toBe(false);
-    for (const peer of PROCESSES) {
+    for (const peer of processes) {
       expect(allowed(policies, { from: migration(name), to: server(peer), port: portOf(peer) })).toBe(false);
       expect(allowed(policies, { from: server(peer), to: migration(name), port: 8080 })).toBe(false);
     }

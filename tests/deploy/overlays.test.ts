@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
-import { FAKE_SECRET_VALUES, PROCESSES, find, ofKind, podSpec, readConfigOf } from "./facts";
+import { FAKE_SECRET_VALUES, find, ofKind, podSpec, processesIn, readConfigOf, scales, workload } from "./facts";
 import { DEPLOY, podContainers, readKustomization, render, type Kustomization } from "./kustomize";
 import type { Manifest } from "./manifest-types";
 
@@ -35,17 +35,17 @@ const pinnedImage = (entry: ImageEntry | undefined): string =>
 
 const workloadsOf = (manifests: readonly Manifest[]) => ofKind(manifests, "Deployment").concat(ofKind(manifests, "Job"));
 
-function expectPinnedImages(manifests: readonly Manifest[]): void {
+function expectPinnedImages(manifests: readonly Manifest[], processes: readonly string[]): void {
   const images = new Set(workloadsOf(manifests).flatMap((m) => podContainers(m).map((c) => c.image)));
-  expect(images.size).toBe(PROCESSES.length);
+  expect(images.size).toBe(processes.length);
   for (const image of images) {
     expect(image).toMatch(PINNED_IMAGE);
     expect(image).not.toMatch(/:latest(@|$)/);
   }
 }
 
-function expectOneEntryPerProcess(manifests: readonly Manifest[], entries: readonly ImageEntry[]): void {
-  expect(entries.map((e) => e.name).sort()).toEqual(PROCESSES.map((name) => `ghcr.io/tawsil/${name}`).sort());
+function expectOneEntryPerProcess(manifests: readonly Manifest[], entries: readonly ImageEntry[], processes: readonly string[]): void {
+  expect(entries.map((e) => e.name).sort()).toEqual(processes.map((name) => `ghcr.io/tawsil/${name}`).sort());
   for (const m of workloadsOf(manifests)) {
     const process = (m.spec as { template: { metadata: { labels?: Record<string, string> } } }).template.metadata.labels?.["app.kubernetes.io/name"];
     const entry = entries.find((e) => e.name === `ghcr.io/tawsil/${process}`);
@@ -56,6 +56,7 @@ function expectOneEntryPerProcess(manifests: readonly Manifest[], entries: reado
 describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, minReplicas }) => {
   const dir = path.join(DEPLOY, "overlays", overlay);
   const manifests = render(dir);
+  const processes = processesIn(overlay);
 
   it("puts everything in its namespace, which enforces the restricted Pod Security Standard", () => {
     expect(find(manifests, "Namespace", namespace).metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
@@ -64,18 +65,18 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
 
   it("includes the network-policies component", () => {
     expect(readKustomization(dir).components).toContain("../../components/network-policies");
-    expect(ofKind(manifests, "NetworkPolicy").length).toBeGreaterThan(PROCESSES.length);
+    expect(ofKind(manifests, "NetworkPolicy").length).toBeGreaterThan(processes.length);
   });
 
   it("pins each process's own image to a registry and an explicit tag or digest, never latest", () => {
-    expectPinnedImages(manifests);
+    expectPinnedImages(manifests, processes);
   });
 
   it("pins each process by an images: entry of its own, so one release moves one process", () => {
-    expectOneEntryPerProcess(manifests, readKustomization(dir).images ?? []);
+    expectOneEntryPerProcess(manifests, readKustomization(dir).images ?? [], processes);
   });
 
-  it.each(PROCESSES)(`configures %s for ${overlay}, in a form its readConfig accepts`, async (name) => {
+  it.each(processes)(`configures %s for ${overlay}, in a form its readConfig accepts`, async (name) => {
     const data = find(manifests, "ConfigMap", `${name}-config`).data ?? {};
     expect(data.TAWSIL_ENVIRONMENT).toBe(overlay);
     if (name === "gateway") expect(data.PUBLIC_BASE_URL).toBe(publicUrl);
@@ -95,7 +96,7 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     expect(merchant).toEqual(gateway);
   });
 
-  it.each(PROCESSES)(`runs %s with at least ${minReplicas} replica(s), and a budget that never blocks a drain outright`, (name) => {
+  it.each(processes.filter(scales))(`runs %s with at least ${minReplicas} replica(s), and a budget that never blocks a drain outright`, (name) => {
     const hpa = find(manifests, "HorizontalPodAutoscaler", name).spec as Hpa;
     const pdb = find(manifests, "PodDisruptionBudget", name).spec as Pdb;
     expect(hpa.minReplicas).toBeGreaterThanOrEqual(minReplicas);
@@ -105,6 +106,11 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
     expect(evictable).toBeGreaterThanOrEqual(1);
     // Production: one pod at a time, at any replica count (a drain never takes two of a process).
     if (overlay === "production") expect(pdb).toEqual({ maxUnavailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow", selector: expect.any(Object) });
+  });
+
+  it.each(processes.filter((name) => !scales(name)))("runs %s as one pod, with no autoscaler or budget that could ask for another", (name) => {
+    expect(workload(find(manifests, "Deployment", name)).replicas).toBe(1);
+    expect(manifests.filter((m) => ["HorizontalPodAutoscaler", "PodDisruptionBudget"].includes(m.kind) && m.metadata.name === name)).toEqual([]);
   });
 
   it("keeps PostgreSQL connections at peak within the budget", () => {
@@ -155,7 +161,7 @@ describe("production pinned by digest", () => {
   it("renders name@digest and name:tag@digest, and they pass the overlay's image checks", () => {
     expect(podContainers(find(manifests, "Deployment", "pricing"))[0]?.image).toBe(`ghcr.io/tawsil/pricing@${digest("a")}`);
     expect(podContainers(find(manifests, "Deployment", "gateway"))[0]?.image).toBe(`ghcr.io/tawsil/gateway:2026.11.27-1@${digest("b")}`);
-    expectPinnedImages(manifests);
-    expectOneEntryPerProcess(manifests, entries);
+    expectPinnedImages(manifests, processesIn("production"));
+    expectOneEntryPerProcess(manifests, entries, processesIn("production"));
   });
 });

@@ -19,7 +19,8 @@ import { buildTargets, staleTargets } from "../../scripts/build";
 import { runtimeTreeBytes } from "../../scripts/image-size";
 import { ensureTopics } from "../../scripts/infra/kafka";
 import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
-import { FAKE_SECRET_VALUES, find, PROCESSES, podSpec, type ProcessName, sourceDir } from "./facts";
+import { ALL_PROCESSES, FAKE_SECRET_VALUES, find, FLEET, podSpec, type ProcessName, sourceDir } from "./facts";
+import { overlayOwnObjects } from "./kustomize";
 import { DEPLOY, render, ROOT } from "./kustomize";
 
 /** The Dockerfile's command that copies one process's runtime files into /runtime, with its continuation lines joined. */
@@ -55,7 +56,7 @@ const appOf = (name: ProcessName) => path.join(runtime, name);
 beforeAll(() => {
   expect(staleTargets().map((target) => target.name), "stale or missing bundles: run make build").toEqual([]);
   runtime = mkdtempSync(path.join(os.tmpdir(), "tawsil-runtime-"));
-  for (const name of PROCESSES) {
+  for (const name of ALL_PROCESSES) {
     mkdirSync(appOf(name));
     const command = runtimeCopyCommand().replaceAll("/runtime", appOf(name)).replaceAll("${PROCESS}", name);
     const copied = spawnSync("bash", ["-euo", "pipefail", "-c", command], { cwd: ROOT, encoding: "utf8" });
@@ -86,7 +87,7 @@ function expectedTree(name: ProcessName): { allowed: RegExp; required: string[] 
 }
 
 describe("each process's image's runtime tree", () => {
-  it.each(PROCESSES)("of %s holds its bundle with source map, its migrations and data files, and nothing of another process", (name) => {
+  it.each(ALL_PROCESSES)("of %s holds its bundle with source map, its migrations and data files, and nothing of another process", (name) => {
     const files = filesUnder(appOf(name));
     const { allowed, required } = expectedTree(name);
     expect(files).toEqual(expect.arrayContaining(required));
@@ -94,14 +95,14 @@ describe("each process's image's runtime tree", () => {
     expect(files.filter((file) => !allowed.test(file))).toEqual([]);
   });
 
-  it.each(PROCESSES)("%s's tree weighs what `make image-size` reports, within its budget", (name) => {
+  it.each(ALL_PROCESSES)("%s's tree weighs what `make image-size` reports, within its budget", (name) => {
     const copied = filesUnder(appOf(name)).reduce((sum, file) => sum + statSync(path.join(appOf(name), file)).size, 0);
     expect(copied).toBe(runtimeTreeBytes(name));
     // A bundle with its source map is about 10 MB; an installed package tree would be hundreds.
     expect(copied).toBeLessThan(RUNTIME_TREE_BUDGET_BYTES);
   });
 
-  it.each(PROCESSES)("starts %s without node_modules; its stack traces point at the TypeScript", (name) => {
+  it.each(ALL_PROCESSES)("starts %s without node_modules; its stack traces point at the TypeScript", (name) => {
     // No settings at all: the process loads its whole bundle, then its config.ts refuses to start.
     const result = runNode(path.join(appOf(name), sourceDir(name)), [BUNDLE], {});
     const output = `${result.stdout}${result.stderr}`;
@@ -209,6 +210,37 @@ describe("processes served from the runtime tree", () => {
       expect(await healthStatuses(pricing.url, probed)).toEqual({ [LIVENESS_SERVICE]: "SERVING", "": "SERVING" });
     } finally {
       expect(await pricing.stop()).toBe(0);
+    }
+  });
+
+  it("the sandbox fleet refuses any environment but the sandbox, and in the sandbox passes its pod's liveness probes before its peers answer", { timeout: 2 * START_LIMIT_MS }, async () => {
+    const unreachable = { GATEWAY_URL: "http://127.0.0.1:9", DISPATCH_ADMIN_URL: "http://127.0.0.1:9", MERCHANT_ADMIN_URL: "http://127.0.0.1:9", SHIPMENT_ADMIN_URL: "http://127.0.0.1:9" };
+    const cwd = path.join(appOf(FLEET), sourceDir(FLEET));
+    const production = runNode(cwd, [BUNDLE], { PORT: String(await freePort()), METRICS_PORT: String(await freePort()), TAWSIL_ENVIRONMENT: "production", ...unreachable });
+    expect(production.status).toBe(1);
+    expect(`${production.stdout}${production.stderr}`).toContain("TAWSIL_ENVIRONMENT=sandbox");
+    // Without the admin listeners it keeps trying to start: alive (its pod is not restarted), not ready.
+    const port = await freePort();
+    const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: String(port), METRICS_PORT: String(await freePort()), LOG_LEVEL: "error", TAWSIL_ENVIRONMENT: "sandbox", ...unreachable },
+      stdio: "ignore",
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const container = podSpec(find(overlayOwnObjects("sandbox"), "Deployment", FLEET)).containers[0];
+      const probed = [container?.startupProbe, container?.livenessProbe, container?.readinessProbe].map((probe) => probe?.grpc?.service ?? "");
+      expect(probed).toEqual([LIVENESS_SERVICE, LIVENESS_SERVICE, ""]);
+      const url = `http://127.0.0.1:${port}`;
+      let alive = false;
+      for (let attempt = 0; attempt < START_LIMIT_MS / 250 && !alive && child.exitCode === null; attempt++) {
+        alive = await fetch(`${url}/healthz`).then((res) => res.ok, () => false);
+        if (!alive) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(await healthStatuses(url, probed)).toEqual({ [LIVENESS_SERVICE]: "SERVING", "": "NOT_SERVING" });
+    } finally {
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
     }
   });
 
