@@ -96,6 +96,12 @@ export const schema = commonEnv
   MEDIA_UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Deadline of moving one upload or download between the client and object storage. */
   MEDIA_TRANSFER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  /**
+   * Share (0..1) of requests without a sampled traceparent whose trace is sampled and exported, when
+   * OTEL_EXPORTER_OTLP_ENDPOINT is set. The services follow the gateway's decision (parent-based),
+   * so a trace is exported whole or not at all.
+   */
+  OTEL_TRACES_SAMPLER_RATIO: z.coerce.number().min(0).max(1).default(0.01),
 });
 
 /** Issuers by environment; the merchant service of each environment uses the same defaults. */

@@ -1,4 +1,4 @@
-import { createLogger, initTracing } from "@tawsil/logging";
+import { createLogger, initTracing, shutdownTracing } from "@tawsil/logging";
 import { METRICS_PORT_OFFSET, sidePort } from "@tawsil/config";
 import { createKafka } from "@tawsil/events";
 import { createMetrics, drainOnSignals, processIdentity, startMetricsServer } from "@tawsil/rpc";
@@ -8,7 +8,7 @@ import { readConfig } from "./config";
 import { listenToAccessRevocations } from "./consumers/access-revocations";
 
 const config = readConfig(process.env);
-initTracing();
+initTracing({ serviceName: config.OTEL_SERVICE_NAME ?? "gateway", endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, rootRatio: config.OTEL_TRACES_SAMPLER_RATIO });
 const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 const metrics = createMetrics("gateway");
 
@@ -38,6 +38,8 @@ drainOnSignals(
     { name: "http", close: () => app.close() },
     { name: "access-revocations", close: () => revocationFeed.stop() },
     { name: "metrics", close: () => scrape.close() },
+    // Last: the drained requests' spans are batched until then.
+    { name: "tracing", close: shutdownTracing },
   ],
   config.SHUTDOWN_GRACE_MS + 5_000,
 );

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { propagation, ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { runWithRequestId } from "@tawsil/rpc";
 
 // Looked up per request, not at import: a tracer taken before the SDK registers stays a no-op.
@@ -27,7 +27,14 @@ export function tracedServerFactory(handler: http.RequestListener): http.Server 
   return http.createServer((req, res) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers, headerGetter);
     const span = tracer().startSpan(`HTTP ${req.method ?? ""}`, { kind: SpanKind.SERVER }, parent);
-    res.once("close", () => span.end());
+    res.once("close", () => {
+      // The status an exported trace is searched by (the dashboard's links); an unsampled span keeps nothing.
+      if (span.isRecording()) {
+        span.setAttribute("http.response.status_code", res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    });
     const requestId = randomUUID();
     (req as Identified)[REQUEST_ID] = requestId;
     runWithRequestId(trace.setSpan(parent, span), requestId, () => handler(req, res));

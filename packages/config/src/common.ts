@@ -30,6 +30,13 @@ export const commonEnv = z.object({
    * Required when NODE_ENV is production.
    */
   SERVICE_IDENTITY_PUBLIC_KEYS: z.string().transform(publicKeyList).optional(),
+  /**
+   * OTLP/HTTP base URL of the trace collector (spans are sent to `<url>/v1/traces`, JSON). Unset:
+   * no export, and only a caller's sampled traceparent records spans.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** `service.name` of this process's exported spans. Default the process's name (gateway, shipment, ...). */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
 });
 export type CommonEnv = z.output<typeof commonEnv>;
 

@@ -1,11 +1,14 @@
+import { SpanStatusCode } from "@opentelemetry/api";
 import type { Producer } from "kafkajs";
 import { EVENT_HEADERS, PROTOBUF_CONTENT_TYPE } from "./headers";
+import { startPublishSpan } from "./publish-span";
 import type { EventPublisher, PublishedRecord } from "./publisher";
 
 /**
  * Publishes through a kafkajs producer (acks from all in-sync replicas), grouping a
  * batch by topic into one request per topic. It connects on first use and again after a failure,
- * so a service starts (not ready) while the broker is down and recovers without a restart.
+ * so a service starts (not ready) while the broker is down and recovers without a restart. A record
+ * of a sampled trace is published in a span of that trace (publish-span.ts), ended on the broker's answer.
  */
 export class KafkaEventPublisher implements EventPublisher {
   #connected: Promise<void> | undefined;
@@ -19,13 +22,16 @@ export class KafkaEventPublisher implements EventPublisher {
     });
     await this.#connected;
     const byTopic = new Map<string, { key: string; value: Buffer; headers: Record<string, string> }[]>();
+    const spans = [];
     for (const record of records) {
       const messages = byTopic.get(record.topic) ?? [];
+      const { span, headers } = startPublishSpan(record);
+      if (span) spans.push(span);
       messages.push({
         key: record.key,
         value: Buffer.from(record.payload.buffer, record.payload.byteOffset, record.payload.byteLength),
         headers: {
-          ...record.headers,
+          ...headers,
           [EVENT_HEADERS.id]: record.eventId,
           [EVENT_HEADERS.type]: record.type,
           [EVENT_HEADERS.contentType]: PROTOBUF_CONTENT_TYPE,
@@ -33,6 +39,13 @@ export class KafkaEventPublisher implements EventPublisher {
       });
       byTopic.set(record.topic, messages);
     }
-    await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+    try {
+      await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+    } catch (error) {
+      for (const span of spans) span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      for (const span of spans) span.end();
+    }
   }
 }

@@ -1,2 +1,2 @@
 export { createLogger, type Logger } from "./logger";
-export { initTracing, currentTraceId } from "./tracing";
+export { createTracerProvider, currentTraceId, initTracing, shutdownTracing, type TracingOptions } from "./tracing";

@@ -1,5 +1,5 @@
 import type { CommonEnv } from "@tawsil/config";
-import { createLogger, initTracing, type Logger } from "@tawsil/logging";
+import { createLogger, initTracing, shutdownTracing, type Logger } from "@tawsil/logging";
 import { runService, type ServiceSpec } from "./service";
 
 /**
@@ -14,10 +14,12 @@ export async function runMain<Config extends CommonEnv>(
   compose: (config: Config, logger: Logger) => Promise<ServiceSpec>,
 ): Promise<void> {
   const config = readConfig(process.env);
-  initTracing();
+  initTracing({ serviceName: config.OTEL_SERVICE_NAME ?? name, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const logger = createLogger({ service: name, level: config.LOG_LEVEL });
   try {
-    await runService(await compose(config, logger));
+    const spec = await compose(config, logger);
+    // Last: the spans of the drained requests and stopped workers are batched until then.
+    await runService({ ...spec, closers: [...spec.closers, { name: "tracing", close: shutdownTracing }] });
   } catch (err) {
     logger.fatal({ err }, `${name} service failed to start`);
     process.exit(1);

@@ -9,3 +9,4 @@ export { countPgRoundTrips, type RoundTripCounter } from "./pg-round-trips";
 export { artefactDirFor, failureReport, forgetErrorAnswers, recordErrorAnswersFrom, watchProcessLogs, type ErrorAnswer } from "./process-logs";
 export { jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "./media-files";
 export { startRedisServer, type RedisServer } from "./redis-server";
+export { OtlpReceiver, type ReceivedSpan } from "./otlp-receiver";
