@@ -8,7 +8,7 @@ import path from "node:path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
 import { generatedReadme, generatedRules, readmeFile, rulesFile, sharedAlerts, type ProcessName as BaseProcess } from "../../scripts/alerts";
-import { ALL_PROCESSES, find, ofKind, PROCESSES, podSpec, servesRpcs, sourceDir, type ProcessName } from "./facts";
+import { ALL_PROCESSES, find, ofKind, PROCESSES, podSpec, servesRpcs, sourceDir, teamOf, type ProcessName } from "./facts";
 import { DEPLOY, ROOT, overlayOwnObjects, render } from "./kustomize";
 
 interface Rule { alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string> }
@@ -93,7 +93,7 @@ describe.each(ALL_PROCESSES)("alerts of %s", (name) => {
     const headings = runbookHeadings(readmeOf(name));
     for (const rule of rules) {
       expect(rule.alert).toMatch(new RegExp(`^${pascal(name)}[A-Z]\\w+$`));
-      expect(rule.labels).toEqual({ severity: expect.stringMatching(/^(page|ticket)$/), team: `team-${name}` });
+      expect(rule.labels).toEqual({ severity: expect.stringMatching(/^(page|ticket)$/), team: teamOf(name) });
       expect(rule.annotations.runbook_url).toBe(`https://github.com/tawsil/tawsil/blob/main/${sourceDir(name)}/README.md#${rule.alert.toLowerCase()}`);
       expect(headings, `${sourceDir(name)}/README.md has no "### ${rule.alert}"`).toContain(rule.alert);
       expect(rule.for).toMatch(/^\d+m$/);

@@ -28,6 +28,8 @@ export const ALL_PROCESSES: readonly ProcessName[] = [...PROCESSES, ...SANDBOX_O
 export type Overlay = "sandbox" | "production";
 /** The processes an overlay runs. */
 export const processesIn = (overlay: Overlay): readonly ProcessName[] => (overlay === "sandbox" ? ALL_PROCESSES : PROCESSES);
+/** The team paged for a process: its own, except the fleet, which dispatch's team owns (.github/CODEOWNERS). */
+export const teamOf = (name: ProcessName): string => (name === FLEET ? "team-dispatch" : `team-${name}`);
 
 /**
  * Processes that run exactly one pod (`replicas: 1`, no HorizontalPodAutoscaler, no
