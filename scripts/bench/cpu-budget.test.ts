@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks, ticksBetween } from "./cpu-budget";
+import { afterMs, ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks, ticksBetween } from "./cpu-budget";
 
 const processes = [
   { name: "gateway", pid: 1 },
@@ -43,6 +43,10 @@ describe("CPU per request", () => {
   it("turns the total into the most a machine of N cores can serve, skipping what could not be read", () => {
     expect(ceiling([{ name: "a", duringMs: 8, afterMs: 2 }, { name: "b", duringMs: 10 }, { name: "c", duringMs: Number.NaN }], 2)).toEqual({ totalMs: 20, maxPerSecond: 100 });
     expect(ceiling([], 2).maxPerSecond).toBeNaN();
+    // The sandbox fleet's simulated drivers are a client of the mesh: shown, never in the product's total.
+    const withFleet = [{ name: "a", duringMs: 8, afterMs: 2 }, { name: "b", duringMs: 10 }, { name: "sandbox-fleet", duringMs: 5, afterMs: 5 }];
+    expect(ceiling(withFleet, 2)).toEqual({ totalMs: 20, maxPerSecond: 100 });
+    expect(afterMs(withFleet)).toBe(2);
   });
 });
 

@@ -4,6 +4,7 @@
  * around each of the mesh's rounds.
  */
 import type { WatchedProcess } from "./idle";
+import { FLEET } from "../mesh-fleet";
 import { pidsWhoseCommand, sample, ticksPerSecond } from "./proc";
 import { median } from "./stats";
 
@@ -86,11 +87,17 @@ const known = (ms: number | undefined) => (ms !== undefined && Number.isFinite(m
 /** A process's CPU ms per request in and after the round. */
 export const processMs = (p: ProcessCpu): number => known(p.duringMs) + known(p.afterMs);
 
-/** What every process spent after the round, per request. */
-export const afterMs = (cpu: readonly ProcessCpu[]): number => cpu.reduce((sum, p) => sum + known(p.afterMs), 0);
+/**
+ * The sandbox's simulated drivers are a client of the mesh, like the load driver: their process is
+ * measured and shown on its own, never in the product's figures (issue 30).
+ */
+export const isProduct = (p: { readonly name: string }): boolean => p.name !== FLEET;
 
-/** Total CPU ms per request, and the throughput that much CPU allows on `cores` cores. */
+/** What every process of the product spent after the round, per request. */
+export const afterMs = (cpu: readonly ProcessCpu[]): number => cpu.filter(isProduct).reduce((sum, p) => sum + known(p.afterMs), 0);
+
+/** Total CPU ms per request of the product's processes, and the throughput that much CPU allows on `cores` cores. */
 export function ceiling(cpu: readonly ProcessCpu[], cores: number): { totalMs: number; maxPerSecond: number } {
-  const totalMs = cpu.reduce((sum, p) => sum + processMs(p), 0);
+  const totalMs = cpu.filter(isProduct).reduce((sum, p) => sum + processMs(p), 0);
   return { totalMs, maxPerSecond: totalMs > 0 ? (cores * 1000) / totalMs : Number.NaN };
 }

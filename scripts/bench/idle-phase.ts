@@ -3,6 +3,7 @@
  * and memory of each of the seven processes and the Kafka broker.
  */
 import type { DevStack } from "../dev";
+import { FLEET } from "../mesh-fleet";
 import { measureIdle, type WatchedProcess } from "./idle";
 import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "./seed/seed";
@@ -28,7 +29,8 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
     // Read mid-window; the schema may have moved on, and this is only context.
     new Promise((r) => setTimeout(r, (settings.idleSeconds * 1000) / 2)).then(() => jobsByState(databases.dispatch.url).catch(() => undefined)),
   ]);
-  const seven = figures.filter((f) => f.name !== "kafka broker");
+  // The product's seven processes: not the broker, and not the fleet (simulated drivers, measured on its own line).
+  const seven = figures.filter((f) => f.name !== "kafka broker" && f.name !== FLEET);
   const sum = (values: number[]) => values.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
   for (const f of figures) log(`  ${f.name.padEnd(13)} cpu ${f.cpuPercent.toFixed(1).padStart(5)}%  rss ${(f.rssBytes / 1024 ** 2).toFixed(0).padStart(5)} MiB`);
   const result: IdleResults = {

@@ -1,5 +1,6 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
 import { afterMs, ceiling } from "../cpu-budget";
+import { FLEET } from "../../mesh-fleet";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { DEADLINE_MS, POLL_MS } from "../scenarios/tracking-freshness";
 import { describeTarget, FRESHNESS } from "../stats";
@@ -122,8 +123,8 @@ function cpuBudgetTable(results: BenchResults): string | undefined {
   });
   return [
     `\n## What bounds each path: CPU ms per request (medians over the mesh's rounds)\n`,
-    table(["Scenario", ...names, "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s"], rows),
-    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers, outbox relays and the sandbox fleet catching up. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
+    table(["Scenario", ...names.map((name) => (name === FLEET ? `${name} (drivers: not in the total)` : name)), "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s"], rows),
+    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers and outbox relays catching up. The sandbox fleet's process (the simulated drivers, a client of the mesh like the load driver) is shown on its own and counted in neither "after the round" nor the total. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
   ].join("\n");
 }
 
