@@ -92,9 +92,12 @@ describe("a driver's API", () => {
   it("records a batch of fixes all or none, at most 100", async () => {
     const driverId = await registeredOnShift("Fixes");
     const fix = { position: AL_OLAYA, accuracyMetres: 5, recordTimeUnixMs: 0n };
-    await stack.drivers.reportLocations({ driverId, fixes: [fix, fix] });
+    // One app's batch, oldest first: every fix recorded, the driver where the latest one puts it.
+    const later = { position: { latitudeMicro: AL_OLAYA.latitudeMicro + 500, longitudeMicro: AL_OLAYA.longitudeMicro }, accuracyMetres: 5, recordTimeUnixMs: BigInt(Date.now()) };
+    await stack.drivers.reportLocations({ driverId, fixes: [{ ...fix, recordTimeUnixMs: BigInt(Date.now() - 2_000) }, later] });
     const count = async () => Number((await query<{ n: bigint }>(stack.dispatchDb.url, `SELECT count(*) AS n FROM outbox_event WHERE key = $1 AND type LIKE '%DriverLocation'`, driverId))[0]?.n ?? 0);
     expect(await count()).toBe(2);
+    expect((await query<{ latitude_micro: number }>(stack.dispatchDb.url, `SELECT latitude_micro FROM driver WHERE id = $1::uuid`, driverId))[0]?.latitude_micro).toBe(later.position.latitudeMicro);
     expect((await failure(stack.drivers.reportLocations({ driverId, fixes: Array.from({ length: 101 }, () => fix) }))).code).toBe(Code.InvalidArgument);
     expect((await failure(stack.drivers.reportLocations({ driverId, fixes: [] }))).code).toBe(Code.InvalidArgument);
     expect(await count()).toBe(2);

@@ -191,17 +191,7 @@ export class DriverApi {
     });
     if (fixes.length === 0) return;
     await this.ctx.store.transaction(async (work) => {
-      // Distinct drivers (a report, or the fleet's tick of a dozen): moved and recorded in two statements.
-      if (new Set(fixes.map((fix) => fix.driverId)).size === fixes.length) {
-        if (!(await work.moveDrivers(fixes))) throw driverNotFound();
-        return;
-      }
-      for (const { driverId, position, accuracyMetres, recordedAt } of fixes) {
-        const driver = await work.driver(driverId);
-        if (!driver) throw driverNotFound();
-        await work.updateDriver(driverId, { position, positionAt: recordedAt });
-        await work.recordDriverLocation({ driverId, shipmentId: driver.currentShipmentId, position, accuracyMetres, recordedAt });
-      }
+      if (!(await work.moveDrivers(fixes))) throw driverNotFound();
     });
   }
 

@@ -83,11 +83,10 @@ export interface JobWork {
   freeDrivers(cityCode: string, serviceIds: readonly string[]): Promise<Driver[]>;
   updateDriver(driverId: string, change: DriverChange): Promise<void>;
   recordAssignmentChange(change: { shipmentId: string; offerId: string; driverId: string; change: AssignmentChange; at: Date }): Promise<void>;
-  recordDriverLocation(fix: { driverId: string; shipmentId: string | null; position: Coordinate; accuracyMetres: number; recordedAt: Date }): Promise<void>;
   /**
-   * Moves each driver to their fix and records each fix with the shipment the driver carries, in
-   * order, set-based (distinct drivers only): what updateDriver and recordDriverLocation do for
-   * each. False, having written nothing the caller may keep, when a driver does not exist.
+   * Moves each driver to its latest fix and records every fix with the shipment the driver
+   * carries, set-based (one app's batch, or many drivers' fixes): two statements whatever the
+   * batch. False, having written nothing the caller may keep, when a driver does not exist.
    */
   moveDrivers(fixes: readonly { driverId: string; position: Coordinate; accuracyMetres: number; recordedAt: Date }[]): Promise<boolean>;
   /** The job may be offerable now: the dispatcher's leader tries it on commit. */

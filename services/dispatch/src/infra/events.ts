@@ -55,14 +55,9 @@ export function driverLocationMessage(fix: DriverFix): OutboxMessage {
   return { topic: DRIVER_LOCATION_TOPIC, key: fix.shipmentId ?? fix.driverId, type: DriverLocationSchema.typeName, payload };
 }
 
-/** Records a DriverLocation in the caller's transaction. */
-export async function writeDriverLocation(tx: SqlClient, fix: DriverFix): Promise<void> {
-  await writeOutbox(tx, driverLocationMessage(fix));
-}
-
 /**
  * Records several DriverLocations in one statement, in the given order (the relay publishes by
- * seq), with the notification writeOutbox sends: the sandbox fleet's tick of a dozen drivers.
+ * seq), with the notification writeOutbox sends: a driver app's batch of fixes.
  */
 export async function writeDriverLocations(tx: SqlClient, fixes: readonly DriverFix[]): Promise<void> {
   if (fixes.length === 0) return;

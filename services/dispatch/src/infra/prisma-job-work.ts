@@ -7,7 +7,7 @@ import type { Offer, OfferState } from "../domain/offer";
 import { randomUUID } from "node:crypto";
 import { driverFromRow, offerFromRow } from "./dispatch-rows";
 import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, JOB_COLUMNS, jobFromRecord, OFFER_COLUMNS, offerFromRecord, type DriverRecord, type JobRecord, type OfferRecord } from "./job-sql";
-import { writeAssignmentChanged, writeCityStaffing, writeDriverLocation, writeDriverLocations } from "./events";
+import { writeAssignmentChanged, writeCityStaffing, writeDriverLocations } from "./events";
 import type { CityStaffing } from "../domain/city-staffing";
 import { Prisma, type PrismaClient } from "./prisma/generated/client";
 import { announceOffer, announceShiftChange, wakeForDriver, wakeForJob } from "./wake-ups";
@@ -117,23 +117,27 @@ export class PrismaJobWork implements JobWork {
 
   async moveDrivers(fixes: readonly { driverId: string; position: Coordinate; accuracyMetres: number; recordedAt: Date }[]): Promise<boolean> {
     if (fixes.length === 0) return true;
+    // Each driver moves to its latest fix (a batch of one app's fixes, or one fix each of many drivers);
+    // every fix is recorded. Two statements whatever the batch holds.
+    const latest = new Map<string, (typeof fixes)[number]>();
+    for (const fix of fixes) {
+      const kept = latest.get(fix.driverId);
+      if (!kept || kept.recordedAt <= fix.recordedAt) latest.set(fix.driverId, fix);
+    }
+    const moves = [...latest.values()];
     const moved = await this.tx.$queryRaw<{ id: string; current_shipment_id: string | null }[]>`
       UPDATE driver d SET latitude_micro = t.latitude_micro, longitude_micro = t.longitude_micro, position_at = t.position_at, updated_at = clock_timestamp()
-      FROM unnest(${fixes.map((f) => f.driverId)}::uuid[], ${fixes.map((f) => f.position.latitudeMicro)}::int[], ${fixes.map((f) => f.position.longitudeMicro)}::int[],
-        ${fixes.map((f) => f.recordedAt.toISOString())}::timestamptz[]) AS t(id, latitude_micro, longitude_micro, position_at)
+      FROM unnest(${moves.map((f) => f.driverId)}::uuid[], ${moves.map((f) => f.position.latitudeMicro)}::int[], ${moves.map((f) => f.position.longitudeMicro)}::int[],
+        ${moves.map((f) => f.recordedAt.toISOString())}::timestamptz[]) AS t(id, latitude_micro, longitude_micro, position_at)
       WHERE d.id = t.id
       RETURNING d.id::text AS id, d.current_shipment_id::text AS current_shipment_id`;
-    if (moved.length < fixes.length) return false;
+    if (moved.length < moves.length) return false;
     const carried = new Map(moved.map((row) => [row.id, row.current_shipment_id]));
     await writeDriverLocations(
       this.tx,
       fixes.map((fix) => ({ ...fix, shipmentId: carried.get(fix.driverId) ?? null })),
     );
     return true;
-  }
-
-  recordDriverLocation(fix: { driverId: string; shipmentId: string | null; position: Coordinate; accuracyMetres: number; recordedAt: Date }): Promise<void> {
-    return writeDriverLocation(this.tx, fix);
   }
 
   wakeForJob = (shipmentId: string) => wakeForJob(this.tx, shipmentId);
