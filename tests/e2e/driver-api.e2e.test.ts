@@ -266,6 +266,48 @@ describe("the driver API", () => {
     expect(read.body.timelineMedia).toEqual([expect.objectContaining({ mediaAssetId: signedByA, purpose: "DELIVERY_SIGNATURE" })]);
   });
 
+  it("holds a job's DELIVERED step after 5 wrong PINs: 409 DELIVERY_PIN_LOCKED with Retry-After, the right PIN refused too until it lapses", { timeout: 180_000 }, async () => {
+    const created = await call(merchantToken, "POST", "/v2/external/shipments", {
+      externalReference: `DRV-PIN-${randomUUID().slice(0, 8)}`,
+      pickupLocationCode: testMesh.credentials.TAWSIL_SAVED_LOCATION,
+      recipient: { name: "Noura", phone: "+966512345670" },
+      destination: RIYADH_MALQA,
+      items: [{ description: "Abaya", quantity: 1, weightKilograms: 0.5 }],
+      requirements: ["PIN_ON_DELIVERY"],
+    });
+    expect(created.status).toBe(201);
+    const shipmentId = String(created.body.shipmentId);
+    const pin = String(created.body.deliveryPin);
+    const appA = new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driverA.clientId, clientSecret: driverA.clientSecret, retry: { maxAttempts: 1 } });
+    await appA.setAvailability({ onShift: true, position: RIYADH_OLAYA });
+    const offer = await until("the offer reaches driver A", 30_000, async () => (await appA.offers()).find((o) => o.shipmentId === shipmentId));
+    await appA.acceptOffer(offer.offerId);
+    await appA.reportStep(shipmentId, { step: "PICKED_UP" });
+    await appA.reportStep(shipmentId, { step: "OUT_FOR_DELIVERY" });
+
+    const step = (deliveryPin: string) => call(tokenA, "POST", `/v2/driver/jobs/${shipmentId}/steps`, { step: "DELIVERED", deliveryPin }, { "idempotency-key": randomUUID() });
+    const wrongPin = pin === "0000" ? "1111" : "0000";
+    for (let i = 0; i < 5; i++) {
+      const res = await step(wrongPin);
+      expectProblem(res, 422, "VALIDATION_FAILED");
+      expect((res.body.violations as { field: string }[]).map((v) => v.field)).toEqual(["deliveryPin"]);
+    }
+    // Held for 10 minutes: the right PIN too, with when to try again.
+    const held = await fetch(`${testMesh.gatewayUrl}/v2/driver/jobs/${shipmentId}/steps`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokenA}`, "content-type": "application/json", "idempotency-key": randomUUID() },
+      body: JSON.stringify({ step: "DELIVERED", deliveryPin: pin }),
+    });
+    const body = (await held.json()) as Record<string, unknown>;
+    expectProblem({ status: held.status, body }, 409, "DELIVERY_PIN_LOCKED");
+    const retryAfter = Number(held.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(500);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect((await call(merchantToken, "GET", `/v2/external/shipments/${shipmentId}`)).body.state).toBe("OUT_FOR_DELIVERY");
+    // Out of the next test's way: the driver fails the delivery instead.
+    expect((await call(tokenA, "POST", `/v2/driver/jobs/${shipmentId}/steps`, { step: "DELIVERY_FAILED", reasonCode: "RECIPIENT_UNAVAILABLE" }, { "idempotency-key": randomUUID() })).status).toBe(200);
+  });
+
   it("takes a shipment from offer to DELIVERED with a PIN and a signature by examples/driver-delivery.sh, curl alone", { timeout: 180_000 }, async () => {
     const driver = await addDriver("Driver D");
     // Driver A would be as near to the pickup: off shift, the offer is D's.
