@@ -194,6 +194,12 @@ describe("the driver API", () => {
 
     expect((await step(tokenA, randomUUID(), { step: "OUT_FOR_DELIVERY" })).status).toBe(200);
     // Cash on delivery: the driver says what it collected (ReportProgress's cod_collected).
+    // The wrong amount, or none, is refused with the field named; the shipment stays out for delivery.
+    for (const body of [{ step: "DELIVERED", codCollected: { amount: 140, currency: "SAR" } }, { step: "DELIVERED" }]) {
+      const refused = await step(tokenA, randomUUID(), body);
+      expectProblem(refused, 422, "VALIDATION_FAILED");
+      expect((refused.body.violations as { field: string }[]).map((v) => v.field)).toEqual(["codCollected"]);
+    }
     expect((await step(tokenA, randomUUID(), { step: "DELIVERED", codCollected: { amount: 149.5, currency: "SAR" } })).body).toEqual({ shipmentId, step: "DELIVERED" });
 
     // The merchant's webhook follows, each status once (the replayed PICKED_UP changed nothing).
