@@ -83,7 +83,8 @@ function readClaim(file: string): Claim | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this pid exists (EPERM: it does, someone else's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

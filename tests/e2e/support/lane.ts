@@ -12,6 +12,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { inject } from "vitest";
+import { alive } from "../../../scripts/checkout/ports";
 import { laneLockDir } from "../../setup/lane-locks";
 
 let claimed: string[] | undefined;
@@ -64,14 +65,5 @@ function readHolder(dir: string): string {
     return readFileSync(path.join(dir, "pid"), "utf8");
   } catch {
     return "";
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
