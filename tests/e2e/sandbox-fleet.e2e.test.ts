@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { query, RIYADH, seedShipments } from "../../scripts/bench/seed/seed";
 import { laneBrokers } from "./support/lane";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
@@ -23,8 +27,9 @@ beforeAll(async () => {
     brokers: laneBrokers(),
     fleet: true,
     // One driver per pair to begin with, and extras off shift 5 s after their last job, so the
-    // growth test outgrows Riyadh's drivers with a few shipments and sees the fleet shrink back.
-    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_DRIVERS_PER_SERVICE: "1", FLEET_IDLE_OFF_SHIFT_MS: "5000" },
+    // growth test outgrows Riyadh's drivers with a few shipments and sees the fleet shrink back; a
+    // cap of 3 that a backlog reaches at once, so the backlog test is at the cap.
+    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_DRIVERS_PER_SERVICE: "1", FLEET_MAX_DRIVERS_PER_SERVICE: "3", FLEET_IDLE_OFF_SHIFT_MS: "5000" },
   });
   const { credentials } = testMesh;
   token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);
@@ -160,5 +165,39 @@ describe("the sandbox fleet process", () => {
     const shipment = await create(["SIGNATURE_ON_DELIVERY"]);
     expect((await finished(shipment.shipmentId)).state).toBe("DELIVERED");
     expect(await fleetDrivers()).toEqual(before);
+  }, 240_000);
+
+  it("offers a shipment created behind 5,000 waiting within 10 s, the fleet at its cap: a reserve driver comes on shift for it", async () => {
+    // 5,000 shipments waiting in Riyadh, ten minutes old, written as the bench writes its backlog
+    // (shipments and their dispatch jobs), then dispatch restarted as after a deploy: its first sweep
+    // gives every free driver a backlog job, and the fleet grows to its cap (3 here) on that demand.
+    const merchantId = decodeJwt(token).merchant_id as string;
+    const rows = await seedShipments(testMesh.databaseUrls.shipment, {
+      merchantId, count: 5_000, state: "READY_FOR_DISPATCH", version: 2, cityCode: "RUH", at: RIYADH,
+      newest: new Date(Date.now() - 600_000), spacingSeconds: 0.1, firstNumber: 9_000_000_000, referencePrefix: "FLEET-BACKLOG-",
+    });
+    const column = (key: keyof (typeof rows)[number]) => rows.map((row) => row[key]);
+    const jobsSql = readFileSync(path.resolve(import.meta.dirname, "../../scripts/bench/seed/dispatch-jobs.sql"), "utf8");
+    await query(testMesh.databaseUrls.dispatch, jobsSql, [column("id"), column("created_at"), column("pickup_latitude_micro"), column("pickup_longitude_micro"), column("destination_latitude_micro"), column("destination_longitude_micro"), merchantId, "RUH", "WAITING", 2]);
+    // The bench's jobs name no level (its city has none); these wait for the smallest, as a small parcel's would.
+    await query(testMesh.databaseUrls.dispatch, "UPDATE dispatch_job SET service_level = 'BIKE' WHERE service_level IS NULL", []);
+    await testMesh.mesh.restart("dispatch");
+    const waiting = async () => (await query<{ n: number }>(testMesh.databaseUrls.dispatch, "SELECT count(*)::int AS n FROM dispatch_job WHERE state = 'WAITING'", []))[0]!.n;
+    // Every Riyadh driver busy (the fleet grown past its baseline there), the backlog still there.
+    const adminUrl = testMesh.mesh.processes.find((p) => p.name === "dispatch")!.adminUrl!;
+    const riyadh = async () => (await createPeerClient(DriverAdminService, adminUrl, { timeoutMs: 10_000 }).getFleetDemand({})).services.filter((s) => s.cityCode === "RUH");
+    const riyadhPairs = (await riyadh()).length;
+    await until("Riyadh's drivers all busy with the backlog", 60_000, async () => {
+      const pairs = await riyadh();
+      return pairs.reduce((n, p) => n + p.onShift, 0) > riyadhPairs && pairs.every((p) => p.free === 0);
+    });
+    expect(await waiting()).toBeGreaterThan(4_900);
+
+    const fresh = await create([]);
+    const offeredIn = await until("the new shipment offered", 10_000, async () => (await read(fresh.shipmentId)).state !== "READY_FOR_DISPATCH");
+    expect(offeredIn).toBeLessThanOrEqual(10_000);
+    // The backlog still waits: the new shipment was not served by clearing it. (Who served it, a
+    // reserve driver or one freed meanwhile and given the newest, is a race: not asserted.)
+    expect(await waiting()).toBeGreaterThan(4_900);
   }, 240_000);
 });

@@ -70,11 +70,17 @@ describe("the driver registry", () => {
     await stack.drivers.setAvailability({ driverId: id, available: false });
 
     // A job waiting for a level with no free driver counts for that level in its city.
-    const bikesOfRiyadh = async () => (await admin.getFleetDemand({})).services.find((s) => s.cityCode === "RUH" && s.carrierCode === "SAQR" && s.vehicle === ServiceLevel.BIKE)!;
+    const bikesOfRiyadh = async (recentMs = 0) => (await admin.getFleetDemand({ recentMs })).services.find((s) => s.cityCode === "RUH" && s.carrierCode === "SAQR" && s.vehicle === ServiceLevel.BIKE)!;
     expect((await bikesOfRiyadh()).free).toBe(0);
     const waitingBefore = (await bikesOfRiyadh()).waiting;
     const shipmentId = await stack.createShipment("DEMAND-1");
     await eventually(async () => ((await bikesOfRiyadh()).waiting === waitingBefore + 1 ? true : undefined), "the job counted as waiting");
+    // Recent: created within the window asked for (the fleet's reserve serves those); none without one.
+    await query(stack.dispatchDb.url, `UPDATE dispatch_job SET created_at = now() - interval '10 minutes' WHERE shipment_id <> $1::uuid`, shipmentId);
+    expect((await bikesOfRiyadh(60_000)).waitingRecent).toBe(1);
+    expect((await bikesOfRiyadh(0)).waitingRecent).toBe(0);
+    expect((await bikesOfRiyadh(60_000)).waiting).toBe(waitingBefore + 1);
+    expect((await failure(admin.getFleetDemand({ recentMs: -1 }))).code).toBe(Code.InvalidArgument);
     await stack.shipments.client.cancelShipment({ merchantId: stack.merchantId, shipmentId, reasonCode: "CUSTOMER_REQUEST", idempotency: { key: `cancel-${shipmentId}`, clientId: "", fingerprint: "a".repeat(64) } });
     await eventually(async () => ((await bikesOfRiyadh()).waiting === waitingBefore ? true : undefined), "the cancelled job no longer waiting");
   });

@@ -48,6 +48,23 @@ describe("a driver's long poll for offers", () => {
     await stack.drivers.setAvailability({ driverId: waiting, available: false });
   }, 60_000);
 
+  it("ends with no offer when the driver goes off shift holding one: the offer is declined and its job offered to the next driver at once", async () => {
+    // The newest waiting job (the sandbox's order) when the driver comes on shift.
+    const shipmentId = await stack.createShipment("OFF-SHIFT");
+    await eventually(async () => ((await jobState(shipmentId)) === "WAITING" ? true : undefined), "a waiting job");
+    const leaving = await newDriver("ends shift", true);
+    const { offers } = await stack.drivers.listOffers({ driverId: leaving, waitMs: 20_000 });
+    expect(offers.map((offer) => offer.shipmentId)).toEqual([shipmentId]);
+    await stack.drivers.setAvailability({ driverId: leaving, available: false });
+    const states = await query<{ state: string }>(stack.dispatchDb.url, `SELECT state::text AS state FROM offer WHERE driver_id = $1::uuid`, leaving);
+    expect(states.map((row) => row.state)).toEqual(["DECLINED"]);
+    // Not left to expire: the next driver is offered it well within the offer's time.
+    const next = await newDriver("next driver", true);
+    const offer = await eventually(async () => (await stack.drivers.listOffers({ driverId: next })).offers[0], "the job offered to the next driver", 10_000);
+    expect(offer.shipmentId).toBe(shipmentId);
+    await stack.drivers.setAvailability({ driverId: next, available: false });
+  }, 60_000);
+
   it("refuses a wait beyond 20 s", async () => {
     const driverId = await newDriver("too patient", false);
     await expect(stack.drivers.listOffers({ driverId, waitMs: 20_001 })).rejects.toThrow(/wait_ms/);

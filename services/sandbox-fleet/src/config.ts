@@ -23,6 +23,15 @@ export const schema = commonEnv.extend({
   FLEET_DRIVERS_PER_SERVICE: drivers(2),
   /** Most drivers on shift per carrier service and city when demand grows (a backlog left by a load test). */
   FLEET_MAX_DRIVERS_PER_SERVICE: drivers(30),
+  /**
+   * Drivers beyond FLEET_MAX_DRIVERS_PER_SERVICE kept for new shipments: while the pair is at its cap
+   * and all busy, one comes on shift per shipment created in the last FLEET_RECENT_DEMAND_MS that
+   * waits, takes it (dispatch gives the sandbox's newest job first) and ends its shift with that
+   * delivery, so a backlog never starves a new shipment. At most this many per pair at once; 0: none.
+   */
+  FLEET_RESERVE_DRIVERS_PER_SERVICE: z.coerce.number().int().min(0).max(100).default(3),
+  /** How new a waiting shipment is for the reserve to serve it (older ones are the backlog's). */
+  FLEET_RECENT_DEMAND_MS: millis(1_000, 3_600_000, 60_000),
   /** Speed of simulated drivers; time-compressed so a delivery takes well under a minute. */
   FLEET_SPEED_KMH: z.coerce.number().positive().max(100_000).default(600),
   /** Share of simulated deliveries that fail (DELIVERY_FAILED, RECIPIENT_UNAVAILABLE), 0 to 1. */

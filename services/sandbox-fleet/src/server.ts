@@ -25,7 +25,13 @@ export function composeFleet(config: Config, logger: Logger, metrics = createMet
   return new Fleet({
     admin: fleetAdminOver({ dispatch: config.DISPATCH_ADMIN_URL, merchant: config.MERCHANT_ADMIN_URL, shipment: config.SHIPMENT_ADMIN_URL }, config.ADMIN_TIMEOUT_MS),
     appFor: (account) => driverAppOver(new TawsilDriverClient({ baseUrl: config.GATEWAY_URL, clientId: account.clientId, clientSecret: account.clientSecret })),
-    rules: { baseline: config.FLEET_DRIVERS_PER_SERVICE, cap: config.FLEET_MAX_DRIVERS_PER_SERVICE, idleOffShiftMs: config.FLEET_IDLE_OFF_SHIFT_MS },
+    rules: {
+      baseline: config.FLEET_DRIVERS_PER_SERVICE,
+      cap: config.FLEET_MAX_DRIVERS_PER_SERVICE,
+      reserve: config.FLEET_RESERVE_DRIVERS_PER_SERVICE,
+      recentMs: config.FLEET_RECENT_DEMAND_MS,
+      idleOffShiftMs: config.FLEET_IDLE_OFF_SHIFT_MS,
+    },
     driving: {
       speedKmh: config.FLEET_SPEED_KMH,
       failureRate: config.FLEET_FAILURE_RATE,

@@ -397,7 +397,9 @@ export interface paths {
         get?: never;
         /**
          * Go on or off shift
-         * @description On shift, the driver is offered shipments of its city and vehicle; off shift, none.
+         * @description On shift, the driver is offered shipments of its city and vehicle; off shift, none. Going off
+         *     shift declines an offer the driver still holds (its shipment is offered to the next driver at
+         *     once); a shipment the driver carries stays theirs to finish.
          */
         put: operations["setDriverAvailability"];
         post?: never;

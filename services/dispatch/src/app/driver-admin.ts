@@ -16,6 +16,8 @@ export interface FleetDemand {
   readonly onShift: number;
   readonly free: number;
   readonly waiting: number;
+  /** Those of them created within the `recentMs` asked for. */
+  readonly waitingRecent: number;
 }
 
 /**
@@ -59,11 +61,14 @@ export class DriverAdmin {
   /**
    * What the sandbox fleet staffs and how busy it is: every active service of an active carrier in
    * each city it covers, with its drivers on shift and free, and the jobs waiting whose smallest
-   * eligible level is the service's. The fleet asks only while its drivers of a service are all busy.
+   * eligible level is the service's, and how many of them were created in the last `recentMs` (the
+   * fleet's reserve serves those, so a backlog never starves a new shipment). The fleet asks only
+   * while its drivers of a service are all busy.
    */
-  async fleetDemand(now: Date): Promise<FleetDemand[]> {
+  async fleetDemand(now: Date, recentMs = 0): Promise<FleetDemand[]> {
     this.#sandboxOnly();
-    const counts = await this.deps.registry.fleetCounts(now);
+    if (!Number.isInteger(recentMs) || recentMs < 0) throw new ValidationError("recent_ms", "must be a whole number of milliseconds, 0 or more");
+    const counts = await this.deps.registry.fleetCounts(now, new Date(now.getTime() - recentMs));
     return this.deps.catalogue
       .current()
       .carriers.filter((carrier) => carrier.active)
@@ -73,7 +78,8 @@ export class DriverAdmin {
           .flatMap((service) =>
             [...service.cities].map((cityCode) => {
               const drivers = counts.drivers.get(driversKey(service.id, cityCode));
-              return { cityCode, carrierCode: carrier.code, serviceLevel: service.level, onShift: drivers?.onShift ?? 0, free: drivers?.free ?? 0, waiting: counts.waiting.get(waitingKey(cityCode, service.level)) ?? 0 };
+              const waiting = counts.waiting.get(waitingKey(cityCode, service.level));
+              return { cityCode, carrierCode: carrier.code, serviceLevel: service.level, onShift: drivers?.onShift ?? 0, free: drivers?.free ?? 0, waiting: waiting?.all ?? 0, waitingRecent: recentMs > 0 ? (waiting?.recent ?? 0) : 0 };
             }),
           ),
       );

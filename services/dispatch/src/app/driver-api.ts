@@ -1,5 +1,5 @@
 import { isUuid, parseCoordinate, type Coordinate } from "@tawsil/domain";
-import { ValidationError } from "@tawsil/errors";
+import { FailedPreconditionError, ValidationError } from "@tawsil/errors";
 import { progressed } from "../domain/dispatch-job";
 import { finishes, STEP_OF_PROGRESS, type Progress } from "../domain/driver";
 import { driverNotFound, notAssigned, offerNotFound, offerNotOpen, stepNotAllowed } from "../domain/errors";
@@ -74,6 +74,18 @@ export class DriverApi {
     // Before answering, so this replica's next eligibility answer already counts the driver. The
     // change has committed either way: a failed reload is the index's to retry, not the caller's error.
     if (shiftChanged) await this.activeDrivers?.refresh().catch((err: unknown) => this.ctx.logger.warn({ err }, "active driver index reload failed after a shift change"));
+    // Off shift, no new offer comes; one already made is declined now, so its job goes to the next
+    // driver at once instead of waiting out the offer (a driver who ends a shift as a delivery ends).
+    if (!input.available) await this.#declineOpenOffers(driverId);
+  }
+
+  async #declineOpenOffers(driverId: string): Promise<void> {
+    for (const offer of await this.ctx.store.openOffersOf(driverId, nowOf(this.ctx))) {
+      await this.declineOffer({ driverId, offerId: offer.offerId }).catch((err: unknown) => {
+        // Accepted or expired meanwhile: nothing is left to decline.
+        if (!(err instanceof FailedPreconditionError && err.reason === "OFFER_NOT_OPEN")) throw err;
+      });
+    }
   }
 
   /**

@@ -151,7 +151,8 @@ export type BacklogOrder = "OLDEST_FIRST" | "NEWEST_FIRST";
 /** Drivers on shift and free, per carrier service and city; jobs waiting, per city and level. */
 export interface FleetCounts {
   readonly drivers: ReadonlyMap<string, { readonly onShift: number; readonly free: number }>;
-  readonly waiting: ReadonlyMap<string, number>;
+  /** Jobs waiting, and those of them created since the `recentSince` asked for. */
+  readonly waiting: ReadonlyMap<string, { readonly all: number; readonly recent: number }>;
 }
 
 /** The key of FleetCounts.drivers. */
@@ -170,7 +171,7 @@ export interface DriverRegistry {
   list(limit: number, sandboxFleet: boolean): Promise<RegisteredDriver[]>;
   get(driverId: string): Promise<RegisteredDriver | undefined>;
   /** Two grouped counts: bounded by the drivers and the waiting jobs' index, run only when the sandbox fleet asks. */
-  fleetCounts(now: Date): Promise<FleetCounts>;
+  fleetCounts(now: Date, recentSince: Date): Promise<FleetCounts>;
 }
 
 /**

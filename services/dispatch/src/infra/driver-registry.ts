@@ -34,20 +34,21 @@ export class PrismaDriverRegistry implements DriverRegistry {
     return (await this.db.driver.findMany({ where: { simulated: sandboxFleet }, include: WITH_CARRIER, orderBy: [{ name: "asc" }, { id: "asc" }], take: limit })).map(registered);
   }
 
-  async fleetCounts(now: Date): Promise<FleetCounts> {
+  async fleetCounts(now: Date, recentSince: Date): Promise<FleetCounts> {
     const [drivers, waiting] = await Promise.all([
       this.db.$queryRawUnsafe<{ carrier_service_id: string; city_code: string; on_shift: number; free: number }[]>(
         `SELECT d.carrier_service_id::text AS carrier_service_id, d.city_code, count(*)::int AS on_shift, count(*) FILTER (WHERE ${FREE_DRIVER})::int AS free
            FROM driver d WHERE d.available GROUP BY 1, 2`,
       ),
-      this.db.$queryRaw<{ city_code: string; service_level: ServiceLevel; waiting: number }[]>`
-        SELECT city_code, service_level::text AS service_level, count(*)::int AS waiting FROM dispatch_job
+      this.db.$queryRaw<{ city_code: string; service_level: ServiceLevel; waiting: number; recent: number }[]>`
+        SELECT city_code, service_level::text AS service_level, count(*)::int AS waiting,
+               count(*) FILTER (WHERE created_at >= ${recentSince}::timestamptz)::int AS recent FROM dispatch_job
          WHERE state IN ('WAITING', 'UNRESOLVED') AND service_level IS NOT NULL AND (offerable_at IS NULL OR offerable_at <= ${now}::timestamptz)
          GROUP BY 1, 2`,
     ]);
     return {
       drivers: new Map(drivers.map((row) => [driversKey(row.carrier_service_id, row.city_code), { onShift: row.on_shift, free: row.free }])),
-      waiting: new Map(waiting.map((row) => [waitingKey(row.city_code, row.service_level), row.waiting])),
+      waiting: new Map(waiting.map((row) => [waitingKey(row.city_code, row.service_level), { all: row.waiting, recent: row.recent }])),
     };
   }
 

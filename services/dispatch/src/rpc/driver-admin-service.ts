@@ -25,8 +25,8 @@ export function driverAdminService(deps: { driverAdmin: DriverAdmin; logger: Log
       async listDrivers(req) {
         return { drivers: (await admin.list(req.limit, req.sandboxFleet)).map(toProto) };
       },
-      async getFleetDemand() {
-        const demand = await admin.fleetDemand(new Date());
+      async getFleetDemand(req) {
+        const demand = await admin.fleetDemand(new Date(), req.recentMs);
         return { services: demand.map(({ serviceLevel, ...rest }) => ({ ...rest, vehicle: ProtoServiceLevel[serviceLevel] })) };
       },
       async takeDriverOffShift(req) {

@@ -50,8 +50,9 @@ function fakeApp(clock: Clock, offers: (Offer[] | "empty")[], fail: (call: Call)
 
 const offer = (over: Partial<Offer> = {}): Offer => ({ offerId: "o1", shipmentId: "s1", pickup: PICKUP, destination: DESTINATION, requirements: [], codAmount: 0, ...over });
 
-function driverWith(app: DriverApp, clock: Clock, over: { failureRate?: number } = {}) {
+function driverWith(app: DriverApp, clock: Clock, over: { failureRate?: number; reserve?: boolean } = {}) {
   const outcomes: string[] = [];
+  let ended = 0;
   let settle: () => void = () => {};
   const done = new Promise<void>((resolve) => (settle = resolve));
   const driver = new FleetDriver({ driverId: "d1", name: "Sandbox SAQR BIKE RUH 1", pair: { cityCode: "RUH", carrierCode: "SAQR", vehicle: "BIKE" }, clientId: "c", clientSecret: "s" }, RUH, app, {
@@ -66,8 +67,10 @@ function driverWith(app: DriverApp, clock: Clock, over: { failureRate?: number }
     deliveryPin: async () => "4821",
     busyChanged: () => {},
     finished: (outcome) => (outcomes.push(outcome), settle()),
+    reserve: over.reserve ?? false,
+    shiftEnded: () => ended++,
   });
-  return { driver, outcomes, done };
+  return { driver, outcomes, done, shiftsEnded: () => ended };
 }
 
 const steps = (calls: Call[]) => calls.filter((c) => c.step).map((c) => c.what);
@@ -149,4 +152,21 @@ describe("a fleet driver", () => {
     const polls = calls.filter((c) => c.what === "offers").map((c) => c.at);
     expect(polls.slice(0, 3)).toEqual([polls[0], polls[0]! + 20_000, polls[0]! + 40_000]);
   });
+
+  it("as a reserve driver, ends its shift as its one delivery ends and asks for no offer after it", async () => {
+    const clock = virtualClock();
+    const { app, calls } = fakeApp(clock, [[offer()], [offer({ offerId: "o2", shipmentId: "s2" })]]);
+    const { driver, outcomes, done, shiftsEnded } = driverWith(app, clock, { reserve: true });
+    await driver.start();
+    await done;
+    for (let i = 0; i < 50 && shiftsEnded() === 0; i++) await new Promise((r) => setTimeout(r, 1));
+    expect(outcomes).toEqual(["DELIVERED"]);
+    expect(shiftsEnded()).toBe(1);
+    expect(driver.onShift).toBe(false);
+    expect(calls.map((c) => c.what).slice(-2)).toEqual(["DELIVERED", "off shift"]);
+    expect(calls.filter((c) => c.what === "offers")).toHaveLength(1);
+    await driver.stop(true);
+    expect(calls.filter((c) => c.what === "off shift")).toHaveLength(1);
+  });
 });
+

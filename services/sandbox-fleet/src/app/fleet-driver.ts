@@ -35,6 +35,12 @@ export interface FleetDriverSettings {
   readonly deliveryPin: (shipmentId: string) => Promise<string>;
   /** Called whenever the driver becomes busy or free. */
   readonly busyChanged: () => void;
+  /**
+   * A reserve driver (beyond the pair's cap, called for a new shipment): it ends its shift as its
+   * one delivery ends, then calls shiftEnded. Dispatch declines an offer made to it meanwhile.
+   */
+  readonly reserve: boolean;
+  readonly shiftEnded: () => void;
   readonly finished: (outcome: "DELIVERED" | "DELIVERY_FAILED") => void;
 }
 
@@ -56,6 +62,8 @@ export class FleetDriver {
   #lastMoveMs = 0;
   #stop = new AbortController();
   #loop: Promise<void> | undefined;
+  /** A reserve driver's one job taken: its shift ends once it is done. */
+  #tookJob = false;
 
   constructor(
     readonly account: FleetDriverAccount,
@@ -64,6 +72,10 @@ export class FleetDriver {
     private readonly s: FleetDriverSettings,
   ) {
     this.idleSinceMs = s.clock.now();
+  }
+
+  get reserve(): boolean {
+    return this.s.reserve;
   }
 
   get driverId(): string {
@@ -95,7 +107,10 @@ export class FleetDriver {
     while (!signal.aborted) {
       try {
         const job = this.#jobs.shift();
-        if (job) await this.#drive(job, signal);
+        if (job) {
+          this.#tookJob = true;
+          await this.#drive(job, signal);
+        } else if (this.s.reserve && this.#tookJob) return await this.#endShift();
         else await this.#waitForOffer(signal);
       } catch (err) {
         if (signal.aborted) return;
@@ -103,6 +118,13 @@ export class FleetDriver {
         await this.s.clock.sleep(OUTAGE_PAUSE_MS, signal);
       }
     }
+  }
+
+  /** A reserve driver's delivery is done: off shift (an outage retries it from the loop). */
+  async #endShift(): Promise<void> {
+    await this.app.setOnShift(false, this.position);
+    this.onShift = false;
+    this.s.shiftEnded();
   }
 
   async #waitForOffer(signal: AbortSignal): Promise<void> {

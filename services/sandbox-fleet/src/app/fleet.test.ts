@@ -8,17 +8,17 @@ import { RefusedError, type DriverApp, type FleetAdmin, type FleetDriverAccount,
 const BIKES = { cityCode: "RUH", carrierCode: "SAQR", vehicle: "BIKE" } as const;
 /** A city the fleet has no centre for: never staffed. */
 const NOWHERE = { cityCode: "XXX", carrierCode: "SAQR", vehicle: "BIKE" } as const;
-const demandOf = (waiting: number): PairDemandReport[] => [{ ...BIKES, onShift: 2, free: 0, waiting }, { ...NOWHERE, onShift: 0, free: 0, waiting: 9 }];
+const demandOf = (waiting: number, waitingRecent = 0): PairDemandReport[] => [{ ...BIKES, onShift: 2, free: 0, waiting, waitingRecent }, { ...NOWHERE, onShift: 0, free: 0, waiting: 9, waitingRecent: 9 }];
 
 /** Dispatch's, merchant's and shipment's admin listeners as the fleet sees them, recording what it asks. */
-function fakeAdmin(listed: { name: string; onShift: boolean }[]) {
+function fakeAdmin(listed: { name: string; onShift: boolean }[], busyDemand = demandOf(3)) {
   const seen = { rotated: [] as string[], onboarded: [] as string[], demands: 0 };
   const account = (driverId: string, name: string, pair: ServicePair = BIKES): FleetDriverAccount => ({ driverId, name, pair, clientId: `client-${driverId}`, clientSecret: "secret" });
   const admin: FleetAdmin = {
     listFleetDrivers: async () => listed.map(({ name, onShift }) => ({ driverId: `id ${name}`, name, onShift, pair: BIKES })),
     onboard: async (name, pair) => (seen.onboarded.push(name), account(`id ${name}`, name, pair)),
     rotate: async (driver) => (seen.rotated.push(driver.name), account(driver.driverId, driver.name)),
-    demand: async () => demandOf(seen.demands++ === 0 ? 0 : 3),
+    demand: async () => (seen.demands++ === 0 ? demandOf(0) : busyDemand),
     deliveryPin: async () => "0000",
   };
   return { admin, seen };
@@ -49,16 +49,16 @@ const until = async (probe: () => boolean) => {
   for (let i = 0; i < 200 && !probe(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
-function fleetOf(admin: FleetAdmin, appFor: (account: FleetDriverAccount) => DriverApp) {
+function fleetOf(admin: FleetAdmin, appFor: (account: FleetDriverAccount) => DriverApp, rules = { baseline: 2, cap: 5, reserve: 0, recentMs: 60_000, idleOffShiftMs: 60_000 }) {
   const noop = () => {};
   return new Fleet({
     admin,
     appFor,
-    rules: { baseline: 2, cap: 5, idleOffShiftMs: 60_000 },
+    rules,
     driving: { speedKmh: 600, failureRate: 0, tickMs: 250, fixIntervalMs: 2_000, acceptDelayMs: 0, random: Math.random },
     clock: systemClock,
     logger: createLogger({ service: "fleet-test", level: "silent" }),
-    metrics: { driversOnShift: noop, driversBusy: noop, deliveryFinished: noop, demandPolled: noop },
+    metrics: { driversOnShift: noop, driversBusy: noop, deliveryFinished: noop, demandPolled: noop, reserveCalled: noop },
   });
 }
 
@@ -87,4 +87,21 @@ describe("the fleet", () => {
     apps.refuseAll();
     await fleet.close();
   });
+
+  it("at its cap, asks on while all are busy and calls a reserve driver per recent job waiting, never more than the reserve", async () => {
+    const { admin, seen } = fakeAdmin([], demandOf(5_000, 4));
+    const apps = fakeApps();
+    const fleet = fleetOf(admin, apps.appFor, { baseline: 2, cap: 2, reserve: 3, recentMs: 60_000, idleOffShiftMs: 60_000 });
+    await fleet.start();
+    expect(seen.onboarded).toHaveLength(2);
+    apps.offerToAll();
+    await until(() => seen.onboarded.length === 5);
+    expect(seen.onboarded).toEqual(["Sandbox SAQR BIKE RUH 1", "Sandbox SAQR BIKE RUH 2", "Sandbox SAQR BIKE RUH 3", "Sandbox SAQR BIKE RUH 4", "Sandbox SAQR BIKE RUH 5"]);
+    // Four recent jobs wait, but three reserve drivers are the most a pair calls at once.
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(seen.onboarded).toHaveLength(5);
+    apps.refuseAll();
+    await fleet.close();
+  });
 });
+

@@ -1,7 +1,7 @@
 import type { Logger } from "@tawsil/logging";
 import { CITY_CENTRES, startPosition } from "../domain/geo";
 import { driverName, pairKey, type ServicePair } from "../domain/service-pair";
-import { saturated, staffingChange, type StaffingRules } from "../domain/staffing";
+import { hungry, staffingChange, type StaffingRules } from "../domain/staffing";
 import { FleetDriver, type FleetDriverSettings } from "./fleet-driver";
 import type { Clock, DriverApp, FleetAdmin, FleetDriverAccount, FleetMetrics, PairDemandReport } from "./ports";
 import { Roster, type KnownDriver } from "./roster";
@@ -15,7 +15,7 @@ export interface FleetOptions {
   readonly admin: FleetAdmin;
   readonly appFor: (account: FleetDriverAccount) => DriverApp;
   readonly rules: StaffingRules;
-  readonly driving: Omit<FleetDriverSettings, "busyChanged" | "finished" | "clock" | "logger" | "deliveryPin">;
+  readonly driving: Omit<FleetDriverSettings, "busyChanged" | "finished" | "clock" | "logger" | "deliveryPin" | "reserve" | "shiftEnded">;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: FleetMetrics;
@@ -25,6 +25,7 @@ export interface FleetOptions {
  * The sandbox's fleet: for each carrier service in each city with a centre, a baseline of drivers
  * always on shift, more while the pair's drivers are all busy and dispatch counts jobs waiting
  * (asked at most once a second, and only then), back to the baseline as extra drivers stay idle.
+ * At the cap, a reserve driver per new shipment left waiting, each off shift after that delivery.
  * Drivers are the fleet's own registered drivers, found again by name after a restart.
  */
 export class Fleet {
@@ -45,7 +46,7 @@ export class Fleet {
 
   /** Finds the pairs and the fleet's drivers, resumes those on shift and brings each pair to its baseline. */
   async start(): Promise<void> {
-    const pairs = (await this.o.admin.demand()).filter((pair) => CITY_CENTRES[pair.cityCode]);
+    const pairs = (await this.o.admin.demand(0)).filter((pair) => CITY_CENTRES[pair.cityCode]);
     this.#roster.know(pairs, await this.o.admin.listFleetDrivers());
     await Promise.all(pairs.map((pair) => this.#serial(() => this.#bringOn(pair, this.#roster.resumable(pair)))));
     await this.#rebalance();
@@ -80,10 +81,9 @@ export class Fleet {
     if (this.#hungry(pair)) this.#schedulePoll();
   }
 
-  /** All the pair's drivers busy, and room for more: only then is dispatch asked (a pair at its cap waits for its own). */
+  /** All the pair's drivers busy, and room for more (below the cap, or reserve left): only then is dispatch asked. */
   #hungry(pair: ServicePair): boolean {
-    const states = this.#roster.states(pair);
-    return saturated(states) && states.filter((driver) => driver.onShift).length < Math.max(this.o.rules.cap, this.o.rules.baseline);
+    return hungry(this.#roster.states(pair), this.o.rules);
   }
 
   #schedulePoll(): void {
@@ -100,7 +100,7 @@ export class Fleet {
     this.o.metrics.demandPolled();
     let demand: PairDemandReport[];
     try {
-      demand = await this.o.admin.demand();
+      demand = await this.o.admin.demand(this.o.rules.recentMs);
     } catch (err) {
       this.o.logger.warn({ err }, "sandbox fleet: demand not known; asking again");
       this.#schedulePoll();
@@ -109,22 +109,27 @@ export class Fleet {
     for (const pair of hungry) {
       const change = staffingChange(this.#roster.states(pair), demand.find((d) => pairKey(d) === pairKey(pair)), this.o.rules, this.o.clock.now());
       await this.#bringOn(pair, change.bringOn);
+      if (change.bringOnReserve > 0) {
+        this.o.logger.info({ pair: pairKey(pair), reserve: change.bringOnReserve }, "sandbox fleet: reserve drivers called for new shipments waiting behind the backlog");
+        this.o.metrics.reserveCalled(change.bringOnReserve);
+        await this.#bringOn(pair, change.bringOnReserve, true);
+      }
     }
     // Still all busy: the backlog may still grow, so ask again (no sooner than a second).
     if (this.#roster.pairs().some((pair) => this.#hungry(pair))) this.#schedulePoll();
   }
 
-  async #bringOn(pair: ServicePair, count: number | readonly KnownDriver[]): Promise<void> {
+  async #bringOn(pair: ServicePair, count: number | readonly KnownDriver[], reserve = false): Promise<void> {
     const known = typeof count === "number" ? this.#roster.spare(pair, count) : count;
     const extra = typeof count === "number" ? count - known.length : 0;
     const names = this.#roster.nextNames(pair, extra).map((index) => driverName(pair, index));
-    const work = [...known.map((driver) => () => this.#enlist(driver)), ...names.map((name) => () => this.#enlist({ name, pair }))];
+    const work = [...known.map((driver) => () => this.#enlist(driver, reserve)), ...names.map((name) => () => this.#enlist({ name, pair }, reserve))];
     for (let at = 0; at < work.length; at += CONCURRENT_ONBOARDING) await Promise.all(work.slice(at, at + CONCURRENT_ONBOARDING).map((job) => job()));
     if (work.length > 0) this.o.metrics.driversOnShift(this.#roster.onShift().length);
   }
 
   /** One driver on shift: an account held, reused (a new secret) or onboarded; a failure leaves it for the next rebalance. */
-  async #enlist(known: KnownDriver | { name: string; pair: ServicePair }): Promise<void> {
+  async #enlist(known: KnownDriver | { name: string; pair: ServicePair }, reserve: boolean): Promise<void> {
     if (this.#closed) return;
     let account: FleetDriverAccount | undefined;
     let driver: FleetDriver | undefined;
@@ -137,6 +142,8 @@ export class Fleet {
         deliveryPin: (shipmentId) => this.o.admin.deliveryPin(shipmentId),
         busyChanged: () => this.#busyChanged(known.pair),
         finished: (outcome) => this.o.metrics.deliveryFinished(outcome),
+        reserve,
+        shiftEnded: () => this.#shiftEnded(driver!),
       });
       this.#roster.enlisted(driver);
       await driver.start();
@@ -145,6 +152,12 @@ export class Fleet {
       if (driverId) this.#roster.returned({ driverId, name: known.name, pair: known.pair, onShift: driver?.onShift ?? false, ...(account ? { account } : {}) });
       this.o.logger.warn({ err, driver: known.name }, "sandbox fleet: a driver could not come on shift; trying again later");
     }
+  }
+
+  /** A reserve driver went off shift after its delivery: a spare again, its secret and token kept. */
+  #shiftEnded(driver: FleetDriver): void {
+    this.#roster.returned({ driverId: driver.driverId, name: driver.account.name, pair: driver.account.pair, onShift: false, account: driver.account });
+    this.o.metrics.driversOnShift(this.#roster.onShift().length);
   }
 
   async #takeOff(pair: ServicePair, driverIds: readonly string[]): Promise<void> {

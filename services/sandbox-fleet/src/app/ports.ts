@@ -71,6 +71,8 @@ export interface PairDemandReport extends ServicePair {
   readonly onShift: number;
   readonly free: number;
   readonly waiting: number;
+  /** Those of them created within the `recentMs` asked for. */
+  readonly waitingRecent: number;
 }
 
 /** Fleet management through the admin listeners: never driving, which goes only through DriverApp. */
@@ -82,7 +84,7 @@ export interface FleetAdmin {
   /** A new secret for an existing driver's client (the old one is lost with the previous process). */
   rotate(driver: { driverId: string; name: string; pair: ServicePair }): Promise<FleetDriverAccount>;
   /** Every active carrier service in every city it serves. */
-  demand(): Promise<PairDemandReport[]>;
+  demand(recentMs: number): Promise<PairDemandReport[]>;
   /** The PIN the recipient tells the driver at the door (sandbox only). */
   deliveryPin(shipmentId: string): Promise<string>;
 }
@@ -100,4 +102,5 @@ export interface FleetMetrics {
   driversBusy(count: number): void;
   deliveryFinished(outcome: "DELIVERED" | "DELIVERY_FAILED"): void;
   demandPolled(): void;
+  reserveCalled(count: number): void;
 }

@@ -80,7 +80,7 @@ export class Roster {
     const key = pairKey(pair);
     return [...this.#driving.values()]
       .filter((driver) => pairKey(driver.account.pair) === key)
-      .map((driver) => ({ driverId: driver.driverId, onShift: driver.onShift, busy: driver.busy, idleSinceMs: driver.idleSinceMs }));
+      .map((driver) => ({ driverId: driver.driverId, onShift: driver.onShift, busy: driver.busy, idleSinceMs: driver.idleSinceMs, reserve: driver.reserve }));
   }
 
   #spareOf(pair: ServicePair): KnownDriver[] {

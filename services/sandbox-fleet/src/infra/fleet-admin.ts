@@ -42,11 +42,11 @@ export function fleetAdminOver(urls: { dispatch: string; merchant: string; shipm
       await pastRevocationSecond();
       return { driverId: driver.driverId, name: driver.name, pair: driver.pair, clientId: client?.clientId ?? "", clientSecret };
     },
-    async demand() {
-      const { services } = await admins.drivers.getFleetDemand({});
+    async demand(recentMs) {
+      const { services } = await admins.drivers.getFleetDemand({ recentMs });
       return services.flatMap((service) => {
         const vehicle = levelOf(service.vehicle);
-        return vehicle ? [{ cityCode: service.cityCode, carrierCode: service.carrierCode, vehicle, onShift: service.onShift, free: service.free, waiting: service.waiting }] : [];
+        return vehicle ? [{ cityCode: service.cityCode, carrierCode: service.carrierCode, vehicle, onShift: service.onShift, free: service.free, waiting: service.waiting, waitingRecent: service.waitingRecent }] : [];
       });
     },
     async deliveryPin(shipmentId) {
