@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { ownsDatabase, TOPICS, type ServiceName } from "../../scripts/mesh";
-import { PROCESSES, sourceDir } from "../deploy/facts";
+import { ALL_PROCESSES, FLEET, PROCESSES, sourceDir, teamOf } from "../deploy/facts";
 import { ROOT } from "../deploy/kustomize";
 
 interface Entity {
@@ -37,7 +37,7 @@ const componentOf = (name: string) => all.find(({ entity }) => entity.kind === "
 
 describe("the Backstage catalog", () => {
   it("lists one catalog-info.yaml per process, each a file that exists", () => {
-    expect(files.sort()).toEqual(PROCESSES.map((name) => path.join(sourceDir(name), "catalog-info.yaml")).sort());
+    expect(files.sort()).toEqual(ALL_PROCESSES.map((name) => path.join(sourceDir(name), "catalog-info.yaml")).sort());
     for (const file of files) expect(existsSync(path.join(ROOT, file)), file).toBe(true);
   });
 
@@ -89,19 +89,19 @@ function serviceProtos(): string[] {
   });
 }
 
-describe.each(PROCESSES)("%s in the catalog", (name) => {
+describe.each(ALL_PROCESSES)("%s in the catalog", (name) => {
   const component = componentOf(name);
 
   it("is one Component owned by its team, in its own folder, in production", () => {
     expect(component?.file).toBe(path.join(sourceDir(name), "catalog-info.yaml"));
-    expect(component?.entity.spec).toMatchObject({ type: "service", lifecycle: "production", owner: `group:team-${name}`, system: "tawsil" });
+    expect(component?.entity.spec).toMatchObject({ type: "service", lifecycle: "production", owner: `group:${teamOf(name)}`, system: "tawsil" });
   });
 
   it("depends on its own database (when it owns data) and on every topic its README says it produces or consumes", () => {
     const readme = readFileSync(path.join(ROOT, sourceDir(name), "README.md"), "utf8");
     const events = readme.slice(readme.indexOf("## Events"), readme.indexOf("## Settings"));
     const topics = TOPICS.map((t) => t.topic).filter((topic) => events.includes(`\`${topic}\``));
-    const hasDatabase = name !== "gateway" && ownsDatabase(name as ServiceName);
+    const hasDatabase = name !== "gateway" && name !== FLEET && ownsDatabase(name as ServiceName);
     const expected = [...(hasDatabase ? [`resource:${name}-database`] : []), ...topics.map((topic) => `resource:${topic}`)];
     expect([...(component?.entity.spec.dependsOn ?? [])].sort()).toEqual(expected.sort());
   });
@@ -121,6 +121,14 @@ describe(".github/CODEOWNERS", () => {
     expect(ownersOf(`deploy/base/${name}.yaml`)).toEqual([team, "@tawsil/team-platform"]);
     expect(ownersOf(`deploy/base/alerts/${name}.yaml`)).toEqual([team, "@tawsil/team-platform"]);
     if (name !== "gateway") expect(ownersOf(`proto/tawsil/${name}/v1/events.proto`)).toEqual([team]);
+  });
+
+  it("gives the sandbox fleet's folder and its sandbox overlay to the team that owns dispatch, as its catalog says", () => {
+    const team = `@tawsil/${componentOf(FLEET)?.entity.spec.owner?.replace(/^group:/, "")}`;
+    expect(team).toBe(`@tawsil/${teamOf(FLEET)}`);
+    expect(ownersOf(`${sourceDir(FLEET)}/src/main.ts`)).toEqual([team]);
+    expect(ownersOf("deploy/overlays/sandbox/fleet/sandbox-fleet.yaml")).toEqual([team, "@tawsil/team-platform"]);
+    expect(ownersOf("deploy/overlays/sandbox/fleet/alerts.yaml")).toEqual([team, "@tawsil/team-platform"]);
   });
 
   it("gives what every process shares to the platform team", () => {

@@ -32,17 +32,14 @@ export interface OnboardedDriver {
   readonly clientSecret: string;
 }
 
-/**
- * The driver exists but has no client: `drivers rotate` cannot mend that (it rotates an existing
- * client), so the message says how to finish.
- */
+/** The driver exists but has no client: the message says how to finish (`drivers rotate` issues a first client). */
 export class DriverClientNotIssuedError extends Error {
   override readonly name = "DriverClientNotIssuedError";
   constructor(
     readonly driverId: string,
     cause: unknown,
   ) {
-    super(`driver ${driverId} registered, but its client was not issued (${cause instanceof Error ? cause.message : String(cause)}); run \`drivers add\` again for a new driver, or ask for a client with CreateDriverClient`, { cause });
+    super(`driver ${driverId} registered, but its client was not issued (${cause instanceof Error ? cause.message : String(cause)}); issue it with \`drivers rotate ${driverId}\``, { cause });
   }
 }
 

@@ -3,6 +3,7 @@ import { onboardDriver, type DriverAdmins } from "@tawsil/driver-onboarding";
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import { DriverAdminService, type RegisteredDriver } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createPeerClient } from "@tawsil/rpc";
 
 /*
@@ -20,7 +21,8 @@ export const DRIVERS_HELP = [
   "  drivers disable  disable a driver's client (its tokens stop within 60 s) and take it off shift",
   "                     drivers disable <driverId>",
   "  drivers enable   enable a driver's client again                       drivers enable <driverId>",
-  "  drivers rotate   give a driver's client a new secret (printed once; old tokens revoked)",
+  "  drivers rotate   give a driver's client a new secret (printed once; old tokens revoked), or",
+  "                     issue its first client if an interrupted `drivers add` left it without one",
   "                     drivers rotate <driverId>",
 ];
 
@@ -45,7 +47,26 @@ function driverLine(driver: RegisteredDriver, client: { clientId: string; enable
   return `${driver.driverId}  ${driver.name}  ${driver.cityCode}  ${driver.carrierCode} ${vehicle}  ${driver.onShift ? "on shift" : "off shift"}  ${access}`;
 }
 
-async function run(command: string, rest: readonly string[], admins: Admins, io: DriversCliIo): Promise<void> {
+/**
+ * A new secret for the driver's client; a registered driver with no client yet (a `drivers add`
+ * whose second call failed) gets its first one, so the operator mends it with the same command.
+ */
+async function rotateOrIssue(admins: Admins, driverId: string): Promise<{ clientId: string; clientSecret: string }> {
+  try {
+    const { client, clientSecret } = await admins.clients.rotateDriverClient({ driverId });
+    return { clientId: client?.clientId ?? "", clientSecret };
+  } catch (error) {
+    if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
+    // A driver without a client has never been on shift, so this changes nothing: it only asks
+    // dispatch whether the driver is registered (NotFound otherwise), however many drivers there are.
+    await admins.drivers.takeDriverOffShift({ driverId });
+    const { client, clientSecret } = await admins.clients.createDriverClient({ driverId });
+    return { clientId: client?.clientId ?? "", clientSecret };
+  }
+}
+
+/** One `drivers` command against the admin listeners given. */
+export async function runDriversCommand(command: string, rest: readonly string[], admins: Admins, io: DriversCliIo): Promise<void> {
   if (command === "add") {
     const { values } = parseArgs({ args: [...rest], options: { name: { type: "string" }, city: { type: "string" }, carrier: { type: "string" }, vehicle: { type: "string" } }, strict: true });
     for (const flag of ["name", "city", "carrier", "vehicle"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
@@ -76,8 +97,8 @@ async function run(command: string, rest: readonly string[], admins: Admins, io:
     return;
   }
   if (command === "rotate") {
-    const { client, clientSecret } = await admins.clients.rotateDriverClient({ driverId });
-    io.out(`client_id      ${client?.clientId ?? ""}`);
+    const { clientId, clientSecret } = await rotateOrIssue(admins, driverId);
+    io.out(`client_id      ${clientId}`);
     io.out(`client_secret  ${clientSecret}`);
     io.err(SECRET_WARNING);
     return;
@@ -94,7 +115,7 @@ export async function runDriversCli(argv: readonly string[], io: DriversCliIo): 
     if (!dispatchUrl || !merchantUrl) throw new UsageError("DISPATCH_ADMIN_URL and MERCHANT_ADMIN_URL must both be set; see `./tawsil help`");
     // Hashing a secret or locking rows: more than a peer's default deadline.
     const admins = { drivers: createPeerClient(DriverAdminService, dispatchUrl, { timeoutMs: 10_000 }), clients: createPeerClient(MerchantAdminService, merchantUrl, { timeoutMs: 10_000 }) };
-    await run(command, rest, admins, io);
+    await runDriversCommand(command, rest, admins, io);
     return 0;
   } catch (error) {
     io.err(`tawsil: ${error instanceof Error ? ("rawMessage" in error && typeof error.rawMessage === "string" ? error.rawMessage : error.message) : String(error)}`);
