@@ -1,4 +1,4 @@
-import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
+import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
@@ -28,7 +28,8 @@ import { PrismaDriverRegistry } from "./infra/driver-registry";
 import { StepKeyRepository } from "./infra/step-key-repository";
 import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type EventHandler } from "@tawsil/events";
+import { PrismaJobWork } from "./infra/prisma-job-work";
 import { staffingReadiness, staffingRelayed } from "./readiness";
 import { startDispatchWorkers } from "./workers";
 import { expiresByColumn, startRetention } from "@tawsil/retention";
@@ -45,6 +46,8 @@ export interface DispatchServiceParts extends ServiceParts {
   readonly database: ServiceDatabase<PrismaClient>;
   /** What the background workers share with the RPC handlers. */
   readonly context: DispatchContext;
+  /** The shipment events' handler, for the consumer (workers.ts) and the dead letters' replays alike. */
+  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
   readonly driverApi: DriverApi;
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
@@ -111,7 +114,9 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   };
   const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client), offerWaiters);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
-  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
+  // Shipment events, applied through the job work of the consumer's transaction.
+  const shipmentEvents = shipmentEventHandler(context, (tx: TransactionClient<PrismaClient>) => new PrismaJobWork(tx));
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEvents });
   const driverAdmin = new DriverAdmin({
     registry: new PrismaDriverRegistry(database.client),
     setAvailability: (input) => driverApi.setAvailability(input),
@@ -138,6 +143,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, { name: "offers-listener", close: () => offersMade.close() }, database],
     database,
     context,
+    shipmentEvents,
     driverApi,
     catalogue,
     activeDrivers,

@@ -1,5 +1,5 @@
-import { transactionRunner } from "@tawsil/db";
-import { startConsumer } from "@tawsil/events";
+import { transactionRunner, type TransactionClient } from "@tawsil/db";
+import { startConsumer, type EventHandler } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer, Metrics } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
@@ -7,7 +7,7 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import type { BacklogOrder } from "./app/ports";
 import type { Config } from "./config";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC } from "./consumers/shipment-events";
 import { electOver } from "./infra/leadership";
 import type { PrismaClient } from "./infra/prisma/generated/client";
 
@@ -15,6 +15,7 @@ import type { PrismaClient } from "./infra/prisma/generated/client";
 export interface WorkerParts {
   readonly context: DispatchContext;
   readonly database: { readonly client: PrismaClient };
+  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
 }
 
 /** DISPATCH_BACKLOG_ORDER, else the environment's: the sandbox serves its newest shipment first (BacklogOrder). */
@@ -38,7 +39,7 @@ export async function startDispatchWorkers(
     if (opts.kafka) {
       const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
       const deadLetters = { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, ...(opts.registry ? { registry: opts.registry } : {}) };
-      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger, { deadLetters }));
+      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), parts.shipmentEvents, logger, { deadLetters }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });

@@ -1,4 +1,4 @@
-import { openDatabase, transactionRunner, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createMetrics, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
@@ -11,14 +11,14 @@ import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEve
 import { aresQuery, DnsResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics, droppedDeliveries } from "./infra/metrics";
-import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
+import { PrismaDeliveryQueue, PrismaQueueWriter } from "./infra/prisma-delivery-queue";
 import { EndpointRoutes } from "./infra/endpoint-routes";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
-import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer } from "@tawsil/events";
+import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer, type EventHandler } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { webhookRetention } from "./infra/retention-policies";
 
@@ -42,6 +42,8 @@ export interface WebhookServiceParts extends ServiceParts {
   readonly clock: Clock;
   /** Merchants' endpoints for the consumer, in memory; bypassed until started (startWebhookWorkers). */
   readonly endpointRoutes: EndpointRoutes;
+  /** The shipment events' handler, for the consumer and the dead letters' replays alike. */
+  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
   /** Attempts before the consumer parks an event it cannot apply (CONSUMER_MAX_ATTEMPTS). */
   readonly maxAttempts: number;
 }
@@ -84,7 +86,9 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   });
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
-  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(clock, () => engine.wake(), endpointRoutes) });
+  // Shipment events, queued through the writer of the consumer's transaction (endpoints from memory).
+  const shipmentEvents = shipmentEventHandler(clock, () => engine.wake(), (tx: TransactionClient<PrismaClient>) => new PrismaQueueWriter(tx, endpointRoutes));
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEvents });
   return {
     admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
@@ -96,6 +100,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     engine,
     clock,
     endpointRoutes,
+    shipmentEvents,
     maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
   };
 }
@@ -109,7 +114,7 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     closers.push(parts.endpointRoutes);
     const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
     closers.unshift(
-      await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger, {
+      await startConsumer(subscription, transactionRunner(parts.database.client), parts.shipmentEvents, logger, {
         ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
         deadLetters: { maxAttempts: parts.maxAttempts, registry: parts.metrics.registry },
       }),
