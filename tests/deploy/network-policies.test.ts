@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
+import { FLEET, SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 import type { NetworkPolicySpec } from "./manifest-types";
 import { allowed, type Endpoint } from "./network-model";
@@ -61,9 +61,34 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     }
   });
 
-  it("admit anyone to the gateway's port, and nobody from outside or from a stranger pod to a service", () => {
-    expect(allowed(policies, { from: internet, to: server("gateway"), port: portOf("gateway") })).toBe(true);
-    expect(allowed(policies, { from: internet, to: server("gateway"), port: 9229 })).toBe(false);
+  // The ingress controller each overlay names (ingress-nginx's chart labels in both).
+  const ingressLabels = { "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller" };
+  const ingressController = pod(ingressLabels, "ingress-nginx");
+  it("admit the ingress controller alone to the gateway's port (and the sandbox's fleet, its drivers' app), on that port only", () => {
+    expect(allowed(policies, { from: ingressController, to: server("gateway"), port: portOf("gateway") })).toBe(true);
+    expect(allowed(policies, { from: ingressController, to: server("gateway"), port: 9229 })).toBe(false);
+    const impostors = [
+      internet,
+      ...privateHosts,
+      ...strangers,
+      prometheus,
+      pod(ingressLabels, "other-team"),
+      pod(ingressLabels),
+      pod({ "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "admission-webhook" }, "ingress-nginx"),
+      ...processes.filter((p) => p !== "gateway" && p !== FLEET).map(server),
+    ];
+    for (const from of impostors) expect(allowed(policies, { from, to: server("gateway"), port: portOf("gateway") }), JSON.stringify(from)).toBe(false);
+    if (processes.includes(FLEET)) expect(allowed(policies, { from: server(FLEET), to: server("gateway"), port: portOf("gateway") })).toBe(true);
+  });
+
+  it("let the gateway believe X-Forwarded-For from the ingress controller's range only, never from everywhere", () => {
+    const ranges = (configOf("gateway").TRUSTED_PROXY_CIDRS ?? "").split(",").map((r) => r.trim()).filter(Boolean);
+    expect(ranges.length).toBeGreaterThan(0);
+    for (const range of ranges) expect(Number(range.split("/")[1]), range).toBeGreaterThanOrEqual(8);
+    expect(configOf("gateway").TRUSTED_PROXY_HOPS).toBeUndefined();
+  });
+
+  it("admit nobody from outside or from a stranger pod to a service", () => {
     for (const name of processes.filter((p) => p !== "gateway")) {
       for (const from of [internet, ...strangers]) expect(allowed(policies, { from, to: server(name), port: portOf(name) }), name).toBe(false);
     }
