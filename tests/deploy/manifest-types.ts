@@ -76,7 +76,7 @@ export interface WorkloadSpec {
   backoffLimit?: number;
 }
 
-export type LabelSelector = { matchLabels?: Record<string, string> };
+export type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
 
 export interface NetworkPeer {
   podSelector?: LabelSelector;
