@@ -107,10 +107,8 @@ sdk-build: install ## compile the SDK package to packages/sdk/dist (ESM + .d.ts)
 buf-lint: install ## lint the protos (buf STANDARD)
 	$(BIN)/buf lint
 
-buf-breaking: install ## check the protos for breaking changes against main
-	@if git rev-parse --verify -q main >/dev/null; then \
-	  $(BIN)/buf breaking --against '.git#branch=main'; echo "no breaking proto changes against main"; \
-	else echo "no main branch to compare with: skipped"; fi
+buf-breaking: install ## check the protos for breaking changes against the last release (or the merge base, or the previous commit)
+	@$(BIN)/tsx scripts/proto-breaking.ts
 
 typecheck: install ## TypeScript, strict, the whole workspace
 	$(BIN)/tsc -p tsconfig.json

@@ -10,7 +10,6 @@ export { createKafka, type KafkaSettings } from "./kafka";
 export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";
 export { BroadcastConsumer, invalidateOnEvents, type BroadcastConsumerOptions, type BroadcastEvent, type InvalidatedByEvents } from "./broadcast-consumer";
-export { ReadThroughCache, type ReadThroughCacheOptions } from "./read-through-cache";
 export { consumerRetention, outboxRetention, parkedEventRetention, processedEventRetention } from "./retention";
 export { DeadLetterAdmin, ParkedEventError, type ParkedEvent, type ReplayResult } from "./dead-letter-admin";
 export { deadLetterAdminRoutes, deadLetterAdminService } from "./dead-letter-admin-service";
