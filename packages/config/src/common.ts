@@ -68,7 +68,20 @@ export const databaseEnv = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
   /** Connections per process; times replicas, it must stay under the server's max_connections. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * TLS of every connection to the database. `verify-full`: encrypted, the server's certificate
+   * checked against DATABASE_SSL_ROOT_CERT and its name against the url's host, or no connection
+   * (production). `disable`: plaintext. Unset: whatever the url's own `sslmode` says, none being
+   * plaintext (make dev). Set, the url must not carry sslmode itself.
+   */
+  DATABASE_SSL_MODE: z.enum(["disable", "verify-full"]).optional(),
+  /** Path of the PEM CA bundle that signed the database server's certificate (mounted from a ConfigMap); read with verify-full only. Unset with verify-full: Node's public CAs. */
+  DATABASE_SSL_ROOT_CERT: z.string().min(1).optional(),
 });
+
+/** The TLS settings alone, for a process that reads its urls apart from a config schema (the migration runner). */
+export const databaseTlsEnv = databaseEnv.pick({ DATABASE_SSL_MODE: true, DATABASE_SSL_ROOT_CERT: true });
+export type DatabaseTls = z.output<typeof databaseTlsEnv>;
 
 /** The Kafka bootstrap brokers, comma-separated `host:port`. */
 export const kafkaEnv = z.object({
