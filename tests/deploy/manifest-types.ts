@@ -49,7 +49,7 @@ export interface Container {
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
-  volumeMounts?: { name: string; mountPath: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 
 export interface PodSpec {
@@ -61,7 +61,7 @@ export interface PodSpec {
   securityContext?: SecurityContext;
   initContainers?: Container[];
   containers: Container[];
-  volumes?: { name: string; emptyDir?: object }[];
+  volumes?: { name: string; emptyDir?: object; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
 }
 
 export interface PodTemplate {
