@@ -24,6 +24,11 @@ export interface BrokerSecurity {
    * credentials there). The first is the broker's own inter-broker user and the probes' user.
    */
   readonly users: readonly [ScramUser, ...ScramUser[]];
+  /**
+   * Kafka's StandardAuthorizer, as a Strimzi cluster with `authorization: simple` runs: every user
+   * but the broker's own may only do what an ACL grants it (no ACL, no access).
+   */
+  readonly authorizer?: boolean;
 }
 
 /** How a kafkajs client of the infra (probes, readiness, topics) reaches the broker. */
@@ -57,6 +62,14 @@ export async function securedListenerProperties(dataDir: string, security: Broke
     'ssl.keystore.location': keystore,
     'ssl.truststore.type': 'PEM',
     'ssl.truststore.location': truststore,
+    ...(security.authorizer
+      ? {
+          'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+          // The broker's user, and ANONYMOUS: the principal of the plaintext controller listener
+          // (loopback only), over which this node's broker registers with its own controller.
+          'super.users': `User:${broker.name};User:ANONYMOUS`,
+        }
+      : {}),
   };
 }
 
