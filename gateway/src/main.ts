@@ -1,6 +1,6 @@
 import { createLogger, initTracing, shutdownTracing } from "@tawsil/logging";
 import { METRICS_PORT_OFFSET, sidePort } from "@tawsil/config";
-import { createKafka } from "@tawsil/events";
+import { createKafka, kafkaConnection } from "@tawsil/events";
 import { createMetrics, drainOnSignals, processIdentity, startMetricsServer } from "@tawsil/rpc";
 import { buildGateway } from "./app";
 import { Revocations } from "./auth/revocations";
@@ -16,7 +16,7 @@ const metrics = createMetrics("gateway");
 const tokenLifeMs = (config.TOKEN_TTL_SECONDS + config.TOKEN_CLOCK_SKEW_SECONDS) * 1000;
 const revocations = new Revocations(tokenLifeMs);
 const revocationFeed = listenToAccessRevocations({
-  kafka: createKafka({ clientId: "gateway", brokers: config.KAFKA_BROKERS, logger }),
+  kafka: createKafka({ clientId: "gateway", logger, ...kafkaConnection(config) }),
   revocations,
   lookbackMs: tokenLifeMs,
   logger,

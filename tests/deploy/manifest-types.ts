@@ -61,7 +61,7 @@ export interface PodSpec {
   securityContext?: SecurityContext;
   initContainers?: Container[];
   containers: Container[];
-  volumes?: { name: string; emptyDir?: object; configMap?: { name: string } }[];
+  volumes?: { name: string; emptyDir?: object; configMap?: { name: string }; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
 }
 
 export interface PodTemplate {

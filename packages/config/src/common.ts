@@ -83,7 +83,13 @@ export const databaseEnv = z.object({
 export const databaseTlsEnv = databaseEnv.pick({ DATABASE_SSL_MODE: true, DATABASE_SSL_ROOT_CERT: true });
 export type DatabaseTls = z.output<typeof databaseTlsEnv>;
 
-/** The Kafka bootstrap brokers, comma-separated `host:port`. */
+const filePath = z.string().trim().min(1);
+
+/**
+ * How a process reaches Kafka. Unset TLS and SASL settings mean a plaintext, open broker (`make dev`,
+ * the tests); the deployed environments set both (deploy/components/kafka-auth). @tawsil/events'
+ * kafkaConnection reads the files and checks that the settings come in complete sets.
+ */
 export const kafkaEnv = z.object({
   /** The Kafka bootstrap brokers, comma-separated `host:port`. */
   KAFKA_BROKERS: z
@@ -91,7 +97,20 @@ export const kafkaEnv = z.object({
     .min(1)
     .transform((value) => value.split(",").map((broker) => broker.trim()))
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "expected host:port")).min(1)),
+  /** PEM file of the CA that signed the brokers' certificates (Strimzi's cluster CA, mounted). Set: TLS to the brokers, trusting this CA alone. */
+  KAFKA_TLS_CA_FILE: filePath.optional(),
+  /** PEM client certificate for mutual TLS, with KAFKA_TLS_KEY_FILE; needs KAFKA_TLS_CA_FILE. Unset: the client is known by SASL alone. */
+  KAFKA_TLS_CERT_FILE: filePath.optional(),
+  /** PEM private key of KAFKA_TLS_CERT_FILE (a Secret). */
+  KAFKA_TLS_KEY_FILE: filePath.optional(),
+  /** SASL mechanism, with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD; needs KAFKA_TLS_CA_FILE (SCRAM over plaintext would expose the session). */
+  KAFKA_SASL_MECHANISM: z.enum(["scram-sha-512"]).optional(),
+  /** The process's Kafka user (its KafkaUser's name), whose ACLs name what it may produce and consume. */
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  /** The Kafka user's password (a Secret, written by Strimzi's User Operator; never logged). */
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
 });
+export type KafkaEnv = z.output<typeof kafkaEnv>;
 
 /** A base64 DER Ed25519 key, or undefined when it is not one. */
 function parseKey(kind: "private" | "public", value: string): KeyObject | undefined {

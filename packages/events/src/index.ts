@@ -7,6 +7,7 @@ export type { EventPublisher, PublishedRecord } from "./publisher";
 export { KafkaEventPublisher } from "./kafka-publisher";
 export { IdempotentConsumer, PARKED_EVENTS_METRIC, startConsumer, type BatchEventHandler, type ConsumedEvent, type DeadLetterOptions, type EventHandler, type IdempotentConsumerOptions, type Subscription } from "./idempotent-consumer";
 export { createKafka, type KafkaSettings } from "./kafka";
+export { kafkaConnection, type KafkaConnection, type KafkaConnectionSettings, type KafkaTls } from "./kafka-connection";
 export { connectKafka, type ServiceKafka } from "./service-kafka";
 export { EVENT_HEADERS } from "./headers";
 export { BroadcastConsumer, invalidateOnEvents, type BroadcastConsumerOptions, type BroadcastEvent, type InvalidatedByEvents } from "./broadcast-consumer";

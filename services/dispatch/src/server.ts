@@ -28,7 +28,7 @@ import { PrismaDriverRegistry } from "./infra/driver-registry";
 import { StepKeyRepository } from "./infra/step-key-repository";
 import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type EventHandler } from "@tawsil/events";
+import { connectKafka, kafkaConnection, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type EventHandler } from "@tawsil/events";
 import { PrismaJobWork } from "./infra/prisma-job-work";
 import { staffingReadiness, staffingRelayed } from "./readiness";
 import { startDispatchWorkers } from "./workers";
@@ -189,7 +189,7 @@ export async function startDispatchService(
 /** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer and dispatcher. */
 export async function dispatchProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composeDispatchService(config, logger);
-  const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "dispatch", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("dispatch");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });

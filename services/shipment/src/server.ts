@@ -29,7 +29,7 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
 import { CALLERS } from "./rpc/callers";
-import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, kafkaConnection, startOutboxRelay } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { shipmentRetention } from "./infra/retention-policies";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
@@ -158,7 +158,7 @@ export async function startShipmentService(config: Config, logger: Logger): Prom
 /** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
 export async function shipmentProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeShipmentService(config, logger);
-  const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "shipment", logger, ...kafkaConnection(config) });
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({
     kafka: broker.kafka,

@@ -15,7 +15,7 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { CALLERS } from "./rpc/callers";
 import { trackingService } from "./rpc/tracking-service";
-import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes } from "@tawsil/events";
+import { connectKafka, kafkaConnection, DeadLetterAdmin, deadLetterAdminRoutes } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { trackingRetention } from "./infra/retention-policies";
 
@@ -84,7 +84,7 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
 /** The whole process as main.ts runs it: the service, its broker and the projection consumer. */
 export async function trackingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeTrackingService(config, logger);
-  const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "tracking", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("tracking");
   const consumer = await startProjectionConsumer({ kafka: broker.kafka, ...projectionsOf(parts.database.client), logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, registry: metrics.registry } });
   const retention = startRetention(config, { policies: trackingRetention(config), logger, registry: metrics.registry });

@@ -18,7 +18,7 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
-import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer, type EventHandler } from "@tawsil/events";
+import { connectKafka, kafkaConnection, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer, type EventHandler } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { webhookRetention } from "./infra/retention-policies";
 
@@ -154,7 +154,7 @@ export async function startWebhookService(
 /** The whole process as main.ts runs it: the service, its broker, the shipment event consumer and the delivery engine. */
 export async function webhookProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeWebhookService(config, logger);
-  const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "webhook", logger, ...kafkaConnection(config) });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
   const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
   return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, ...workers, ...parts.closers] };
