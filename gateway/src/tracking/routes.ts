@@ -3,11 +3,11 @@ import type { TrackingService } from "@tawsil/proto/tawsil/tracking/v1/tracking_
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ProblemError } from "../problem/problem-error";
 import { rateLimited } from "../rate-limit/rate-limited";
-import { registerTrackingPage } from "../tracking/page-route";
-import { takePublicRead, type PublicTrackingLimits } from "../tracking/public-limits";
-import { renderMerchantTracking, renderPublicTracking } from "../tracking/render";
-import { resource } from "./route-table";
-import { shipmentIdOf } from "./shipment-id";
+import { registerTrackingPage } from "./page-route";
+import { takePublicRead, type PublicTrackingLimits } from "./public-limits";
+import { renderMerchantTracking, renderPublicTracking } from "./render";
+import { resource } from "../routes/route-table";
+import { shipmentIdOf } from "../shipments/shipment-id";
 
 const CODE = /^[A-Za-z0-9_-]{43}$/;
 

@@ -5,13 +5,13 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import type { Readable } from "node:stream";
 import { ProblemError } from "../problem/problem-error";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problem/from-connect";
-import type { DownloadLinks } from "../media/download-links";
-import { BodyTooLargeError, BodyTooShortError, streamFromStorage, streamToStorage, StorageUnavailableError } from "../media/object-transfer";
-import { fileNameOf, renderAsset } from "../media/render";
-import { createAssetBody, createDriverAssetBody } from "../media/schemas";
+import type { DownloadLinks } from "./download-links";
+import { BodyTooLargeError, BodyTooShortError, streamFromStorage, streamToStorage, StorageUnavailableError } from "./object-transfer";
+import { fileNameOf, renderAsset } from "./render";
+import { createAssetBody, createDriverAssetBody } from "./schemas";
 import { validateBody } from "../validation/validate";
 import type { z } from "zod";
-import { resource } from "./route-table";
+import { resource } from "../routes/route-table";
 
 /** Who owns the assets of a route family: exactly one of merchant_id and driver_id goes to the shipment service. */
 type Owner = { merchantId: string } | { driverId: string };

@@ -3,14 +3,14 @@ import type { Client } from "@connectrpc/connect";
 import { isWellFormedClientId } from "@tawsil/domain";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { FastifyInstance, FastifyReply, RouteHandlerMethod } from "fastify";
-import { DRIVER_SCOPE, SCOPES } from "../auth/principal";
+import { DRIVER_SCOPE, SCOPES } from "./principal";
 import { reasonOf } from "../problem/from-connect";
 import type { Chain, LimitStore } from "../rate-limit/limit-store";
 import { policyOf, type LockoutLimit, type SlidingWindowLimit } from "../rate-limit/limits";
 import { rateLimited } from "../rate-limit/rate-limited";
 import type { TokenBuckets } from "../rate-limit/token-bucket";
-import { clientCredentials } from "./oauth-credentials";
-import { resource } from "./route-table";
+import { clientCredentials } from "./credentials";
+import { resource } from "../routes/route-table";
 
 type OAuthError = "invalid_request" | "invalid_client" | "invalid_scope" | "unsupported_grant_type";
 

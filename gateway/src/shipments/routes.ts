@@ -1,9 +1,9 @@
 import type { Client } from "@connectrpc/connect";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import type { FastifyInstance } from "fastify";
-import { resource } from "./route-table";
-import { listEndpoint, readEndpoint } from "./shipment-reads";
-import { cancelEndpoint, createEndpoint } from "./shipment-writes";
+import { resource } from "../routes/route-table";
+import { listEndpoint, readEndpoint } from "./reads";
+import { cancelEndpoint, createEndpoint } from "./writes";
 
 /** The shipment resources of the contract. */
 export function registerShipments(app: FastifyInstance, shipments: Client<typeof ShipmentService>): void {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { openApiJson, type ServedFile } from "../openapi/document";
-import { rendererScript } from "../openapi/renderer";
-import { resource } from "./route-table";
+import { openApiJson, type ServedFile } from "./document";
+import { rendererScript } from "./renderer";
+import { resource } from "../routes/route-table";
 
 const RENDERER_PATH = "/docs/redoc.standalone.js";
 

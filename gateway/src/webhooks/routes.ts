@@ -4,11 +4,11 @@ import { EndpointStatus } from "@tawsil/proto/tawsil/webhook/v1/webhook_pb";
 import type { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { validateBody } from "../validation/validate";
-import { webhookProblem } from "../webhooks/errors";
-import { ifMatchVersion } from "../webhooks/if-match";
-import { etagOfEndpoint, eventTypesToProto, renderEndpoint } from "../webhooks/render";
-import { registerBody, updateBody } from "../webhooks/schemas";
-import { resource } from "./route-table";
+import { webhookProblem } from "./errors";
+import { ifMatchVersion } from "./if-match";
+import { etagOfEndpoint, eventTypesToProto, renderEndpoint } from "./render";
+import { registerBody, updateBody } from "./schemas";
+import { resource } from "../routes/route-table";
 
 const PATH = "/v2/external/webhook";
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { cityCode, coordinate, toMicro } from "../validation/rules";
 import { validateBody } from "../validation/validate";
-import { resource } from "./route-table";
+import { resource } from "../routes/route-table";
 
 const estimateBody = z.strictObject({
   pickup: coordinate,

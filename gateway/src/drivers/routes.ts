@@ -2,8 +2,8 @@ import type { Client } from "@connectrpc/connect";
 import { isUuid } from "@tawsil/domain";
 import { Progress, type DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { availabilityBody, locationsBody, stepBody, type StepBody } from "../drivers/schemas";
-import { renderJob, renderOffer } from "../drivers/render";
+import { availabilityBody, locationsBody, stepBody, type StepBody } from "./schemas";
+import { renderJob, renderOffer } from "./render";
 import { ProblemError } from "../problem/problem-error";
 import { idempotencyKeyOf } from "../request/idempotency-key";
 import { invalidQuery } from "../request/invalid-query";
@@ -11,8 +11,8 @@ import { echo } from "../problem/bounds";
 import { fingerprint } from "../shipments/fingerprint";
 import { toMicro } from "../validation/rules";
 import { validateBody } from "../validation/validate";
-import { resource } from "./route-table";
-import { shipmentIdOf } from "./shipment-id";
+import { resource } from "../routes/route-table";
+import { shipmentIdOf } from "../shipments/shipment-id";
 
 const PROGRESS: Record<StepBody["step"], Progress> = {
   PICKED_UP: Progress.PICKED_UP,

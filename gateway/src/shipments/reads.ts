@@ -5,9 +5,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { echo } from "../problem/bounds";
 import { ProblemError } from "../problem/problem-error";
 import { invalidQuery, type QueryIssue } from "../request/invalid-query";
-import { etagOf, renderShapeB, STATE_NAMES } from "../shipments/render";
+import { etagOf, renderShapeB, STATE_NAMES } from "./render";
 import type { ViolationCode } from "../validation/violation-messages";
-import type { Endpoint } from "./route-table";
+import type { Endpoint } from "../routes/route-table";
 import { shipmentIdOf } from "./shipment-id";
 
 const STATES = new Map(Object.entries(STATE_NAMES).flatMap(([value, name]) => (name ? [[name, Number(value) as ShipmentState]] : [])));

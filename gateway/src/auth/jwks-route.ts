@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import type { SigningKeys } from "../auth/signing-keys";
-import { resource } from "./route-table";
+import type { SigningKeys } from "./signing-keys";
+import { resource } from "../routes/route-table";
 
 /** GET /.well-known/jwks.json: the public keys that verify this environment's access tokens. */
 export function registerJwks(app: FastifyInstance, keys: SigningKeys): void {

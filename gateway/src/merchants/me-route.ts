@@ -3,7 +3,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { FastifyInstance } from "fastify";
 import { ProblemError } from "../problem/problem-error";
-import { resource } from "./route-table";
+import { resource } from "../routes/route-table";
 
 const STATUS: Record<MerchantStatus, string | undefined> = {
   [MerchantStatus.UNSPECIFIED]: undefined,
