@@ -318,6 +318,19 @@ describe("deploy/README.md", () => {
     expect(made.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([...new Set(referenced.map((ref) => `${ref.key.endsWith("PRIVATE_KEY") ? "Secret" : "ConfigMap"}/${ref.name}`))].sort());
     expect(readme).toContain("scripts/identity-keys.ts | kubectl apply");
   });
+
+  it("rotates one process's identity key in three phases, each replaced then rolled out to every Deployment that reads the public keys", () => {
+    const section = readme.slice(readme.indexOf("## Rotating a service-identity key"));
+    const procedure = section.slice(section.indexOf("```sh"), section.indexOf("```\n", section.indexOf("```sh") + 5));
+    const phases = [...procedure.matchAll(/identity-keys\.ts (\w+) \$P \| kubectl -n \$NS replace -f -/g)].map((m) => m[1]);
+    expect(phases).toEqual(["publish", "switch", "retire"]);
+    const readers = ofKind(base, "Deployment").filter((d) => podSpec(d).containers.some((c) => configMapRefs(c).some((ref) => ref.name === "service-identity")));
+    expect((/^ALL="([^"]+)"$/m.exec(procedure)?.[1] ?? "").split(" ").sort()).toEqual(readers.map((d) => d.metadata.name).sort());
+    // After publish and retire every reader restarts; after switch, the rotated process alone.
+    const [afterPublish, afterSwitch, afterRetire] = procedure.split(/identity-keys\.ts \w+ \$P/).slice(1);
+    for (const step of [afterPublish, afterRetire]) expect(step).toContain("for d in $ALL; do kubectl -n $NS rollout restart deploy/$d; done");
+    expect(afterSwitch).toContain("kubectl -n $NS rollout restart deploy/$P && kubectl -n $NS rollout status deploy/$P");
+  });
 });
 
 describe.each(["overlays/sandbox", "overlays/production"])("the deploy procedure of deploy/README.md, on %s", (dir) => {
