@@ -25,7 +25,14 @@ interface Replica {
   readonly sessions: Http2SessionManager;
   readonly transport: Transport;
   downUntil: number;
+  /** Unary calls under way on it: a replica that left the name keeps its session until they are answered. */
+  inFlight: number;
+  /** No longer among the name's addresses: its session closes once its last call is answered. */
+  leaving: boolean;
 }
+
+/** Longest a replica that left the name keeps its session for calls still under way (far above any call's deadline). */
+const LEAVING_GRACE_MS = 60_000;
 
 /**
  * One Connect transport over every replica a name resolves to: one HTTP/2 session per replica,
@@ -59,10 +66,14 @@ export class SpreadTransport implements Transport {
   ): Promise<UnaryResponse<I, O>> {
     for (let attempt = 0; ; attempt++) {
       const replica = await this.pick();
+      replica.inFlight++;
       try {
         return await replica.transport.unary(method, signal, timeoutMs, header, input, contextValues);
       } catch (error) {
         if (!this.neverSent(replica, error) || attempt >= this.#replicas.length) throw error;
+      } finally {
+        replica.inFlight--;
+        if (replica.leaving && replica.inFlight === 0) replica.sessions.abort();
       }
     }
   }
@@ -82,10 +93,9 @@ export class SpreadTransport implements Transport {
 
   private async pick(): Promise<Replica> {
     const now = this.#now();
-    if (now >= this.#resolveAt) {
-      const resolving = this.resolve();
-      if (this.#replicas.length === 0) await resolving;
-    }
+    if (now >= this.#resolveAt) this.resolve().catch(() => undefined);
+    // The first calls of a new client, all at once: each waits for the one resolution under way.
+    if (this.#replicas.length === 0 && this.#resolving) await this.#resolving;
     const replicas = this.#replicas;
     if (replicas.length === 0) throw new ConnectError(`no address for ${this.url.hostname}`, Code.Unavailable);
     for (let i = 0; i < replicas.length; i++) {
@@ -122,8 +132,22 @@ export class SpreadTransport implements Transport {
     if (addresses.length === 0) return;
     const known = new Map(this.#replicas.map((r) => [r.address, r]));
     const next = [...new Set(addresses)].map((address) => known.get(address) ?? this.open(address));
-    for (const replica of this.#replicas) if (!next.includes(replica)) replica.sessions.abort();
+    for (const replica of this.#replicas) if (!next.includes(replica)) this.leave(replica);
     this.#replicas = next;
+  }
+
+  /**
+   * A replica gone from the name (its pod is terminating, still answering what it has): new calls
+   * go elsewhere at once, and the calls already on it are answered before its session closes;
+   * aborting it would fail them, which a rollout must not do.
+   */
+  private leave(replica: Replica): void {
+    replica.leaving = true;
+    if (replica.inFlight === 0) {
+      replica.sessions.abort();
+      return;
+    }
+    setTimeout(() => replica.sessions.abort(), LEAVING_GRACE_MS).unref();
   }
 
   private open(address: string): Replica {
@@ -131,7 +155,7 @@ export class SpreadTransport implements Transport {
     url.hostname = address.includes(":") ? `[${address}]` : address;
     const baseUrl = url.href.replace(/\/$/, "");
     const sessions = new Http2SessionManager(url.origin, undefined, this.opts.sessionOptions);
-    return { address, sessions, transport: this.transportFor(baseUrl, sessions), downUntil: 0 };
+    return { address, sessions, transport: this.transportFor(baseUrl, sessions), downUntil: 0, inFlight: 0, leaving: false };
   }
 }
 
