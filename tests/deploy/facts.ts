@@ -110,6 +110,7 @@ export const FAKE_SECRET_VALUES: Record<string, string> = {
   TRACKING_LINK_SECRET: Buffer.alloc(32, 8).toString("base64"),
   CURSOR_SECRET: Buffer.alloc(32, 9).toString("base64"),
   WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 10).toString("base64"),
+  WEBHOOK_SECRET_DECRYPTION_KEYS: Buffer.alloc(32, 12).toString("base64"),
   S3_ACCESS_KEY_ID: "AKIAEXAMPLEEXAMPLE00",
   S3_SECRET_ACCESS_KEY: "not-a-secret-access-key",
   MEDIA_DOWNLOAD_SECRET: Buffer.alloc(32, 11).toString("base64"),
