@@ -166,7 +166,15 @@ describe.each(ALL_PROCESSES)("process %s", (name) => {
   it("signs with its own identity key, in a Secret of its own, and trusts the public keys of one shared ConfigMap (a process of the mesh; the fleet has none)", () => {
     const identity = hasIdentity(name);
     expect(secretRefs(container).filter((ref) => ref.key === IDENTITY_KEY)).toEqual(identity ? [{ env: IDENTITY_KEY, name: `${name}-identity`, key: IDENTITY_KEY }] : []);
-    expect(configMapRefs(container)).toEqual(identity ? [{ env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" }] : []);
+    expect(configMapRefs(container)).toEqual(
+      identity
+        ? [
+            { env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" },
+            // Set in the ConfigMap only for the rollout that upgrades from a release before key ids.
+            { env: "SERVICE_IDENTITY_TOKEN_KID", name: "service-identity", key: "SERVICE_IDENTITY_TOKEN_KID", optional: true },
+          ]
+        : [],
+    );
   });
 
   it.runIf(served(name))("is reached by a headless Service (one DNS record per pod, so callers spread over the pods), the gateway by a virtual IP", () => {

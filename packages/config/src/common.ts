@@ -33,6 +33,14 @@ export const commonEnv = z.object({
    */
   SERVICE_IDENTITY_PUBLIC_KEYS: z.string().transform(publicKeyList).optional(),
   /**
+   * What a service token names as its kid: `key`, the signing key's id (RFC 7638 thumbprint), which
+   * lets a callee trusting several keys of a caller pick one; `name`, the caller's name, as releases
+   * before key ids expect (they refuse any other kid). Set `name` on every process for the one
+   * rollout that upgrades from such a release, then remove it (deploy/README.md); this release
+   * accepts both. Unset: `key`.
+   */
+  SERVICE_IDENTITY_TOKEN_KID: z.enum(["key", "name"]).optional(),
+  /**
    * OTLP/HTTP base URL of the trace collector (spans are sent to `<url>/v1/traces`, JSON). Unset:
    * no export, and only a caller's sampled traceparent records spans.
    */

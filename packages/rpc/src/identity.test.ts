@@ -203,4 +203,13 @@ describe("processIdentity", () => {
     const local = processIdentity("shipment", { ...base, NODE_ENV: "development" }, logger, shipmentPolicy);
     expect(local).toEqual({ self: undefined, callers: undefined });
   });
+
+  it("names its key as its tokens' kid, or itself for the rollout that upgrades from a release before key ids (which refuses any other kid)", async () => {
+    const byKey = processIdentity("dispatch", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("dispatch") }, logger).self!;
+    const byName = processIdentity("dispatch", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("dispatch"), SERVICE_IDENTITY_TOKEN_KID: "name" }, logger).self!;
+    expect(decodeProtectedHeader(await byKey.sign("shipment")).kid).toBe(keyIdOf(privateKey("dispatch")));
+    const legacy = await byName.sign("shipment");
+    expect(decodeProtectedHeader(legacy).kid).toBe("dispatch");
+    expect(await new CallerVerifier("shipment", publicKeys).verify(legacy)).toBe("dispatch");
+  });
 });

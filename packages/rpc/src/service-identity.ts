@@ -27,15 +27,16 @@ interface Token {
 export class ServiceIdentity {
   readonly #tokens = new Map<string, Token>();
   readonly #signing = new Map<string, Promise<string>>();
-  /** The id of the key this process signs with (keyIdOf). */
-  readonly keyId: string;
+  /** The kid of its tokens: the id of the key this process signs with (keyIdOf), or its name (SERVICE_IDENTITY_TOKEN_KID). */
+  readonly kid: string;
 
   constructor(
     readonly name: string,
     private readonly key: KeyObject,
     private readonly now: () => number = Date.now,
+    kid: "key" | "name" = "key",
   ) {
-    this.keyId = keyIdOf(key);
+    this.kid = kid === "key" ? keyIdOf(key) : name;
   }
 
   /** The token to send to `audience`: the cached one when it is fresh, else a new signature. */
@@ -59,7 +60,7 @@ export class ServiceIdentity {
     if (pending) return pending;
     const issuedAt = this.now();
     const signing = new SignJWT({})
-      .setProtectedHeader({ alg: "EdDSA", kid: this.keyId, typ: "JWT" })
+      .setProtectedHeader({ alg: "EdDSA", kid: this.kid, typ: "JWT" })
       .setIssuer(this.name)
       .setSubject(this.name)
       .setAudience(audience)
