@@ -65,15 +65,15 @@ export class SpreadTransport implements Transport {
     method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: ConstructorParameters<typeof Headers>[0] | undefined, input: MessageInitShape<I>, contextValues?: ContextValues,
   ): Promise<UnaryResponse<I, O>> {
     for (let attempt = 0; ; attempt++) {
+      // Counted in flight by pick() itself, before any other task runs: a resolution that drops
+      // the replica meanwhile leaves its session open for this call.
       const replica = await this.pick();
-      replica.inFlight++;
       try {
         return await replica.transport.unary(method, signal, timeoutMs, header, input, contextValues);
       } catch (error) {
         if (!this.neverSent(replica, error) || attempt >= this.#replicas.length) throw error;
       } finally {
-        replica.inFlight--;
-        if (replica.leaving && replica.inFlight === 0) replica.sessions.abort();
+        this.answered(replica);
       }
     }
   }
@@ -81,8 +81,14 @@ export class SpreadTransport implements Transport {
   async stream<I extends DescMessage, O extends DescMessage>(
     method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: ConstructorParameters<typeof Headers>[0] | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues,
   ): Promise<StreamResponse<I, O>> {
-    // Streams are not retried: their input may be consumed already.
-    return (await this.pick()).transport.stream(method, signal, timeoutMs, header, input, contextValues);
+    // Streams are not retried: their input may be consumed already. Counted until their response
+    // starts only (none of ours outlives a rollout's drain).
+    const replica = await this.pick();
+    try {
+      return await replica.transport.stream(method, signal, timeoutMs, header, input, contextValues);
+    } finally {
+      this.answered(replica);
+    }
   }
 
   /** Closes every session (the client is being dropped). */
@@ -98,12 +104,17 @@ export class SpreadTransport implements Transport {
     if (this.#replicas.length === 0 && this.#resolving) await this.#resolving;
     const replicas = this.#replicas;
     if (replicas.length === 0) throw new ConnectError(`no address for ${this.url.hostname}`, Code.Unavailable);
-    for (let i = 0; i < replicas.length; i++) {
-      const replica = replicas[this.#turn++ % replicas.length] as Replica;
-      if (replica.downUntil <= now) return replica;
-    }
     // Every replica refused lately: try one anyway rather than fail without asking.
-    return replicas[this.#turn++ % replicas.length] as Replica;
+    let chosen = replicas[this.#turn++ % replicas.length] as Replica;
+    for (let i = 0; i < replicas.length && chosen.downUntil > now; i++) chosen = replicas[this.#turn++ % replicas.length] as Replica;
+    chosen.inFlight++;
+    return chosen;
+  }
+
+  /** A call picked by pick() is over: a replica that left the name closes its session after its last one. */
+  private answered(replica: Replica): void {
+    replica.inFlight--;
+    if (replica.leaving && replica.inFlight === 0) replica.sessions.abort();
   }
 
   /** True when the call failed before any server saw it; the replica is then passed over for a while. */
