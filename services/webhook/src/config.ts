@@ -36,7 +36,7 @@ export const schema = commonEnv
      * to WEBHOOK_SECRET_ENCRYPTION_KEY (webhook_secrets_sealed_under_other_keys is 0).
      */
     WEBHOOK_SECRET_DECRYPTION_KEYS: secretKeys,
-    /** How often each replica re-seals, under WEBHOOK_SECRET_ENCRYPTION_KEY, secrets sealed under another key. */
+    /** How often each replica re-seals, under WEBHOOK_SECRET_ENCRYPTION_KEY, secrets sealed under another key; only while WEBHOOK_SECRET_DECRYPTION_KEYS is set. */
     WEBHOOK_RESEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
     /** Endpoints one re-seal transaction takes (locked, skipped by the other replicas), so it never holds many rows. */
     WEBHOOK_RESEAL_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(100),

@@ -156,6 +156,7 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
   const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
-  const resealing = startResealing(parts.resealer, config.WEBHOOK_RESEAL_INTERVAL_MS, logger);
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [resealing, retention, ...workers, ...parts.closers] };
+  // Re-sealing only while a rotation is under way: with a lone key every secret is already under it.
+  const resealing = config.WEBHOOK_SECRET_DECRYPTION_KEYS.length > 0 ? [startResealing(parts.resealer, config.WEBHOOK_RESEAL_INTERVAL_MS, logger)] : [];
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...resealing, retention, ...workers, ...parts.closers] };
 }

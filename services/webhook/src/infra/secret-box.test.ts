@@ -16,13 +16,21 @@ function sealedWithoutKeyId(key: Buffer, secret: string, endpointId: string): Ui
 }
 
 describe("SecretBox", () => {
-  it("names the sealing key in what it seals, and opens it with that key wherever it is listed", () => {
+  it("names the sealing key in what it seals during a rotation, and opens it with that key wherever it is listed", () => {
     const sealed = new SecretBox(NEW, [OLD]).seal("whsec_abc", ENDPOINT);
     expect(new SecretBox(NEW).open(sealed, ENDPOINT)).toBe("whsec_abc");
     expect(new SecretBox(OLD, [NEW]).open(sealed, ENDPOINT)).toBe("whsec_abc");
     expect(() => new SecretBox(OLD).open(sealed, ENDPOINT)).toThrow(/cannot be opened with WEBHOOK_SECRET_ENCRYPTION_KEY or WEBHOOK_SECRET_DECRYPTION_KEYS/);
     expect(() => new SecretBox(NEW).open(sealed, "another-endpoint")).toThrow(/cannot be opened/);
     expect(new SecretBox(NEW, [OLD]).isCurrent(sealed)).toBe(true);
+    expect(new SecretBox(OLD, [NEW]).isCurrent(sealed)).toBe(false);
+  });
+
+  it("seals with a lone key as a release before key ids did, so both releases open it during an upgrade", () => {
+    const sealed = new SecretBox(OLD).seal("whsec_abc", ENDPOINT);
+    expect(sealed[0]).toBe(1);
+    expect(new SecretBox(OLD).open(sealed, ENDPOINT)).toBe("whsec_abc");
+    expect(new SecretBox(NEW, [OLD]).open(sealed, ENDPOINT)).toBe("whsec_abc");
     expect(new SecretBox(OLD, [NEW]).isCurrent(sealed)).toBe(false);
   });
 

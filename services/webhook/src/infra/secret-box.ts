@@ -23,13 +23,21 @@ function keyIdOf(key: Uint8Array): Buffer {
  * is given (WEBHOOK_SECRET_DECRYPTION_KEYS), picking the key by the id a secret carries: that is
  * what lets the key be rotated with replicas on both sides of the switch, and the background
  * re-seal (SecretResealer) move every secret to the current key before the old one is removed.
+ *
+ * With a lone key there is nothing to choose, and it seals without an id (format 1): what a
+ * release before key ids can open, so upgrading from one, with both releases' replicas running
+ * during the rollout, fails no secret. Ids start with a rotation's first step, once every replica
+ * runs a release that reads them.
  */
 export class SecretBox {
   readonly #current: Buffer;
   readonly #currentId: Buffer;
   readonly #keys: ReadonlyMap<string, Buffer>;
+  /** Whether a rotation is under way (other keys given): secrets are then sealed with the key's id, and re-sealed. */
+  readonly rotating: boolean;
 
   constructor(current: Uint8Array, others: readonly Uint8Array[] = []) {
+    this.rotating = others.length > 0;
     for (const key of [current, ...others]) if (key.length !== 32) throw new Error("a secret sealing key must be 32 bytes");
     this.#current = Buffer.from(current);
     this.#currentId = keyIdOf(current);
@@ -51,7 +59,8 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.#current, iv);
     cipher.setAAD(Buffer.from(endpointId, "utf8"));
     const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-    return new Uint8Array(Buffer.concat([this.currentPrefix, iv, cipher.getAuthTag(), ciphertext]));
+    const prefix = this.rotating ? this.currentPrefix : Buffer.of(UNNAMED_KEY_FORMAT);
+    return new Uint8Array(Buffer.concat([prefix, iv, cipher.getAuthTag(), ciphertext]));
   }
 
   open(sealed: Uint8Array, endpointId: string): string {
