@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser redis-server generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables alerts check-alerts check build test-images test test-faults image known-service dev dev-reset down tawsil bench clean
+.PHONY: help install kubectl image-size browser redis-server generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables kafka-users check-kafka-users alerts check-alerts check build test-images test test-faults image known-service dev dev-reset down tawsil bench clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -107,10 +107,8 @@ sdk-build: install ## compile the SDK package to packages/sdk/dist (ESM + .d.ts)
 buf-lint: install ## lint the protos (buf STANDARD)
 	$(BIN)/buf lint
 
-buf-breaking: install ## check the protos for breaking changes against main
-	@if git rev-parse --verify -q main >/dev/null; then \
-	  $(BIN)/buf breaking --against '.git#branch=main'; echo "no breaking proto changes against main"; \
-	else echo "no main branch to compare with: skipped"; fi
+buf-breaking: install ## check the protos for breaking changes against the last release (or the merge base, or the previous commit)
+	@$(BIN)/tsx scripts/proto-breaking.ts
 
 typecheck: install ## TypeScript, strict, the whole workspace
 	$(BIN)/tsc -p tsconfig.json
@@ -129,13 +127,19 @@ settings-tables: install ## rewrite each process README's settings table from it
 check-settings-tables: install ## fail when a process README's settings table is stale
 	@$(BIN)/tsx scripts/settings-tables.ts --check
 
+kafka-users: install ## rewrite deploy/base/kafka-users.yaml (each process's KafkaUser and ACLs) from the READMEs' Events tables
+	@$(BIN)/tsx scripts/kafka-users.ts
+
+check-kafka-users: install ## fail when deploy/base/kafka-users.yaml is stale against the READMEs' Events tables
+	@$(BIN)/tsx scripts/kafka-users.ts --check
+
 alerts: install ## rewrite the alerts every process shares (scripts/alerts.ts) into each rule file and README
 	@$(BIN)/tsx scripts/alerts.ts
 
 check-alerts: install ## fail when a process's shared alerts or their runbooks are stale
 	@$(BIN)/tsx scripts/alerts.ts --check
 
-check: buf-lint buf-breaking check-generated check-sdk-types typecheck lint openapi-lint check-settings-tables check-alerts ## every static check
+check: buf-lint buf-breaking check-generated check-sdk-types typecheck lint openapi-lint check-settings-tables check-kafka-users check-alerts ## every static check
 
 known-service:
 	@test -f "$(SERVICE_DIR)/src/main.ts" || { echo "SERVICE=$(SERVICE): choose gateway or one of: $(notdir $(wildcard services/*))"; exit 2; }

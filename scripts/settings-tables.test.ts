@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { processDirs, tableStates } from "./settings-tables";
 import { BEGIN, END, renderTable, withTable } from "./settings/readme-table";
 import { jsdocByKey, settingsOf } from "./settings/settings-of";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,6 +11,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 describe("settings tables of the processes' READMEs", () => {
   it("cover the gateway and every service", () => {
     expect(processDirs()).toEqual(["gateway", "services/dispatch", "services/merchant", "services/pricing", "services/sandbox-fleet", "services/shipment", "services/tracking", "services/webhook"]);
+  });
+
+  it("come from schemas each tested beside it (src/config.test.ts in every process)", () => {
+    for (const dir of processDirs()) expect(existsSync(path.join(ROOT, dir, "src", "config.test.ts")), dir).toBe(true);
   });
 
   it("are each exactly what scripts/settings-tables.ts generates from the config schema (make settings-tables)", async () => {

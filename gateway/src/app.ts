@@ -41,6 +41,7 @@ import { registerWebhook } from "./routes/webhook";
 import { DownloadLinks } from "./media/download-links";
 import { registerDriverMediaAssets, registerMediaAssets } from "./routes/media-assets";
 import { registerDriverRoutes } from "./routes/driver";
+import { trustedProxies } from "./request/trusted-proxies";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -110,9 +111,10 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     genReqId: requestIdOf,
     serverFactory: tracedServerFactory,
     return503OnClosing: true,
-    // request.ip (the per-address limits of the token endpoint and public tracking) from X-Forwarded-For, trusting only as
-    // many entries as there are proxies in front: a client cannot pick its own address.
-    trustProxy: (_address: string, hop: number) => hop < config.TRUSTED_PROXY_HOPS,
+    // request.ip (the per-address limits of the token endpoint and public tracking): X-Forwarded-For
+    // only from the proxies' ranges, read from the right (request/trusted-proxies.ts), so neither a
+    // direct caller nor a client behind the proxy picks its own address.
+    trustProxy: trustedProxies(config.TRUSTED_PROXY_CIDRS),
   });
   app.addHook("onRoute", (route) => parameterised.add(route.url));
   app.decorateRequest("principal", undefined);

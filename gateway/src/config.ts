@@ -1,5 +1,6 @@
 import { commonEnv, kafkaEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
+import { parseProxyRanges } from "./request/trusted-proxies";
 
 /** The services the gateway's routes call, and so the only ones it reaches (dispatch for the driver routes alone). */
 export const SERVICES = ["merchant", "shipment", "pricing", "tracking", "webhook", "dispatch"] as const;
@@ -62,8 +63,31 @@ export const schema = commonEnv
   TOKEN_GLOBAL_RATE_PER_SECOND: z.coerce.number().positive().default(50),
   /** Token endpoint, all clients together, per replica: requests allowed in a burst above TOKEN_GLOBAL_RATE_PER_SECOND. */
   TOKEN_GLOBAL_BURST: z.coerce.number().int().positive().default(100),
-  /** Proxies in front of the gateway whose X-Forwarded-For entry is trusted for the client address (1 behind one ingress); 0 takes the peer address. */
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * Address ranges of the proxies in front of the gateway (the ingress controller's pods: the
+   * cluster's pod CIDR), comma-separated CIDRs. X-Forwarded-For is read only when the connection
+   * comes from inside them, from the right, skipping entries inside them: the first other address
+   * is the client's (the per-address limits). Unset: no proxy is trusted, the peer address is the
+   * client's (make dev).
+   */
+  TRUSTED_PROXY_CIDRS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const parsed = parseProxyRanges(value ?? "");
+      if ("ranges" in parsed) return parsed.ranges;
+      ctx.addIssue({ code: "custom", message: `expected comma-separated CIDRs such as 10.0.0.0/8,fd00::/8; ${JSON.stringify(parsed.invalid)} is not one` });
+      return z.NEVER;
+    }),
+  /**
+   * Replaced by TRUSTED_PROXY_CIDRS: a hop count believed the last X-Forwarded-For entry from any
+   * caller, so a pod reaching the gateway directly picked its own address. Set, the gateway refuses
+   * to start rather than trust differently than configured.
+   */
+  TRUSTED_PROXY_HOPS: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined, "replaced by TRUSTED_PROXY_CIDRS (the proxies' address ranges, e.g. the cluster's pod CIDR); remove TRUSTED_PROXY_HOPS"),
   /** Failed client authentications per minute that lock a client id. */
   AUTH_FAILURES_BEFORE_LOCKOUT: z.coerce.number().int().positive().default(5),
   /** How long a locked client id stays locked. */

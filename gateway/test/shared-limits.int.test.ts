@@ -39,7 +39,7 @@ beforeAll(async () => {
       TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(TOKEN_PER_ADDRESS),
       PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: String(PER_CODE),
       PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(TRACKING_PER_ADDRESS),
-      TRUSTED_PROXY_HOPS: "1",
+      TRUSTED_PROXY_CIDRS: "127.0.0.1/32,::1/128",
     },
   });
   // A deadline that a loaded test machine meets: these tests are about sharing, the fallback has its own.

@@ -18,7 +18,7 @@ beforeAll(async () => {
     adminUrl,
     environment: "sandbox",
     // A global bucket that refills slower than the test runs: exactly the burst gets through.
-    gatewayEnv: { TOKEN_GLOBAL_BURST: String(GLOBAL_BURST), TOKEN_GLOBAL_RATE_PER_SECOND: "0.01", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS), TRUSTED_PROXY_HOPS: "1" },
+    gatewayEnv: { TOKEN_GLOBAL_BURST: String(GLOBAL_BURST), TOKEN_GLOBAL_RATE_PER_SECOND: "0.01", TOKEN_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS), TRUSTED_PROXY_CIDRS: "127.0.0.1/32,::1/128" },
   });
 });
 afterAll(async () => {
@@ -33,7 +33,7 @@ async function merchantTokenCalls(): Promise<number> {
 }
 
 const randomId = () => `tws_ci_${randomBytes(16).toString("base64url")}`;
-/** Each test from an address of its own (the gateway trusts one proxy hop here). */
+/** Each test from an address of its own (the test's loopback connection is a trusted proxy here). */
 const from = (address: string) => ({ "x-forwarded-for": address });
 
 describe("POST /oauth/token defences", () => {

@@ -24,6 +24,7 @@ import { DEFAULT_CONTROLLER_PORT, DEFAULT_PORT, HOST, type Log } from './kafka/s
 export { ensureKafka, type KafkaHandle } from './kafka/broker-process';
 export { fetchKafkaJars } from './kafka/jars';
 export { describeBroker, portAccepts } from './kafka/probe';
+export type { BrokerSecurity, ScramUser } from './kafka/security';
 export { KAFKA_VERSION } from './kafka/settings';
 export { ensureTopics } from './kafka/topics';
 

@@ -1,5 +1,7 @@
 // The layer rules of architecture.md, checked on every service rather than remembered: domain/ is
-// pure, app/ talks to ports and never to an adapter, rpc/ maps and delegates. Each folder gets its
+// pure, app/ talks to ports and never to an adapter, rpc/ and consumers/ map messages and delegate
+// to app/ (the adapters a use case needs are wired in server.ts), infra/ adapts and is called,
+// never calling an edge back, and messages/ (a message both edges share) knows only the domain. Each folder gets its
 // own no-restricted-imports (type-only imports count too: a port, not a generated type, is what a
 // use case names). Tests are left out: they wire adapters to use cases the way server.ts does.
 
@@ -42,7 +44,37 @@ export const layerRules = [
     files: SOURCES("rpc"),
     ignores: TESTS,
     rules: {
-      "no-restricted-imports": ["error", { patterns: [...adaptersOf("rpc"), { regex: "^(pg|kafkajs)$|^@tawsil/(db|events)$", message: "rpc/ maps and delegates: no database or broker in it" }] }],
+      "no-restricted-imports": ["error", { patterns: [...adaptersOf("rpc"), { regex: "^\\.\\.?/(.*/)?consumers(/|$)", message: "rpc/ and consumers/ are two edges: neither imports the other" }, { regex: "^(pg|kafkajs)$|^@tawsil/(db|events)$", message: "rpc/ maps and delegates: no database or broker in it" }] }],
+    },
+  },
+  {
+    files: SOURCES("consumers"),
+    ignores: TESTS,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...adaptersOf("consumers"),
+            { regex: "^\\.\\.?/(.*/)?rpc(/|$)", message: "rpc/ and consumers/ are two edges: neither imports the other" },
+            { regex: "^pg$|^@tawsil/db$", message: "consumers/ get their transaction's adapters from server.ts (a factory per port), not from the database package" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: SOURCES("infra"),
+    ignores: TESTS,
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: "^\\.\\.?/(.*/)?(rpc|consumers)(/|$)", message: "infra/ is called by the edges through ports, never the reverse: a codec both need lives in messages/" }] }],
+    },
+  },
+  {
+    files: SOURCES("messages"),
+    ignores: TESTS,
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [...adaptersOf("messages"), { regex: "^\\.\\.?/(.*/)?(app|rpc|consumers)(/|$)", message: "messages/ maps the domain to protobuf for both edges: it knows the domain alone" }, { regex: "^(pg|kafkajs)$|^@tawsil/(db|events)$", message: "no database or broker in messages/" }] }],
     },
   },
 ];

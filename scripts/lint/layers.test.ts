@@ -50,4 +50,32 @@ describe("the layer rules of the house", () => {
     expect(await layerViolations("services/shipment/src/domain/fine.ts", `import { isUuid } from "@tawsil/domain";\nimport { canAuthenticate } from "./merchant-status";\nexport const used = [isUuid, canAuthenticate];\n`)).toEqual([]);
     expect(await layerViolations("services/dispatch/src/app/fine.ts", `import type { DispatchStore } from "./ports";\nimport { newJob } from "../domain/dispatch-job";\nexport type S = DispatchStore;\nexport const used = newJob;\n`)).toEqual([]);
   });
+
+  it("keep consumers/ off infra/ and the database package: their transaction's adapters come from server.ts", async () => {
+    const code = [
+      `import { PrismaJobWork } from "../infra/prisma-job-work";`,
+      `import type { TransactionClient } from "@tawsil/db";`,
+      `import type { PrismaClient } from "../infra/prisma/generated/client";`,
+      `import { driverService } from "../rpc/driver-service";`,
+      `export const wired = [PrismaJobWork, driverService];`,
+      `export type T = TransactionClient<PrismaClient>;`,
+    ].join("\n");
+    const violations = await layerViolations("services/dispatch/src/consumers/violating.ts", code);
+    expect(violations.map((m) => m.split("'")[1])).toEqual(["../infra/prisma-job-work", "@tawsil/db", "../infra/prisma/generated/client", "../infra/prisma/generated/client", "../rpc/driver-service"]);
+    const fine = `import type { EventHandler, SqlClient } from "@tawsil/events";\nimport type { JobWork } from "../app/ports";\nexport type H<Tx extends SqlClient> = (work: (tx: Tx) => JobWork) => EventHandler<Tx>;\n`;
+    expect(await layerViolations("services/dispatch/src/consumers/fine.ts", fine)).toEqual([]);
+  });
+
+  it("keep infra/ from calling an edge back: no rpc/ or consumers/ import, a shared codec lives in messages/", async () => {
+    const code = `import { snapshotOf } from "../rpc/shipment-message";\nimport { TOPICS } from "../consumers/projection-consumer";\nexport const used = [snapshotOf, TOPICS];\n`;
+    expect((await layerViolations("services/shipment/src/infra/violating.ts", code)).map((m) => m.split("'")[1])).toEqual(["../rpc/shipment-message", "../consumers/projection-consumer"]);
+    const fine = `import { shipmentToProto } from "../messages/shipment-message";\nimport { createPeerClient } from "@tawsil/rpc";\nexport const used = [shipmentToProto, createPeerClient];\n`;
+    expect(await layerViolations("services/shipment/src/infra/fine.ts", fine)).toEqual([]);
+  });
+
+  it("keep messages/ to the domain: no app/, adapter or edge", async () => {
+    const code = `import type { ShipmentStore } from "../app/ports";\nimport { SHIPMENT_TOPIC } from "../infra/shipment-events";\nexport const used = SHIPMENT_TOPIC;\nexport type S = ShipmentStore;\n`;
+    expect((await layerViolations("services/shipment/src/messages/violating.ts", code)).map((m) => m.split("'")[1])).toEqual(["../app/ports", "../infra/shipment-events"]);
+  });
 });
+

@@ -116,6 +116,8 @@ export const FAKE_SECRET_VALUES: Record<string, string> = {
   S3_SECRET_ACCESS_KEY: "not-a-secret-access-key",
   MEDIA_DOWNLOAD_SECRET: Buffer.alloc(32, 11).toString("base64"),
   RATE_LIMIT_REDIS_URL: "rediss://:not-a-password@redis.invalid:6379",
+  // The key of the User Operator's Secret for a KafkaUser.
+  password: "not-a-kafka-password",
 };
 
 export function sourceDir(name: ProcessName): string {
@@ -140,7 +142,17 @@ export function configKeys(name: ProcessName): Set<string> {
 /** Settings that are credentials: the database url, a Redis url (it carries the password), any key, key id, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
   const own = keysIn(configSource(name)).filter((key) => /(_KEYS?$|_KEY_ID$|SECRET|PASSWORD|REDIS_URL$)/.test(key));
-  return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, ...(hasIdentity(name) ? [IDENTITY_KEY] : [])].sort();
+  return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, ...(hasIdentity(name) ? [IDENTITY_KEY] : []), ...(usesKafka(name) ? [KAFKA_PASSWORD] : [])].sort();
+}
+
+/** Every Kafka process's SCRAM password, from the Secret the User Operator writes for its KafkaUser (`<process>-kafka`, key `password`). */
+export const KAFKA_PASSWORD = "KAFKA_SASL_PASSWORD";
+
+/** Where a process's credential comes from: its identity Secret, its Kafka user's Secret, or its own `<process>-secrets` under the setting's name. */
+export function secretRefOf(name: ProcessName, setting: string): { name: string; key: string } {
+  if (setting === IDENTITY_KEY) return { name: `${name}-identity`, key: IDENTITY_KEY };
+  if (setting === KAFKA_PASSWORD) return { name: `${name}-kafka`, key: "password" };
+  return { name: `${name}-secrets`, key: setting };
 }
 
 /** Every process's signing key (hasIdentity), in a Secret of its own (`<process>-identity`), apart from its other credentials. */

@@ -49,7 +49,7 @@ export interface Container {
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
-  volumeMounts?: { name: string; mountPath: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 
 export interface PodSpec {
@@ -61,7 +61,7 @@ export interface PodSpec {
   securityContext?: SecurityContext;
   initContainers?: Container[];
   containers: Container[];
-  volumes?: { name: string; emptyDir?: object }[];
+  volumes?: { name: string; emptyDir?: object; configMap?: { name: string }; secret?: { secretName: string; items?: { key: string; path: string }[] } }[];
 }
 
 export interface PodTemplate {
@@ -76,7 +76,7 @@ export interface WorkloadSpec {
   backoffLimit?: number;
 }
 
-export type LabelSelector = { matchLabels?: Record<string, string> };
+export type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
 
 export interface NetworkPeer {
   podSelector?: LabelSelector;

@@ -13,7 +13,7 @@ import { buildTargets } from "../../scripts/build";
 import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
 import {
   ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
-  hasIdentity, ofKind, peerUrlKeys, podSpec, readConfigOf, scales, secretKeysOf, served, sourceDir, usesKafka, workload,
+  hasIdentity, ofKind, peerUrlKeys, podSpec, readConfigOf, scales, secretKeysOf, secretRefOf, served, sourceDir, usesKafka, workload,
 } from "./facts";
 import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
 import { DEPLOY, ROOT, overlayOwnObjects, readKustomization, readYaml, render, yamlFiles } from "./kustomize";
@@ -181,11 +181,11 @@ describe.each(ALL_PROCESSES)("process %s", (name) => {
     expect((find(written, "Service", name).spec as { clusterIP?: string }).clusterIP).toBe(name === "gateway" ? undefined : "None");
   });
 
-  it("takes its database url and keys from its own Secret by reference, never from a value", () => {
+  it("takes its database url, keys and Kafka password from its own Secrets by reference, never from a value", () => {
     const refs = secretRefs(container);
     expect(refs.map((r) => r.env).sort()).toEqual(secretKeysOf(name));
-    const secretOf = (key: string) => (key === IDENTITY_KEY ? `${name}-identity` : `${name}-secrets`);
-    expect(refs.every((r) => r.name === secretOf(r.key) && r.key === r.env && r.key in FAKE_SECRET_VALUES)).toBe(true);
+    for (const ref of refs) expect({ name: ref.name, key: ref.key }, ref.env).toEqual(secretRefOf(name, ref.env));
+    expect(refs.every((r) => r.key in FAKE_SECRET_VALUES)).toBe(true);
     expect(Object.keys(configOf(name)).filter((key) => secretKeysOf(name).includes(key))).toEqual([]);
     expect(Object.values(configOf(name)).filter((value) => /:\/\/[^/\s]*:[^@\s]*@/.test(value)), "urls with a password").toEqual([]);
   });

@@ -2,8 +2,8 @@
  * NetworkPolicy semantics, small enough to read: a connection is allowed when the source's
  * egress and the destination's ingress both allow it. A direction of a pod that no policy selects
  * is open; once one does, only the union of their rules is allowed. Pod IPs count for ipBlocks,
- * as on Calico and Cilium. Anything this model does not implement (matchExpressions, port
- * ranges, named ports) throws rather than being guessed.
+ * as on Calico and Cilium. Anything this model does not implement (matchExpressions other than
+ * In, port ranges, named ports) throws rather than being guessed.
  */
 import type { LabelSelector, Manifest, NetworkPeer, NetworkPolicySpec, NetworkRule } from "./manifest-types";
 
@@ -62,9 +62,12 @@ function peerMatches(p: NetworkPeer, policyNamespace: string, peer: Endpoint): b
   return namespaceOk && (p.podSelector === undefined || selects(p.podSelector, peer.labels));
 }
 
-function selects(selector: LabelSelector & { matchExpressions?: unknown }, labels: Record<string, string>): boolean {
-  if (selector.matchExpressions) throw new Error("matchExpressions are not modelled");
-  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+function selects(selector: LabelSelector, labels: Record<string, string>): boolean {
+  const expressionsOk = (selector.matchExpressions ?? []).every((e) => {
+    if (e.operator !== "In") throw new Error(`matchExpressions with ${e.operator} are not modelled`);
+    return labels[e.key] !== undefined && (e.values ?? []).includes(labels[e.key] as string);
+  });
+  return expressionsOk && Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 }
 
 function inCidr(ip: string, cidr: string): boolean {

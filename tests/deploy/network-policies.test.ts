@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
+import { FLEET, SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 import type { NetworkPolicySpec } from "./manifest-types";
 import { allowed, type Endpoint } from "./network-model";
@@ -32,7 +32,14 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
   const broker = pod({ "strimzi.io/cluster": "tawsil", "strimzi.io/kind": "Kafka" }, "kafka");
   const kubeDns = pod({ "k8s-app": "kube-dns" }, "kube-system");
   const strangers = [pod({ app: "debug" }), pod({ app: "debug" }, "other-team")];
-  const postgres = external("10.50.0.5");
+  // The managed servers outside the cluster, at an address inside the range the overlay sets.
+  const rangeOf = (policy: string, port: number): string[] =>
+    ((find(policies, "NetworkPolicy", policy).spec as NetworkPolicySpec).egress ?? []).filter((r) => r.ports?.some((p) => p.port === port)).flatMap((r) => (r.to ?? []).map((peer) => peer.ipBlock?.cidr ?? "not an ipBlock"));
+  const hostIn = (cidr: string): Endpoint => external((cidr.split("/")[0] ?? "").replace(/\.0$/, ".5"));
+  const postgresRanges = rangeOf("postgres-egress", 5432);
+  const redisRanges = rangeOf("gateway", 6379);
+  const postgres = hostIn(postgresRanges[0] ?? "");
+  const redis = hostIn(redisRanges[0] ?? "");
   const internet = external("203.0.113.10");
   const privateHosts = [external("10.20.30.40"), external("172.16.5.5"), external("192.168.1.1"), external("169.254.169.254")];
 
@@ -61,9 +68,34 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     }
   });
 
-  it("admit anyone to the gateway's port, and nobody from outside or from a stranger pod to a service", () => {
-    expect(allowed(policies, { from: internet, to: server("gateway"), port: portOf("gateway") })).toBe(true);
-    expect(allowed(policies, { from: internet, to: server("gateway"), port: 9229 })).toBe(false);
+  // The ingress controller each overlay names (ingress-nginx's chart labels in both).
+  const ingressLabels = { "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller" };
+  const ingressController = pod(ingressLabels, "ingress-nginx");
+  it("admit the ingress controller alone to the gateway's port (and the sandbox's fleet, its drivers' app), on that port only", () => {
+    expect(allowed(policies, { from: ingressController, to: server("gateway"), port: portOf("gateway") })).toBe(true);
+    expect(allowed(policies, { from: ingressController, to: server("gateway"), port: 9229 })).toBe(false);
+    const impostors = [
+      internet,
+      ...privateHosts,
+      ...strangers,
+      prometheus,
+      pod(ingressLabels, "other-team"),
+      pod(ingressLabels),
+      pod({ "app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "admission-webhook" }, "ingress-nginx"),
+      ...processes.filter((p) => p !== "gateway" && p !== FLEET).map(server),
+    ];
+    for (const from of impostors) expect(allowed(policies, { from, to: server("gateway"), port: portOf("gateway") }), JSON.stringify(from)).toBe(false);
+    if (processes.includes(FLEET)) expect(allowed(policies, { from: server(FLEET), to: server("gateway"), port: portOf("gateway") })).toBe(true);
+  });
+
+  it("let the gateway believe X-Forwarded-For from the ingress controller's range only, never from everywhere", () => {
+    const ranges = (configOf("gateway").TRUSTED_PROXY_CIDRS ?? "").split(",").map((r) => r.trim()).filter(Boolean);
+    expect(ranges.length).toBeGreaterThan(0);
+    for (const range of ranges) expect(Number(range.split("/")[1]), range).toBeGreaterThanOrEqual(8);
+    expect(configOf("gateway").TRUSTED_PROXY_HOPS).toBeUndefined();
+  });
+
+  it("admit nobody from outside or from a stranger pod to a service", () => {
     for (const name of processes.filter((p) => p !== "gateway")) {
       for (const from of [internet, ...strangers]) expect(allowed(policies, { from, to: server(name), port: portOf(name) }), name).toBe(false);
     }
@@ -92,18 +124,32 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
     expect(configOf(name).ADMIN_HOST ?? "127.0.0.1").toBe(admitted.length > 0 ? "0.0.0.0" : "127.0.0.1");
   });
 
-  it.each(processes)("open PostgreSQL and Kafka to %s exactly when its config.ts reads them", (name) => {
+  it("narrow PostgreSQL and Redis egress to one private range each, the overlay's own", () => {
+    for (const ranges of [postgresRanges, redisRanges]) {
+      expect(ranges).toHaveLength(1);
+      const [address = "", prefix = "0"] = (ranges[0] ?? "").split("/");
+      // Not the component's placeholder (TEST-NET-1), and no wider than a /16 of a private network.
+      expect(address.startsWith("192.0.2."), ranges[0]).toBe(false);
+      expect(Number(prefix), ranges[0]).toBeGreaterThanOrEqual(16);
+      expect(address, ranges[0]).toMatch(/^(10\.|172\.(1[6-9]|2\d|3[01])\.|192\.168\.)/);
+    }
+  });
+
+  it.each(processes)("open PostgreSQL and Kafka to %s exactly when its config.ts reads them, PostgreSQL in the overlay's range only", (name) => {
     expect(allowed(policies, { from: server(name), to: postgres, port: 5432 }), "PostgreSQL").toBe(usesDatabase(name));
+    // Webhook delivers to merchants' public endpoints on any port; private addresses stay closed.
+    const elsewhere = [...(reachesInternet(name) ? [] : [internet]), ...privateHosts, redis];
+    for (const to of elsewhere) expect(allowed(policies, { from: server(name), to, port: 5432 }), to.ip).toBe(false);
     expect(allowed(policies, { from: server(name), to: broker, port: 9092 }), "Kafka").toBe(usesKafka(name));
     expect(allowed(policies, { from: server(name), to: broker, port: 9093 }), "the controller port").toBe(false);
   });
 
   it.each(processes)("open the rate limits' Redis to %s exactly when its config.ts reads it, on its port only", (name) => {
-    const redis = external("10.60.0.9");
     const readsRedis = configKeys(name).has("RATE_LIMIT_REDIS_URL");
     expect(readsRedis).toBe(name === "gateway");
     expect(allowed(policies, { from: server(name), to: redis, port: 6379 })).toBe(readsRedis);
     expect(allowed(policies, { from: server(name), to: redis, port: 6380 })).toBe(false);
+    for (const to of [...(reachesInternet(name) ? [] : [internet]), ...privateHosts, postgres]) expect(allowed(policies, { from: server(name), to, port: 6379 }), to.ip).toBe(false);
   });
 
   it.each([...processes, "a stranger pod"])("let %s resolve names through kube-dns or a node-local cache", (name) => {
@@ -125,6 +171,7 @@ describe.each(OVERLAYS)("network policies in $overlay", ({ overlay, namespace })
 
   it.each(SERVICES_WITH_MIGRATIONS)("let the %s migration Job reach PostgreSQL and nothing else, and nothing reach it", (name) => {
     expect(allowed(policies, { from: migration(name), to: postgres, port: 5432 })).toBe(true);
+    for (const elsewhere of [internet, ...privateHosts]) expect(allowed(policies, { from: migration(name), to: elsewhere, port: 5432 }), elsewhere.ip).toBe(false);
     expect(allowed(policies, { from: migration(name), to: broker, port: 9092 })).toBe(false);
     expect(allowed(policies, { from: migration(name), to: internet, port: 443 })).toBe(false);
     for (const peer of processes) {

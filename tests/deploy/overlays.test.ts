@@ -1,19 +1,15 @@
 /**
  * The sandbox and production overlays, rendered: their namespace, environment, pinned image,
- * replica floors, disruption budgets, topic durability and the database connection budget.
+ * replica floors, disruption budgets and topic durability (the database connection budget: connection-budget.test.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
 import { FAKE_SECRET_VALUES, find, ofKind, podSpec, processesIn, readConfigOf, scales, workload } from "./facts";
 import { DEPLOY, podContainers, readKustomization, render, type Kustomization } from "./kustomize";
 import type { Manifest } from "./manifest-types";
-
-/** PostgreSQL connections all service pods may hold at peak; deploy/README.md states the same figure's basis. */
-const CONNECTION_BUDGET = 200;
 
 const OVERLAYS = [
   { overlay: "sandbox", namespace: "tawsil-sandbox", publicUrl: "https://sandbox.api.tawsil.sa", minReplicas: 1 },
@@ -111,15 +107,6 @@ describe.each(OVERLAYS)("overlay $overlay", ({ overlay, namespace, publicUrl, mi
   it.each(processes.filter((name) => !scales(name)))("runs %s as one pod, with no autoscaler or budget that could ask for another", (name) => {
     expect(workload(find(manifests, "Deployment", name)).replicas).toBe(1);
     expect(manifests.filter((m) => ["HorizontalPodAutoscaler", "PodDisruptionBudget"].includes(m.kind) && m.metadata.name === name)).toEqual([]);
-  });
-
-  it("keeps PostgreSQL connections at peak within the budget", () => {
-    const peak = SERVICES_WITH_DATABASE.reduce((sum, name) => {
-      const pool = Number(find(manifests, "ConfigMap", `${name}-config`).data?.DATABASE_POOL_SIZE);
-      return sum + pool * (find(manifests, "HorizontalPodAutoscaler", name).spec as Hpa).maxReplicas;
-    }, 0);
-    expect(peak).toBeGreaterThan(0);
-    expect(peak).toBeLessThanOrEqual(CONNECTION_BUDGET);
   });
 
   it("replicates every topic more than its min.insync.replicas, three times in production", () => {

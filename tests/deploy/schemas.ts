@@ -1,7 +1,7 @@
 /**
  * Every rendered object against its API's schema: the Kubernetes OpenAPI schemas (kubernetes-models,
  * via each model's validate()), the Prometheus Operator CRDs (@kubernetes-models/prometheus-operator)
- * and Strimzi's KafkaTopic (kafka-topic.schema.json, ajv). A kind with no schema here is an error, so
+ * and Strimzi's KafkaTopic and KafkaUser (kafka-topic.schema.json, kafka-user.schema.json, ajv). A kind with no schema here is an error, so
  * a new kind cannot slip through unchecked.
  */
 import { PodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
@@ -25,8 +25,14 @@ type Validator = (m: Manifest) => void;
 interface Model { validate(): void }
 const model = (Type: new (data: never) => Model): Validator => (m) => new Type(m as never).validate();
 
-const topicSchema = JSON.parse(readFileSync(path.join(ROOT, "tests", "deploy", "kafka-topic.schema.json"), "utf8")) as object;
-const validateTopic = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(topicSchema);
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+/** A validator of the JSON schema in tests/deploy/<file>. */
+function jsonSchema(file: string): Validator {
+  const validate = ajv.compile(JSON.parse(readFileSync(path.join(ROOT, "tests", "deploy", file), "utf8")) as object);
+  return (m) => {
+    if (!validate(m)) throw new Error((validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join(", "));
+  };
+}
 
 const VALIDATORS: Record<string, Validator> = {
   "v1/Namespace": model(Namespace),
@@ -40,9 +46,8 @@ const VALIDATORS: Record<string, Validator> = {
   "networking.k8s.io/v1/NetworkPolicy": model(NetworkPolicy),
   "monitoring.coreos.com/v1/PodMonitor": model(PodMonitor),
   "monitoring.coreos.com/v1/PrometheusRule": model(PrometheusRule),
-  "kafka.strimzi.io/v1/KafkaTopic": (m) => {
-    if (!validateTopic(m)) throw new Error((validateTopic.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join(", "));
-  },
+  "kafka.strimzi.io/v1/KafkaTopic": jsonSchema("kafka-topic.schema.json"),
+  "kafka.strimzi.io/v1/KafkaUser": jsonSchema("kafka-user.schema.json"),
 };
 
 /** Why `m` is not a valid object of its kind, or undefined when it is. */

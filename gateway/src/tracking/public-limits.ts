@@ -27,7 +27,7 @@ export interface Refusal {
 
 /** Counts one public read of `code`; the refusal (its policy and decision) when a limit is spent. */
 export async function takePublicRead(limits: PublicTrackingLimits, request: FastifyRequest, code: string): Promise<Refusal | undefined> {
-  // request.ip is the client's address behind TRUSTED_PROXY_HOPS proxies (app.ts).
+  // request.ip is the client's address as the trusted proxies (TRUSTED_PROXY_CIDRS) report it (app.ts).
   const { refusedBy, decision } = await limits.store.take(limits.chain, [request.ip, code]);
   return refusedBy ? { policy: policyOf(refusedBy), decision } : undefined;
 }

@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { createLogger, initTracing } from "@tawsil/logging";
 import { createMetrics } from "@tawsil/rpc";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import type { Registry } from "prom-client";
 import { buildGateway } from "../../src/app";
 import { readConfig, SERVICES } from "../../src/config";
@@ -15,6 +15,8 @@ export interface BareGateway {
   readonly port: number;
   /** The gateway's metrics, as its /metrics serves them. */
   readonly registry: Registry;
+  /** A request injected as if from `remoteAddress` (light-my-request), for what depends on the peer's address. */
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -35,5 +37,5 @@ export async function startBareGateway(env: Record<string, string> = {}): Promis
   gateway.post("/test/echo", async (request) => request.body);
   await gateway.listen({ host: "127.0.0.1", port: 0 });
   const port = (gateway.server.address() as AddressInfo).port;
-  return { base: `http://127.0.0.1:${port}`, port, registry, close: () => gateway.close() };
+  return { base: `http://127.0.0.1:${port}`, port, registry, inject: (options) => gateway.inject(options), close: () => gateway.close() };
 }

@@ -78,9 +78,28 @@ export const databaseEnv = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
   /** Connections per process; times replicas, it must stay under the server's max_connections. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * TLS of every connection to the database. `verify-full`: encrypted, the server's certificate
+   * checked against DATABASE_SSL_ROOT_CERT and its name against the url's host, or no connection
+   * (production). `disable`: plaintext. Unset: whatever the url's own `sslmode` says, none being
+   * plaintext (make dev). Set, the url must not carry sslmode itself.
+   */
+  DATABASE_SSL_MODE: z.enum(["disable", "verify-full"]).optional(),
+  /** Path of the PEM CA bundle that signed the database server's certificate (mounted from a ConfigMap); read with verify-full only. Unset with verify-full: Node's public CAs. */
+  DATABASE_SSL_ROOT_CERT: z.string().min(1).optional(),
 });
 
-/** The Kafka bootstrap brokers, comma-separated `host:port`. */
+/** The TLS settings alone, for a process that reads its urls apart from a config schema (the migration runner). */
+export const databaseTlsEnv = databaseEnv.pick({ DATABASE_SSL_MODE: true, DATABASE_SSL_ROOT_CERT: true });
+export type DatabaseTls = z.output<typeof databaseTlsEnv>;
+
+const filePath = z.string().trim().min(1);
+
+/**
+ * How a process reaches Kafka. Unset TLS and SASL settings mean a plaintext, open broker (`make dev`,
+ * the tests); the deployed environments set both (deploy/components/kafka-auth). @tawsil/events'
+ * kafkaConnection reads the files and checks that the settings come in complete sets.
+ */
 export const kafkaEnv = z.object({
   /** The Kafka bootstrap brokers, comma-separated `host:port`. */
   KAFKA_BROKERS: z
@@ -88,7 +107,20 @@ export const kafkaEnv = z.object({
     .min(1)
     .transform((value) => value.split(",").map((broker) => broker.trim()))
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "expected host:port")).min(1)),
+  /** PEM file of the CA that signed the brokers' certificates (Strimzi's cluster CA, mounted). Set: TLS to the brokers, trusting this CA alone. */
+  KAFKA_TLS_CA_FILE: filePath.optional(),
+  /** PEM client certificate for mutual TLS, with KAFKA_TLS_KEY_FILE; needs KAFKA_TLS_CA_FILE. Unset: the client is known by SASL alone. */
+  KAFKA_TLS_CERT_FILE: filePath.optional(),
+  /** PEM private key of KAFKA_TLS_CERT_FILE (a Secret). */
+  KAFKA_TLS_KEY_FILE: filePath.optional(),
+  /** SASL mechanism, with KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD; needs KAFKA_TLS_CA_FILE (SCRAM over plaintext would expose the session). */
+  KAFKA_SASL_MECHANISM: z.enum(["scram-sha-512"]).optional(),
+  /** The process's Kafka user (its KafkaUser's name), whose ACLs name what it may produce and consume. */
+  KAFKA_SASL_USERNAME: z.string().min(1).optional(),
+  /** The Kafka user's password (a Secret, written by Strimzi's User Operator; never logged). */
+  KAFKA_SASL_PASSWORD: z.string().min(1).optional(),
 });
+export type KafkaEnv = z.output<typeof kafkaEnv>;
 
 /** A base64 DER Ed25519 key, or undefined when it is not one. */
 function parseKey(kind: "private" | "public", value: string): KeyObject | undefined {

@@ -1,2 +1,3 @@
-export { loadConfig, ConfigError } from "./load-config";
-export { ADMIN_PORT_OFFSET, adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, outboxRetentionEnv, retentionEnv, METRICS_PORT_OFFSET, peerUrl, sidePort, type AdminEnv, type CommonEnv } from "./common";
+export { configProblems, loadConfig, ConfigError, problemSettings } from "./load-config";
+export { ADMIN_PORT_OFFSET, adminEnv, commonEnv, consumerEnv, databaseEnv, databaseTlsEnv, kafkaEnv, outboxRetentionEnv, retentionEnv, METRICS_PORT_OFFSET, peerUrl, sidePort, type AdminEnv, type CommonEnv, type DatabaseTls, type KafkaEnv } from "./common";
+export { databaseUrlWithTls, withDatabaseTls } from "./database-tls";

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ConfigError, commonEnv, loadConfig } from "./index";
+import { ConfigError, commonEnv, kafkaEnv, loadConfig } from "./index";
 
 describe("loadConfig", () => {
   const schema = commonEnv.extend({ DATABASE_URL: z.url(), KAFKA_BROKERS: z.string().min(1) });
@@ -68,5 +68,24 @@ describe("service identity settings", () => {
       expect((error as ConfigError).problems.map((p) => p.split(":")[0])).toEqual(Object.keys(env));
       expect((error as ConfigError).message).not.toContain(Object.values(env)[0]!.slice(-20));
     }
+  });
+});
+
+describe("Kafka settings", () => {
+  const schema = commonEnv.extend(kafkaEnv.shape);
+  const base = { PORT: "0", KAFKA_BROKERS: "kafka-0:9092, kafka-1:9092" };
+
+  it("leave TLS and SASL unset by default: plaintext, as make dev runs", () => {
+    const config = loadConfig(schema, base);
+    expect(config.KAFKA_BROKERS).toEqual(["kafka-0:9092", "kafka-1:9092"]);
+    expect([config.KAFKA_TLS_CA_FILE, config.KAFKA_SASL_MECHANISM, config.KAFKA_SASL_USERNAME, config.KAFKA_SASL_PASSWORD]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it("take a CA file, SCRAM-SHA-512 and a user, and refuse another mechanism without echoing the password", () => {
+    const config = loadConfig(schema, { ...base, KAFKA_TLS_CA_FILE: "/etc/tawsil/kafka-ca/ca.crt", KAFKA_SASL_MECHANISM: "scram-sha-512", KAFKA_SASL_USERNAME: "shipment-kafka", KAFKA_SASL_PASSWORD: "pw-0123456789" });
+    expect(config).toMatchObject({ KAFKA_TLS_CA_FILE: "/etc/tawsil/kafka-ca/ca.crt", KAFKA_SASL_MECHANISM: "scram-sha-512", KAFKA_SASL_USERNAME: "shipment-kafka" });
+    // PLAIN would send the password itself to the broker.
+    expect(() => loadConfig(schema, { ...base, KAFKA_SASL_MECHANISM: "plain", KAFKA_SASL_PASSWORD: "pw-0123456789" })).toThrow(/KAFKA_SASL_MECHANISM/);
+    expect(() => loadConfig(schema, { ...base, KAFKA_SASL_MECHANISM: "plain", KAFKA_SASL_PASSWORD: "pw-0123456789" })).not.toThrow(/pw-0123456789/);
   });
 });

@@ -22,3 +22,23 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, s
   }
   return Object.freeze(result.data);
 }
+
+/**
+ * What a process's `readConfig` reports wrong with an environment, one "NAME: why" per problem;
+ * empty when it parses. For config tests and checks that must list problems rather than stop.
+ */
+export function configProblems(read: (env: Record<string, string | undefined>) => unknown, env: Record<string, string | undefined>): string[] {
+  try {
+    read(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+/** The names of the settings `configProblems` reports, sorted. */
+export const problemSettings = (read: (env: Record<string, string | undefined>) => unknown, env: Record<string, string | undefined>): string[] =>
+  configProblems(read, env)
+    .map((problem) => problem.split(":")[0] ?? "")
+    .sort();

@@ -5,8 +5,10 @@
 //   DATABASE_URL=... migrate-cli --wait <migrationsDir>             waits, reading only, until every
 //     committed migration is applied (a Deployment's initContainer, with the runtime role that
 //     cannot change the schema); exits 1 after MIGRATE_WAIT_SECONDS (default 600).
+// Either url connects with DATABASE_SSL_MODE and DATABASE_SSL_ROOT_CERT, as the services do.
 // Exits 1 with the reason on failure, 2 with usage on wrong arguments.
 import { setTimeout as sleep } from "node:timers/promises";
+import { databaseTlsEnv, databaseUrlWithTls, loadConfig } from "@tawsil/config";
 import { migrate } from "./migrate";
 import { pendingMigrations } from "./pending-migrations";
 
@@ -18,11 +20,13 @@ const POLL_MS = 2_000;
 async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const wait = args[0] === "--wait";
   const [migrationsDir, ...rest] = wait ? args.slice(1) : args;
-  const databaseUrl = wait ? env.DATABASE_URL : env.MIGRATION_DATABASE_URL;
-  if (!databaseUrl || !migrationsDir || rest.length > 0 || migrationsDir.startsWith("-")) {
+  const setting = wait ? "DATABASE_URL" : "MIGRATION_DATABASE_URL";
+  const url = env[setting];
+  if (!url || !migrationsDir || rest.length > 0 || migrationsDir.startsWith("-")) {
     process.stderr.write(USAGE);
     return 2;
   }
+  const databaseUrl = databaseUrlWithTls(url, loadConfig(databaseTlsEnv, env), setting);
   if (wait) return waitUntilCurrent(databaseUrl, migrationsDir, Number(env.MIGRATE_WAIT_SECONDS ?? 600) * 1000);
   const { applied } = await migrate(databaseUrl, migrationsDir, {
     log: (line) => process.stdout.write(`${line}\n`),

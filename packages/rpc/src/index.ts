@@ -11,7 +11,7 @@ export { toEdgeError } from "./error-edge";
 export { toConnectError, withDomainErrors, type DomainErrorOptions } from "./domain-errors";
 export { isNotFound, peerFailure, peerReason } from "./peer-errors";
 export { serviceLevelFromProto, serviceLevelToProto } from "./service-level-codec";
-export { runMain } from "./run-main";
+export { runMain, runProcess } from "./run-main";
 export { audienceOf, SERVICE_TOKEN_HEADER, ServiceIdentity } from "./service-identity";
 export { CallerVerifier } from "./caller-verifier";
 export { keyIdOf } from "./key-id";

@@ -10,3 +10,4 @@ export { artefactDirFor, failureReport, forgetErrorAnswers, recordErrorAnswersFr
 export { jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "./media-files";
 export { startRedisServer, type RedisServer } from "./redis-server";
 export { OtlpReceiver, type ReceivedSpan } from "./otlp-receiver";
+export { testCertificates, type CertificateAuthority, type TestCertificates } from "./test-certificates";

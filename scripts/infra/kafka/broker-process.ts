@@ -8,6 +8,7 @@ import { logTail, sweepStaleDataDirs } from './broker-files';
 import { fetchKafkaJars, run } from './jars';
 import { describeBroker, portAccepts } from './probe';
 import { waitReady, warmCoordinators } from './readiness';
+import { probeAccess, scramFormatArgs, securedListenerProperties, type BrokerSecurity } from './security';
 import { BROKER_JVM_FLAGS, javaBin, logJvmArgs, serverProperties } from './server-properties';
 import { DATA_DIR_PREFIX, DEFAULT_CONTROLLER_PORT, DEFAULT_PORT, HOST, KAFKA_VERSION, STOP_GRACE_MS, stderrLog, type Log } from './settings';
 
@@ -37,13 +38,14 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
  * Returns a broker on 127.0.0.1:port: the one already answering there (reused, never stopped by
  * us), or a fresh single-node KRaft broker in a new temp data dir that dies with this process.
  */
-export async function ensureKafka(opts: { port?: number; controllerPort?: number; reuse?: boolean; log?: Log } = {}): Promise<KafkaHandle> {
+export async function ensureKafka(opts: { port?: number; controllerPort?: number; reuse?: boolean; log?: Log; security?: BrokerSecurity } = {}): Promise<KafkaHandle> {
   const port = opts.port ?? DEFAULT_PORT;
   const controllerPort = opts.controllerPort ?? DEFAULT_CONTROLLER_PORT;
   const log = opts.log ?? stderrLog;
   const brokers = [`${HOST}:${port}`];
 
-  const existing = await describeBroker(port);
+  const access = probeAccess(opts.security);
+  const existing = await describeBroker(port, access);
   // With `reuse: false` a broker already there is an error: `make dev` and the tests need one of
   // their own, as every mesh uses the same topics and consumer groups.
   if (existing && opts.reuse === false) {
@@ -66,7 +68,8 @@ export async function ensureKafka(opts: { port?: number; controllerPort?: number
   // A fresh data dir every time: a reused one formatted with another cluster id refuses to start.
   const dataDir = await mkdtemp(path.join(os.tmpdir(), DATA_DIR_PREFIX));
   const propsFile = path.join(dataDir, 'server.properties');
-  await writeFile(propsFile, serverProperties(dataDir, port, controllerPort));
+  const secured = opts.security ? await securedListenerProperties(dataDir, opts.security) : undefined;
+  await writeFile(propsFile, serverProperties(dataDir, port, controllerPort, secured));
 
   try {
     // The formatter is a short-lived JVM: C1 only and a small heap start it faster.
@@ -74,7 +77,7 @@ export async function ensureKafka(opts: { port?: number; controllerPort?: number
     const uuidOut = await run(javaBin(), [...toolJvm, 'random-uuid'], { what: 'kafka StorageTool random-uuid', timeoutMs: 60_000 });
     const clusterId = uuidOut.trim().split('\n').pop()?.trim();
     if (!clusterId) throw new Error(`kafka StorageTool random-uuid printed no id: ${uuidOut}`);
-    await run(javaBin(), [...toolJvm, 'format', '-t', clusterId, '-c', propsFile], { what: 'kafka StorageTool format', timeoutMs: 60_000 });
+    await run(javaBin(), [...toolJvm, 'format', '-t', clusterId, '-c', propsFile, ...scramFormatArgs(opts.security)], { what: 'kafka StorageTool format', timeoutMs: 60_000 });
   } catch (err) {
     await rm(dataDir, { recursive: true, force: true });
     throw err;
@@ -145,8 +148,8 @@ export async function ensureKafka(opts: { port?: number; controllerPort?: number
 
   log(`starting Kafka ${KAFKA_VERSION} on ${brokers[0]} (controller ${HOST}:${controllerPort}, pid ${child.pid ?? '?'}, data ${dataDir})`);
   try {
-    await waitReady(port, isRunning);
-    await warmCoordinators(brokers, isRunning);
+    await waitReady(port, isRunning, access);
+    await warmCoordinators(brokers, isRunning, access);
   } catch (err) {
     const tail = await logTail(dataDir);
     await stop();

@@ -2,6 +2,7 @@
 import net from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Admin } from 'kafkajs';
+import { PLAINTEXT, type ClientAccess } from './security';
 import { HOST } from './settings';
 
 /** True if something accepts TCP connections on 127.0.0.1:port (cheap check before kafkajs). */
@@ -18,11 +19,14 @@ export function portAccepts(port: number, timeoutMs = 1_000): Promise<boolean> {
   });
 }
 
+interface QuietOptions { connectionTimeout?: number; requestTimeout?: number; retries?: number; access?: ClientAccess }
+
 /** A quiet kafkajs client: no log output, and no retries unless asked (callers loop themselves). */
-export function quietKafka(brokers: string[], opts: { connectionTimeout?: number; requestTimeout?: number; retries?: number } = {}): Kafka {
+export function quietKafka(brokers: string[], opts: QuietOptions = {}): Kafka {
   return new Kafka({
     clientId: 'tawsil-infra',
     brokers,
+    ...(opts.access ?? PLAINTEXT),
     logLevel: logLevel.NOTHING,
     connectionTimeout: opts.connectionTimeout ?? 1_000,
     requestTimeout: opts.requestTimeout ?? 5_000,
@@ -30,14 +34,14 @@ export function quietKafka(brokers: string[], opts: { connectionTimeout?: number
   });
 }
 
-export function quietAdmin(brokers: string[], opts: { connectionTimeout?: number; requestTimeout?: number; retries?: number } = {}): Admin {
+export function quietAdmin(brokers: string[], opts: QuietOptions = {}): Admin {
   return quietKafka(brokers, opts).admin();
 }
 
 /** Returns the cluster id if a Kafka broker on 127.0.0.1:port answers describeCluster, else undefined. */
-export async function describeBroker(port: number): Promise<{ clusterId: string; brokers: number } | undefined> {
+export async function describeBroker(port: number, access: ClientAccess = PLAINTEXT): Promise<{ clusterId: string; brokers: number } | undefined> {
   if (!(await portAccepts(port))) return undefined;
-  const admin = quietAdmin([`${HOST}:${port}`]);
+  const admin = quietAdmin([`${HOST}:${port}`], { access });
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();

@@ -1,13 +1,14 @@
 /** Waiting for a fresh broker until it serves groups and idempotent producers at once. */
 import { describeBroker, quietKafka } from './probe';
+import { PLAINTEXT, type ClientAccess } from './security';
 import { READY_TIMEOUT_MS, sleep } from './settings';
 
 /** Polls until the port accepts and describeCluster succeeds; fails fast if the JVM exits. */
-export async function waitReady(port: number, isRunning: () => boolean): Promise<void> {
+export async function waitReady(port: number, isRunning: () => boolean, access: ClientAccess = PLAINTEXT): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (!isRunning()) throw new Error('the broker JVM exited during startup');
-    if (await describeBroker(port)) return;
+    if (await describeBroker(port, access)) return;
     await sleep(250);
   }
   throw new Error(`timed out after ${READY_TIMEOUT_MS / 1000} s`);
@@ -21,9 +22,9 @@ export async function waitReady(port: number, isRunning: () => boolean): Promise
  * a few seconds later. Touching both once here hands callers a broker where groups and idempotent
  * producers work at once.
  */
-export async function warmCoordinators(brokers: string[], isRunning: () => boolean): Promise<void> {
+export async function warmCoordinators(brokers: string[], isRunning: () => boolean, access: ClientAccess = PLAINTEXT): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  const kafka = quietKafka(brokers);
+  const kafka = quietKafka(brokers, { access });
   const attempt = async (what: string, fn: () => Promise<unknown>) => {
     for (;;) {
       if (!isRunning()) throw new Error('the broker JVM exited during startup');
@@ -45,7 +46,7 @@ export async function warmCoordinators(brokers: string[], isRunning: () => boole
   }
   await attempt('producer id manager', async () => {
     // An idempotent producer's connect() sends InitProducerId (kafkajs demands retries for it).
-    const producer = quietKafka(brokers, { retries: 5 }).producer({ idempotent: true, maxInFlightRequests: 1 });
+    const producer = quietKafka(brokers, { retries: 5, access }).producer({ idempotent: true, maxInFlightRequests: 1 });
     try {
       await producer.connect();
     } finally {

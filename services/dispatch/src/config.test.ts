@@ -1,4 +1,4 @@
-import type { ConfigError } from "@tawsil/config";
+import { configProblems } from "@tawsil/config";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "./config";
 
@@ -9,14 +9,7 @@ const base = {
   SHIPMENT_SERVICE_URL: "http://127.0.0.1:7002",
 };
 
-function problems(env: Record<string, string | undefined>): string[] {
-  try {
-    readConfig(env);
-    return [];
-  } catch (error) {
-    return (error as ConfigError).problems;
-  }
-}
+const problems = (env: Record<string, string | undefined>) => configProblems(readConfig, env);
 
 describe("dispatch configuration", () => {
   it("needs only HOST, PORT, DATABASE_URL, KAFKA_BROKERS and SHIPMENT_SERVICE_URL; the rest has defaults", () => {

@@ -1,31 +1,26 @@
-import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
+import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ReadinessCheck, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
+import { createMetrics, createPeerClient, processIdentity, startInProcess, type Closer, type InProcessService, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
 import type { DispatchContext } from "./app/context";
-import { Dispatcher } from "./app/dispatcher";
 import { DriverApi } from "./app/driver-api";
 import { OfferWaiters } from "./app/offer-waiters";
-import type { BacklogOrder } from "./app/ports";
 import { StaffingPublisher } from "./app/staffing-publisher";
 import type { Config } from "./config";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
-import { electOver } from "./infra/leadership";
 import { PrismaDispatchStore } from "./infra/prisma-dispatch-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
-import { unsentOnTopic } from "./infra/repositories/outbox-pending";
-import { CITY_STAFFING_TOPIC } from "./infra/events";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
 import { DRIVERS_CHANNEL, OFFERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
+import { SHIPMENT_EVENTS_GROUP, shipmentEventHandler } from "./consumers/shipment-events";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { DriverAdmin } from "./app/driver-admin";
@@ -33,7 +28,10 @@ import { PrismaDriverRegistry } from "./infra/driver-registry";
 import { StepKeyRepository } from "./infra/step-key-repository";
 import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startConsumer, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, kafkaConnection, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type EventHandler } from "@tawsil/events";
+import { PrismaJobWork } from "./infra/prisma-job-work";
+import { staffingReadiness, staffingRelayed } from "./readiness";
+import { startDispatchWorkers } from "./workers";
 import { expiresByColumn, startRetention } from "@tawsil/retention";
 
 /** Drivers' step keys live 24 h, like the merchants' idempotency records (decisions.md section 3). */
@@ -48,6 +46,8 @@ export interface DispatchServiceParts extends ServiceParts {
   readonly database: ServiceDatabase<PrismaClient>;
   /** What the background workers share with the RPC handlers. */
   readonly context: DispatchContext;
+  /** The shipment events' handler, for the consumer (workers.ts) and the dead letters' replays alike. */
+  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
   readonly driverApi: DriverApi;
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
@@ -114,7 +114,9 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   };
   const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client), offerWaiters);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
-  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(context) });
+  // Shipment events, applied through the job work of the consumer's transaction.
+  const shipmentEvents = shipmentEventHandler(context, (tx: TransactionClient<PrismaClient>) => new PrismaJobWork(tx));
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEvents });
   const driverAdmin = new DriverAdmin({
     registry: new PrismaDriverRegistry(database.client),
     setAvailability: (input) => driverApi.setAvailability(input),
@@ -141,78 +143,12 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     closers: [catalogue, { name: "driver-changes-listener", close: () => driverChanges.close() }, { name: "offers-listener", close: () => offersMade.close() }, database],
     database,
     context,
+    shipmentEvents,
     driverApi,
     catalogue,
     activeDrivers,
     staffing,
   };
-}
-
-/**
- * Ready once what this replica sees of every city's staffing is in the outbox: pricing learns
- * eligibility only from it, so a fleet on shift that is not yet recorded is not a fleet pricing knows.
- */
-function staffingReadiness(staffing: StaffingPublisher): ReadinessCheck {
-  return {
-    name: "city-staffing",
-    check: async () => {
-      if (!staffing.upToDate()) throw new Error("the city staffing is not recorded yet");
-    },
-  };
-}
-
-/**
- * With a relay running, ready once the recorded staffing is on the broker too: pricing is ready
- * when it has read the topic to its end, so together they mean that a fleet on shift here is
- * known to pricing when both say ready (the first create after `make dev` finds a driver).
- * A start-up gate only: once relayed, a broker outage later leaves dispatch ready (its outbox
- * keeps the changes, the OutboxLag alert watches the relay), as for every service with an outbox.
- */
-function staffingRelayed(db: PrismaClient): ReadinessCheck {
-  let relayedOnce = false;
-  return {
-    name: "city-staffing-relayed",
-    check: async () => {
-      if (relayedOnce) return;
-      if (await unsentOnTopic(db, CITY_STAFFING_TOPIC)) throw new Error("the city staffing is not on the broker yet");
-      relayedOnce = true;
-    },
-  };
-}
-
-/** DISPATCH_BACKLOG_ORDER, else the environment's: the sandbox serves its newest shipment first (BacklogOrder). */
-const backlogOrderOf = (config: Config): BacklogOrder => config.DISPATCH_BACKLOG_ORDER ?? (config.TAWSIL_ENVIRONMENT === "sandbox" ? "NEWEST_FIRST" : "OLDEST_FIRST");
-
-/**
- * Starts the shipment event consumer (when given a broker) and the dispatcher, which acts only in
- * the replica that leads it. Returns their closers, to stop before the database.
- */
-export async function startDispatchWorkers(
-  parts: DispatchServiceParts,
-  config: Config,
-  logger: Logger,
-  opts: { kafka?: Kafka | undefined; consumerGroupId?: string; registry?: Metrics["registry"] } = {},
-): Promise<Closer[]> {
-  const closers: Closer[] = [];
-  const stopAll = async () => {
-    for (const closer of closers.reverse()) await closer.close();
-  };
-  try {
-    if (opts.kafka) {
-      const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
-      const deadLetters = { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, ...(opts.registry ? { registry: opts.registry } : {}) };
-      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.context), logger, { deadLetters }));
-    }
-    const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
-    const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });
-    dispatcher.start();
-    closers.push(dispatcher);
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
-  // The dispatcher first, then the consumer.
-  return [...closers].reverse();
 }
 
 export type RunningDispatchService = InProcessService;
@@ -253,7 +189,7 @@ export async function startDispatchService(
 /** The whole process as main.ts runs it: the service, its broker, outbox relay, shipment event consumer and dispatcher. */
 export async function dispatchProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composeDispatchService(config, logger);
-  const broker = connectKafka({ clientId: "dispatch", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "dispatch", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("dispatch");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });

@@ -57,9 +57,10 @@ describe("the event-driven dispatcher", () => {
     const next = await eventually(offerOf(driver, newer), "the offer of the next job", 30_000);
     expect(await jobState(older)).toBe("UNRESOLVED");
 
-    // Out of the next test's way: both unresolved, then cancelled.
+    // Out of the next test's way: off shift, which declines the offer the driver holds (so the
+    // newer job is unresolved too, not left to the offer's expiry), then both cancelled.
     await stack.drivers.setAvailability({ driverId: driver, available: false });
-    await stack.drivers.declineOffer({ driverId: driver, offerId: next.offerId });
+    await expect(stack.drivers.declineOffer({ driverId: driver, offerId: next.offerId })).rejects.toThrow(/no longer open/);
     for (const shipmentId of [older, newer]) {
       await eventually(async () => ((await jobState(shipmentId)) === "UNRESOLVED" ? true : undefined), "unresolved", 30_000);
       await cancel(shipmentId);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ConfigError } from "@tawsil/config";
+import { configProblems } from "@tawsil/config";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "./config";
 
@@ -17,14 +17,7 @@ describe("merchant configuration", () => {
   });
 
   it("requires a base64 key of exactly 32 bytes", () => {
-    const problems = (env: Record<string, string | undefined>) => {
-      try {
-        readConfig(env);
-        return [];
-      } catch (error) {
-        return (error as ConfigError).problems;
-      }
-    };
+    const problems = (env: Record<string, string | undefined>) => configProblems(readConfig, env);
     expect(problems({ ...base, SIGNING_KEY_ENCRYPTION_KEY: undefined })[0]).toMatch(/^SIGNING_KEY_ENCRYPTION_KEY:/);
     expect(problems({ ...base, SIGNING_KEY_ENCRYPTION_KEY: randomBytes(31).toString("base64") })[0]).toMatch(/exactly 32 bytes/);
     expect(problems({ ...base, SIGNING_KEY_ENCRYPTION_KEY: "not base64!" })[0]).toMatch(/base64/);

@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, outboxRetentionEnv, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** Token issuers by environment; the gateway verifies `iss` against the same defaults. */
@@ -54,5 +54,5 @@ export type Config = z.output<typeof schema>;
 
 /** Parsed once at start-up; every problem is reported together. */
 export function readConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(schema, env);
+  return withDatabaseTls(loadConfig(schema, env));
 }

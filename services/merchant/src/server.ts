@@ -26,7 +26,7 @@ import { scryptSecrets } from "./infra/scrypt-secret-hash";
 import { merchantAdminService } from "./rpc/merchant-admin-service";
 import { CALLERS } from "./rpc/callers";
 import { merchantService } from "./rpc/merchant-service";
-import { connectKafka, outboxRetention, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, kafkaConnection, outboxRetention, startOutboxRelay } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 
 /** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
@@ -116,7 +116,7 @@ export async function startMerchantService(config: Config, logger: Logger, opts:
 /** The whole process as main.ts runs it: the service, its broker and the outbox relay of merchant events (status, rate cards, places keep other services' caches fresh). */
 export async function merchantProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composeMerchantService(config, logger);
-  const broker = connectKafka({ clientId: "merchant", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "merchant", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("merchant");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { AccessRevokedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
-import { createLocalJWKSet, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Code, createMerchantDatabase, failure, query, startTestService, type TestService } from "./support";
 
@@ -29,13 +30,14 @@ async function jwks() {
 
 const token = (clientId: string, clientSecret: string, scopes: string[] = []) => service.merchant.issueAccessToken({ clientId, clientSecret, scopes });
 
-async function revocationsOf(driverId: string) {
+async function revocationEventsOf(driverId: string) {
   const rows = await query<{ payload: Uint8Array; key: string }>(db.url, `SELECT payload, key FROM outbox_event WHERE type = $1 AND key = $2 ORDER BY seq`, AccessRevokedSchema.typeName, driverId);
-  return rows.map((row) => {
-    const event = fromBinary(AccessRevokedSchema, row.payload);
-    return { merchantId: event.merchantId, clientId: event.clientId };
-  });
+  return rows.map((row) => fromBinary(AccessRevokedSchema, row.payload));
 }
+
+const revocationsOf = async (driverId: string) => (await revocationEventsOf(driverId)).map((event) => ({ merchantId: event.merchantId, clientId: event.clientId }));
+/** Each revocation's instant, epoch ms, as the gateway receives it. */
+const revocationTimesOf = async (driverId: string) => (await revocationEventsOf(driverId)).map((event) => timestampMs(event.revokeTime!));
 
 describe("drivers' OAuth clients", () => {
   it("issues a driver token with the driver id, the scope driver and the drivers' audience, and no merchant", async () => {
@@ -88,6 +90,19 @@ describe("drivers' OAuth clients", () => {
     expect((await failure(token(client!.clientId, clientSecret))).code).toBe(Code.Unauthenticated);
     expect((await token(client!.clientId, rotated.clientSecret)).scopes).toEqual(["driver"]);
     expect(await revocationsOf(driverId)).toEqual([{ merchantId: "", clientId: client!.clientId }]);
+  });
+
+  it("hands out a rotated secret only once a token it gets is stamped after the revocation (whole-second iat), each time", async () => {
+    const driverId = randomUUID();
+    const { client } = await service.admin.createDriverClient({ driverId });
+    // Without the wait, a token asked for at once falls in the revocation's second most times: three tries.
+    for (let i = 0; i < 3; i++) {
+      const rotated = await service.admin.rotateDriverClient({ driverId });
+      const issued = decodeJwt((await token(client!.clientId, rotated.clientSecret)).accessToken);
+      const revokedAtMs = (await revocationTimesOf(driverId)).at(-1)!;
+      // The gateway's rule (gateway/src/auth/revocations.ts): refused when iat * 1000 <= the revocation.
+      expect(issued.iat! * 1000).toBeGreaterThan(revokedAtMs);
+    }
   });
 
   it("lists the drivers' clients and refuses an unknown or malformed driver", async () => {

@@ -1,4 +1,4 @@
-import { ConfigError } from "@tawsil/config";
+import { problemSettings } from "@tawsil/config";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "./config";
 
@@ -8,15 +8,7 @@ const BASE = {
   KAFKA_BROKERS: "127.0.0.1:9092",
 };
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    readConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems.map((p) => p.split(":")[0] ?? "");
-    throw error;
-  }
-  return [];
-}
+const problems = (env: Record<string, string>) => problemSettings(readConfig, env);
 
 describe("pricing config", () => {
   it("defaults to the great-circle model with the documented circuity factors and 2 s deadlines", () => {

@@ -12,7 +12,7 @@ import { MerchantRateCards } from "./infra/merchant-rate-cards";
 import { OsrmRouteDistance } from "./infra/osrm-route-distance";
 import { CALLERS } from "./rpc/callers";
 import { pricingService } from "./rpc/pricing-service";
-import { connectKafka } from "@tawsil/events";
+import { connectKafka, kafkaConnection } from "@tawsil/events";
 import type { Kafka } from "kafkajs";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
 import { feedCityStaffing } from "./consumers/city-staffing";
@@ -110,7 +110,7 @@ export async function startPricingService(config: Config, logger: Logger, opts: 
  */
 export async function pricingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = await composePricingService(config, logger);
-  const broker = connectKafka({ clientId: "pricing", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "pricing", logger, ...kafkaConnection(config) });
   const staffingFeed = feedCityStaffing(broker.kafka, parts.staffing, logger);
   staffingFeed.consumer.startInBackground();
   const merchantChanges = listenToMerchantChanges(broker.kafka, parts.rateCardCache, logger);

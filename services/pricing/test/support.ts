@@ -6,7 +6,7 @@ import { query } from "../../dispatch/test/support";
 import type { StaffingIndex } from "../src/app/staffing-index";
 import { readConfig, type Config } from "../src/config";
 import { CITY_STAFFING_TOPIC } from "../src/consumers/city-staffing";
-import { decodeCityStaffing } from "../src/infra/city-staffing-codec";
+import { decodeCityStaffing } from "../src/consumers/city-staffing-codec";
 import { startPricingService, type RunningPricingService } from "../src/server";
 
 export { Code } from "@connectrpc/connect";

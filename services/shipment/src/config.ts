@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** A key of at least 256 bits, as standard base64 (openssl rand -base64 32). */
@@ -70,5 +70,5 @@ export type Config = z.output<typeof schema>;
 
 /** Parsed once at start-up; every problem is reported together. */
 export function readConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(schema, env);
+  return withDatabaseTls(loadConfig(schema, env));
 }

@@ -29,10 +29,11 @@ import { PrismaClient } from "./infra/prisma/generated/client";
 import { shipmentAdminService } from "./rpc/shipment-admin-service";
 import { shipmentService } from "./rpc/shipment-service";
 import { CALLERS } from "./rpc/callers";
-import { connectKafka, startOutboxRelay } from "@tawsil/events";
+import { connectKafka, kafkaConnection, startOutboxRelay } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { shipmentRetention } from "./infra/retention-policies";
 import { listenToMerchantChanges } from "./consumers/merchant-changes";
+import { snapshotOf } from "./messages/shipment-message";
 
 /** Fully-qualified names the gRPC health protocol answers for, on the service port and on the admin listener. */
 export const SERVICE_NAMES = [ShipmentService.typeName, MediaAssetService.typeName] as const;
@@ -69,8 +70,11 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   const peer = { timeoutMs: config.PEER_TIMEOUT_MS, identity: identity.self };
   const links = { publicBaseUrl: config.PUBLIC_BASE_URL, secret: config.TRACKING_LINK_SECRET };
   const merchants = new CachedMerchantDirectory(createPeerClient(MerchantService, config.MERCHANT_SERVICE_URL, peer), { maxAgeMs: config.MERCHANT_CACHE_MAX_AGE_MS });
+  // Idempotent answers are stored as the merchant's Shipment message, PIN included.
+  const snapshots = { of: snapshotOf };
   const createShipment = new CreateShipment({
     store,
+    snapshots,
     merchants,
     quotes: new PricingServiceQuotes(createPeerClient(PricingService, config.PRICING_SERVICE_URL, peer)),
     environment: config.TAWSIL_ENVIRONMENT,
@@ -79,7 +83,7 @@ export function composeShipmentService(config: Config, logger: Logger): Shipment
   });
   const service = shipmentService({
     createShipment,
-    cancelShipment: new CancelShipment({ store, idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS, retentionMs }),
+    cancelShipment: new CancelShipment({ store, snapshots, idempotencyWaitMs: config.IDEMPOTENCY_WAIT_MS, retentionMs }),
     reserveForOffer: new ReserveForOffer({ store }),
     applyDispatchStep: new ApplyDispatchStep({ store }),
     readShipments: new ReadShipments({ store, cursorSecret: config.CURSOR_SECRET }),
@@ -154,7 +158,7 @@ export async function startShipmentService(config: Config, logger: Logger): Prom
 /** The whole process as main.ts runs it: the service, its broker, outbox relay and merchant-change listener. */
 export async function shipmentProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeShipmentService(config, logger);
-  const broker = connectKafka({ clientId: "shipment", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "shipment", logger, ...kafkaConnection(config) });
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
   const relay = await startOutboxRelay({
     kafka: broker.kafka,

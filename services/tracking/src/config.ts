@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, peerUrl, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, peerUrl, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
@@ -24,5 +24,5 @@ export type Config = z.output<typeof schema>;
 
 /** Parsed once at start-up; every problem is reported together. */
 export function readConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(schema, env);
+  return withDatabaseTls(loadConfig(schema, env));
 }

@@ -1,4 +1,4 @@
-import { openDatabase, transactionRunner, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
 import type { ConsumedEvent } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
@@ -8,18 +8,26 @@ import type { Kafka } from "kafkajs";
 import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
 import type { Config } from "./config";
-import { PROJECTION_GROUP, projectionHandler, startProjectionConsumer, type Topics } from "./consumers/projection-consumer";
+import { PROJECTION_GROUP, projectionHandler, startProjectionConsumer, type ProjectionWriters, type Topics } from "./consumers/projection-consumer";
+import { SqlProjectionBatchWriter, SqlProjectionWriter } from "./infra/projection-writer";
 import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
 import { CALLERS } from "./rpc/callers";
 import { trackingService } from "./rpc/tracking-service";
-import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes } from "@tawsil/events";
+import { connectKafka, kafkaConnection, DeadLetterAdmin, deadLetterAdminRoutes } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { trackingRetention } from "./infra/retention-policies";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [TrackingService.typeName] as const;
+
+/** The projection consumer's writers: one event's, or a fetched batch's, in the consumer's transaction. */
+const PROJECTION_WRITERS: ProjectionWriters<TransactionClient<PrismaClient>> = {
+  writerIn: (tx) => new SqlProjectionWriter(tx),
+  batchWriterIn: (tx) => new SqlProjectionBatchWriter(tx),
+};
+const projectionsOf = (db: PrismaClient) => ({ runInTransaction: transactionRunner(db), writers: PROJECTION_WRITERS });
 
 export interface TrackingServiceParts extends ServiceParts {
   readonly admin: NonNullable<ServiceParts["admin"]>;
@@ -36,7 +44,7 @@ export function composeTrackingService(config: Config, logger: Logger, clock: Cl
     clock,
   });
   // Operators' RPCs: the projection consumer's dead letters, replayed through its own handler.
-  const deadLetters = new DeadLetterAdmin({ groupId: PROJECTION_GROUP, runInTransaction: transactionRunner(database.client), handler: projectionHandler(logger) });
+  const deadLetters = new DeadLetterAdmin({ groupId: PROJECTION_GROUP, runInTransaction: transactionRunner(database.client), handler: projectionHandler(logger, PROJECTION_WRITERS) });
   return {
     routes: (router) => router.service(TrackingService, trackingService({ readTracking, logger })),
     admin: deadLetterAdminRoutes(deadLetters),
@@ -64,7 +72,7 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
   const closers: Closer[] = [];
   if (opts.workers) {
     try {
-      closers.push(await startProjectionConsumer({ db: parts.database.client, logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS }, ...opts.workers }));
+      closers.push(await startProjectionConsumer({ ...projectionsOf(parts.database.client), logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS }, ...opts.workers }));
     } catch (error) {
       await parts.database.close();
       throw error;
@@ -76,9 +84,9 @@ export async function startTrackingService(config: Config, logger: Logger, opts:
 /** The whole process as main.ts runs it: the service, its broker and the projection consumer. */
 export async function trackingProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeTrackingService(config, logger);
-  const broker = connectKafka({ clientId: "tracking", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "tracking", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("tracking");
-  const consumer = await startProjectionConsumer({ kafka: broker.kafka, db: parts.database.client, logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, registry: metrics.registry } });
+  const consumer = await startProjectionConsumer({ kafka: broker.kafka, ...projectionsOf(parts.database.client), logger, deadLetters: { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, registry: metrics.registry } });
   const retention = startRetention(config, { policies: trackingRetention(config), logger, registry: metrics.registry });
   return { name: "tracking", config, logger, metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, consumer, ...parts.closers] };
 }

@@ -17,7 +17,7 @@ beforeAll(async () => {
   stack = await startTrackingStack({
     adminUrl: inject("databaseAdminUrl"),
     brokers: inject("kafkaBrokers"),
-    gatewayEnv: { PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS), PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: String(PER_CODE), TRUSTED_PROXY_HOPS: "1" },
+    gatewayEnv: { PUBLIC_TRACKING_RATE_LIMIT_PER_ADDRESS_PER_MINUTE: String(PER_ADDRESS), PUBLIC_TRACKING_RATE_LIMIT_PER_MINUTE: String(PER_CODE), TRUSTED_PROXY_CIDRS: "127.0.0.1/32,::1/128" },
   });
 }, 180_000);
 afterAll(async () => stack?.close());

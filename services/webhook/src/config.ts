@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, retentionEnv } from "@tawsil/config";
 import { z } from "zod";
 import { DNS_DEADLINE_MS } from "./infra/dns-resolver";
 
@@ -87,5 +87,5 @@ export type Config = z.output<typeof schema>;
 
 /** Parsed once at start-up; every problem is reported together. */
 export function readConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(schema, env);
+  return withDatabaseTls(loadConfig(schema, env));
 }

@@ -1,4 +1,4 @@
-import { openDatabase, transactionRunner, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createMetrics, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
@@ -11,7 +11,7 @@ import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEve
 import { aresQuery, DnsResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics, droppedDeliveries } from "./infra/metrics";
-import { PrismaDeliveryQueue } from "./infra/prisma-delivery-queue";
+import { PrismaDeliveryQueue, PrismaQueueWriter } from "./infra/prisma-delivery-queue";
 import { EndpointRoutes } from "./infra/endpoint-routes";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
@@ -19,7 +19,7 @@ import { SecretBox } from "./infra/secret-box";
 import { SecretResealer, startResealing } from "./infra/secret-resealer";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
-import { connectKafka, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer } from "@tawsil/events";
+import { connectKafka, kafkaConnection, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer, type EventHandler } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { webhookRetention } from "./infra/retention-policies";
 
@@ -43,6 +43,8 @@ export interface WebhookServiceParts extends ServiceParts {
   readonly clock: Clock;
   /** Merchants' endpoints for the consumer, in memory; bypassed until started (startWebhookWorkers). */
   readonly endpointRoutes: EndpointRoutes;
+  /** The shipment events' handler, for the consumer and the dead letters' replays alike. */
+  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
   /** Attempts before the consumer parks an event it cannot apply (CONSUMER_MAX_ATTEMPTS). */
   readonly maxAttempts: number;
   /** Moves secrets sealed under another key to the current one; run in the background by webhookProcess. */
@@ -87,7 +89,9 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   });
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
-  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEventHandler(clock, () => engine.wake(), endpointRoutes) });
+  // Shipment events, queued through the writer of the consumer's transaction (endpoints from memory).
+  const shipmentEvents = shipmentEventHandler(clock, () => engine.wake(), (tx: TransactionClient<PrismaClient>) => new PrismaQueueWriter(tx, endpointRoutes));
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEvents });
   return {
     admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
@@ -99,6 +103,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     engine,
     clock,
     endpointRoutes,
+    shipmentEvents,
     maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
     resealer: new SecretResealer(database.client, box, config.WEBHOOK_RESEAL_BATCH_SIZE, logger.child({ component: "secret-reseal" }), metrics.registry),
   };
@@ -113,7 +118,7 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     closers.push(parts.endpointRoutes);
     const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
     closers.unshift(
-      await startConsumer(subscription, transactionRunner(parts.database.client), shipmentEventHandler(parts.clock, () => parts.engine.wake(), parts.endpointRoutes), logger, {
+      await startConsumer(subscription, transactionRunner(parts.database.client), parts.shipmentEvents, logger, {
         ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
         deadLetters: { maxAttempts: parts.maxAttempts, registry: parts.metrics.registry },
       }),
@@ -153,7 +158,7 @@ export async function startWebhookService(
 /** The whole process as main.ts runs it: the service, its broker, the shipment event consumer and the delivery engine. */
 export async function webhookProcess(config: Config, logger: Logger): Promise<ServiceSpec> {
   const parts = composeWebhookService(config, logger);
-  const broker = connectKafka({ clientId: "webhook", brokers: config.KAFKA_BROKERS, logger });
+  const broker = connectKafka({ clientId: "webhook", logger, ...kafkaConnection(config) });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
   const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
   // Re-sealing only while a rotation is under way: with a lone key every secret is already under it.

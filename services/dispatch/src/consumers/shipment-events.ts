@@ -1,27 +1,28 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { TransactionClient } from "@tawsil/db";
-import type { EventHandler } from "@tawsil/events";
+import type { EventHandler, SqlClient } from "@tawsil/events";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PaymentMethod, ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { applyShipmentChange, type ShipmentChange } from "../app/apply-shipment-change";
 import type { DispatchContext } from "../app/context";
+import type { JobWork } from "../app/ports";
 import type { ShipmentStateName } from "../domain/dispatch-job";
 import { gramsOf, longestSideMmOf } from "../domain/parcel-facts";
-import { PrismaJobWork } from "../infra/prisma-job-work";
-import type { PrismaClient } from "../infra/prisma/generated/client";
 
 export const SHIPMENT_EVENTS_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_EVENTS_GROUP = "dispatch.shipments";
 const SHIPMENT_CHANGED = ShipmentChangedSchema.typeName;
 
-/** Decodes each ShipmentChanged and applies it in the consumer's transaction (committed before the offset). */
-export function shipmentEventHandler(ctx: DispatchContext): EventHandler<TransactionClient<PrismaClient>> {
+/**
+ * Decodes each ShipmentChanged and applies it in the consumer's transaction (committed before the
+ * offset), through the job work port `workIn` gives for that transaction (server.ts wires the adapter).
+ */
+export function shipmentEventHandler<Tx extends SqlClient>(ctx: DispatchContext, workIn: (tx: Tx) => JobWork): EventHandler<Tx> {
   return async (tx, event) => {
     if (event.type !== SHIPMENT_CHANGED) return;
     const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
     if (!shipment) return;
-    await applyShipmentChange(ctx, new PrismaJobWork(tx), changeOf(shipment));
+    await applyShipmentChange(ctx, workIn(tx), changeOf(shipment));
   };
 }
 

@@ -13,8 +13,9 @@ const GATEWAY = ["gateway"] as const;
  * in-process, not over RPC. Operators' driver registry is on the admin listener.
  */
 export const CALLERS = new CallerPolicy([
-  // No caller on any request path: pricing decides eligibility from the city staffing dispatch
-  // publishes (dispatch.city-staffing.v1). Kept as the reference answer the staffing is tested against.
+  // Deprecated (dispatch_service.proto), no caller: pricing decides eligibility from the city
+  // staffing dispatch publishes (dispatch.city-staffing.v1). The use case stays as the reference
+  // answer the staffing is tested against (domain/city-staffing.test.ts).
   callersOf(DispatchService, { checkEligibility: [] }),
   callersOf(DriverService, {
     setAvailability: GATEWAY,

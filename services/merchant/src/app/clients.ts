@@ -6,6 +6,7 @@ import { canAuthenticate } from "../domain/merchant-status";
 import { parseClientScopes } from "../domain/scopes";
 import type { ClientRow, ClientStore, CredentialGenerator, SecretHasher } from "./ports";
 import type { Merchants } from "./merchants";
+import { revocationSecondPassed } from "./revocation-second";
 
 export type { ClientRow };
 
@@ -44,6 +45,7 @@ export class Clients {
   async setEnabled(clientId: string, enabled: boolean): Promise<ClientRow> {
     const client = await this.deps.clients.setEnabled(requireClientId(clientId), enabled);
     if (!client) throw new NotFoundError("client");
+    if (!enabled) await revocationSecondPassed();
     this.deps.logger.info({ clientId: client.clientId, enabled }, enabled ? "client enabled" : "client disabled");
     return client;
   }

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from "@tawsil/errors";
 import type { Logger } from "@tawsil/logging";
 import type { Environment } from "../domain/environment";
 import type { CredentialGenerator, DriverClientRow, DriverClientStore, SecretHasher } from "./ports";
+import { revocationSecondPassed } from "./revocation-second";
 
 export type { DriverClientRow };
 
@@ -29,6 +30,7 @@ export class DriverClients {
   async setEnabled(driverId: string, enabled: boolean): Promise<DriverClientRow> {
     const client = await this.deps.clients.setEnabled(driverIdOf(driverId), enabled);
     if (!client) throw new NotFoundError("driver client");
+    if (!enabled) await revocationSecondPassed();
     this.deps.logger.info({ clientId: client.clientId, driverId: client.driverId, enabled }, enabled ? "driver client enabled" : "driver client disabled");
     return client;
   }
@@ -37,6 +39,8 @@ export class DriverClients {
     const secret = this.deps.credentials.clientSecret();
     const client = await this.deps.clients.replaceSecret(driverIdOf(driverId), await this.deps.secrets.hash(secret));
     if (!client) throw new NotFoundError("driver client");
+    // The new secret is handed out only once no token it gets can fall in the revocation's second.
+    await revocationSecondPassed();
     this.deps.logger.info({ clientId: client.clientId, driverId: client.driverId }, "driver client secret rotated");
     return { client, secret };
   }

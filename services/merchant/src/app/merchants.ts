@@ -1,7 +1,8 @@
 import { NotFoundError, ValidationError, VersionConflictError } from "@tawsil/errors";
 import { parseCode, parseName } from "../domain/codes";
-import { assertStatusTransition, MERCHANT_STATUSES, type MerchantStatus } from "../domain/merchant-status";
+import { assertStatusTransition, canAuthenticate, MERCHANT_STATUSES, type MerchantStatus } from "../domain/merchant-status";
 import type { MerchantRow, MerchantStore } from "./ports";
+import { revocationSecondPassed } from "./revocation-second";
 
 export type { MerchantRow };
 
@@ -46,6 +47,8 @@ export class Merchants {
     if (merchant.status === target) return merchant;
     const updated = await this.merchants.setStatus(merchant.id, merchant.status, target);
     if (!updated) throw new VersionConflictError("MERCHANT_STATUS_CHANGED", "the merchant's status changed meanwhile; read it and retry");
+    // A status whose clients cannot authenticate revoked their tokens (infra/repositories/merchants.ts).
+    if (!canAuthenticate(target) && canAuthenticate(merchant.status)) await revocationSecondPassed();
     return updated;
   }
 }

@@ -13,9 +13,10 @@ export const CALLERS = new CallerPolicy([
     listSigningKeys: ["gateway"],
     getMerchant: ["gateway"],
     getCurrentRateCard: ["pricing"],
-    getSavedLocation: ["shipment"],
-    getBranch: ["shipment"],
-    getMerchantContext: ["shipment", "pricing"],
+    // Deprecated (merchant_service.proto): shipment reads both through getMerchantContext.
+    getSavedLocation: [],
+    getBranch: [],
+    getMerchantContext: ["shipment"],
   }),
   operatorService(MerchantAdminService),
 ]);

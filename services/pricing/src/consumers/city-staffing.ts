@@ -3,7 +3,7 @@ import type { Logger } from "@tawsil/logging";
 import type { ReadinessCheck } from "@tawsil/rpc";
 import type { Admin, Kafka } from "kafkajs";
 import type { StaffingIndex } from "../app/staffing-index";
-import { decodeCityStaffing } from "../infra/city-staffing-codec";
+import { decodeCityStaffing } from "./city-staffing-codec";
 
 export const CITY_STAFFING_TOPIC = "dispatch.city-staffing.v1";
 

@@ -1,5 +1,5 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { ReadThroughCache } from "@tawsil/events";
+import { ReadThroughCache } from "@tawsil/cache";
 import { FailedPreconditionError } from "@tawsil/errors";
 import type { RateCard as RateCardMessage } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";

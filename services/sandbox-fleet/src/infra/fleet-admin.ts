@@ -7,14 +7,6 @@ import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_
 import { createPeerClient } from "@tawsil/rpc";
 import type { FleetAdmin } from "../app/ports";
 
-/**
- * A rotation revokes the client's tokens issued at or before it, and a token's `iat` is in whole
- * seconds: one issued in the rotation's own second is refused (401) by the gateway until it
- * expires. So the new secret is used only from the next second on; without this wait a restarted
- * fleet's drivers were refused and asked twice for tokens, into the token endpoint's limit per address.
- */
-const pastRevocationSecond = () => new Promise((resolve) => setTimeout(resolve, 1_050 - (Date.now() % 1_000)));
-
 const levelOf = (value: ProtoServiceLevel): ServiceLevel | undefined => SERVICE_LEVELS.find((level) => ProtoServiceLevel[level] === value);
 
 /**
@@ -38,8 +30,9 @@ export function fleetAdminOver(urls: { dispatch: string; merchant: string; shipm
       return { driverId: onboarded.driver.driverId, name, pair, clientId: onboarded.clientId, clientSecret: onboarded.clientSecret };
     },
     async rotate(driver) {
+      // The merchant service answers once the revocation's second has passed, so the new secret's
+      // tokens are never taken for revoked ones (services/merchant/src/app/revocation-second.ts).
       const { client, clientSecret } = await admins.clients.rotateDriverClient({ driverId: driver.driverId });
-      await pastRevocationSecond();
       return { driverId: driver.driverId, name: driver.name, pair: driver.pair, clientId: client?.clientId ?? "", clientSecret };
     },
     async demand(recentMs) {

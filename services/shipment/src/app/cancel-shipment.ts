@@ -3,7 +3,7 @@ import { accessDenied, ShipmentValidationError } from "../domain/errors";
 import { cancelVerdict } from "../domain/lifecycle";
 import { cancel } from "../domain/shipment";
 import { boundTo, type IdempotencyInput, type IdempotentResult, replay, resultOf, scopeOf } from "./idempotency";
-import type { Outcome, ShipmentStore, StoredRecord } from "./ports";
+import type { Outcome, ResponseSnapshots, ShipmentStore, StoredRecord } from "./ports";
 import { isUuid } from "@tawsil/domain";
 
 export interface CancelShipmentRequest {
@@ -26,7 +26,7 @@ const REASON = /^[A-Z][A-Z0-9_]{1,47}$/;
 export class CancelShipment {
   private readonly clock: () => Date;
 
-  constructor(private readonly deps: { store: ShipmentStore; idempotencyWaitMs: number; retentionMs: number; clock?: () => Date }) {
+  constructor(private readonly deps: { store: ShipmentStore; snapshots: ResponseSnapshots; idempotencyWaitMs: number; retentionMs: number; clock?: () => Date }) {
     this.clock = deps.clock ?? (() => new Date());
   }
 
@@ -67,7 +67,7 @@ export class CancelShipment {
       if (verdict === "SHIPMENT_NOT_CANCELLABLE") throw new FailedPreconditionError(verdict, `a ${shipment.state} shipment cannot be cancelled`);
       const change = cancel(shipment, request.reasonCode);
       await tx.record(change);
-      const outcome: Outcome = { kind: "snapshot", snapshot: this.deps.store.snapshotOf(change.shipment) };
+      const outcome: Outcome = { kind: "snapshot", snapshot: this.deps.snapshots.of(change.shipment) };
       await save(outcome);
       return resultOf(outcome, false);
     });

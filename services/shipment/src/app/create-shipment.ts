@@ -7,7 +7,7 @@ import { DuplicateReferenceError, ShipmentValidationError, type FieldViolation }
 import { created, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
 import { newShipmentNumber } from "../domain/shipment-number";
 import { replay, scopeOf, type IdempotencyInput, type IdempotentResult } from "./idempotency";
-import { ShipmentNumberTakenError, type MerchantDirectory, type MerchantStatus, type Quote, type Quotes, type ShipmentStore } from "./ports";
+import { ShipmentNumberTakenError, type MerchantDirectory, type MerchantStatus, type Quote, type Quotes, type ResponseSnapshots, type ShipmentStore } from "./ports";
 
 export interface CreateShipmentRequest {
   readonly merchantId: string;
@@ -17,6 +17,7 @@ export interface CreateShipmentRequest {
 
 export interface CreateShipmentDeps {
   readonly store: ShipmentStore;
+  readonly snapshots: ResponseSnapshots;
   readonly merchants: MerchantDirectory;
   readonly quotes: Quotes;
   readonly environment: "sandbox" | "production";
@@ -57,7 +58,7 @@ export class CreateShipment {
     for (let attempt = 1; ; attempt++) {
       const now = this.clock();
       const { final, events } = this.lifecycleOf(this.build(request.merchantId, draft, pickup, quote, now), status, now);
-      const snapshot = this.deps.store.snapshotOf(final);
+      const snapshot = this.deps.snapshots.of(final);
       try {
         const outcome = await this.deps.store.createOnce({
           scope,

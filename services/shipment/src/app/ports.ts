@@ -121,8 +121,14 @@ export interface ShipmentStore {
   listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]>;
   /** Up to `limit` PENDING_APPROVAL shipments (of one merchant, or of all), oldest first. */
   listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]>;
-  /** The stored form of a response: a serialized Shipment without its derived tracking URL. */
-  snapshotOf(shipment: Shipment): Uint8Array;
+}
+
+/**
+ * The stored form of a create's or cancel's answer, replayed byte for byte: a serialized Shipment
+ * without its derived tracking URL (the store keeps it opaque; server.ts wires the message codec).
+ */
+export interface ResponseSnapshots {
+  of(shipment: Shipment): Uint8Array;
 }
 
 /** The random shipment number hit an existing one; the creation is retried with another. */

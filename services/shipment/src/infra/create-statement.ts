@@ -2,7 +2,7 @@ import { OUTBOX_CHANNEL, outboxRowOf } from "@tawsil/events";
 import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
 import type { TrackingLink } from "../domain/tracking-link";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "../rpc/shipment-message";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
 
 /**
  * The whole write of a create as ONE statement, run after the idempotency lock is held: it reads

@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import Decimal from "decimal.js";
-import { ReadThroughCache } from "@tawsil/events";
+import { ReadThroughCache } from "@tawsil/cache";
 import { MerchantStatus as ProtoStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import type { GetMerchantContextResponse, MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import type { MerchantDirectory, MerchantStatus } from "../app/ports";

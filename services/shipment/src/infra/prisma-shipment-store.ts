@@ -11,7 +11,7 @@ import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import type { PrismaClient } from "./prisma/generated/client";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload, snapshotOf } from "../rpc/shipment-message";
+import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
 import { shipmentFromRow } from "./shipment-rows";
 import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "./shipment-select";
 
@@ -111,10 +111,6 @@ export class PrismaShipmentStore implements ShipmentStore {
       relationLoadStrategy: JOINED,
     });
     return rows.map(shipmentFromRow);
-  }
-
-  snapshotOf(shipment: Shipment): Uint8Array {
-    return snapshotOf(shipment);
   }
 }
 

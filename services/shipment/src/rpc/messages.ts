@@ -7,7 +7,7 @@ import type { DraftInput } from "../domain/draft";
 import { DISPATCH_STEPS, type DispatchStep } from "../domain/lifecycle";
 import type { Shipment } from "../domain/shipment";
 import { trackingUrl } from "../domain/tracking-link";
-import { merchantShipmentToProto, shipmentToProto } from "./shipment-message";
+import { merchantShipmentToProto, shipmentToProto } from "../messages/shipment-message";
 
 export interface TrackingLinks {
   readonly publicBaseUrl: string;

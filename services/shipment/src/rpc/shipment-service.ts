@@ -9,7 +9,7 @@ import type { FindTrackedShipment } from "../app/find-tracked-shipment";
 import { currentCaller, withDomainErrors } from "@tawsil/rpc";
 import type { ReadShipments } from "../app/read-shipments";
 import type { ReserveForOffer } from "../app/reserve-for-offer";
-import { shipmentToProto, stateFromProto } from "./shipment-message";
+import { shipmentToProto, stateFromProto } from "../messages/shipment-message";
 import { shipmentErrorDetails } from "./domain-errors";
 import { dispatchStepFromProto, draftFromProto, idempotencyFromProto, shipmentFromSnapshot, shipmentMessage, type TrackingLinks } from "./messages";
 

@@ -1,11 +1,9 @@
-import { transactionRunner, type TransactionClient } from "@tawsil/db";
-import { IdempotentConsumer, type ConsumedEvent, type DeadLetterOptions } from "@tawsil/events";
+import { IdempotentConsumer, type ConsumedEvent, type DeadLetterOptions, type RunInTransaction, type SqlClient } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
 import { applyAssignmentFact, applyFacts, applyFixFact, applyShipmentFact, type Fact } from "../app/apply-facts";
-import { SqlProjectionBatchWriter, SqlProjectionWriter } from "../infra/projection-writer";
-import type { PrismaClient } from "../infra/prisma/generated/client";
+import type { ProjectionBatchWriter, ProjectionWriter } from "../app/ports";
 import { assignmentFactOf, fixFactOf, shipmentFactOf } from "./decode";
 
 export interface Topics {
@@ -21,12 +19,16 @@ export const TOPICS: Topics = {
 };
 export const PROJECTION_GROUP = "tracking.projections";
 
-type Tx = TransactionClient<PrismaClient>;
+/** The projection writers of one consumer transaction (server.ts wires the adapters). */
+export interface ProjectionWriters<Tx extends SqlClient> {
+  readonly writerIn: (tx: Tx) => ProjectionWriter;
+  readonly batchWriterIn: (tx: Tx) => ProjectionBatchWriter;
+}
 
 /** Applies one event of any of the three topics to the projection tables, in the consumer's transaction. */
-export function projectionHandler(logger: Logger, topics: Topics = TOPICS) {
+export function projectionHandler<Tx extends SqlClient>(logger: Logger, writers: ProjectionWriters<Tx>, topics: Topics = TOPICS) {
   return async (tx: Tx, event: ConsumedEvent): Promise<void> => {
-    const writer = new SqlProjectionWriter(tx);
+    const writer = writers.writerIn(tx);
     if (event.topic === topics.shipments) {
       const fact = shipmentFactOf(event.payload);
       if (fact) return applyShipmentFact(writer, fact);
@@ -59,10 +61,10 @@ function factOf(logger: Logger, topics: Topics, event: ConsumedEvent): Fact | un
 }
 
 /** The events kafkajs fetched together, applied as projectionHandler would one by one, in a few set-based statements. */
-export function projectionBatchHandler(logger: Logger, topics: Topics = TOPICS) {
+export function projectionBatchHandler<Tx extends SqlClient>(logger: Logger, writers: ProjectionWriters<Tx>, topics: Topics = TOPICS) {
   return async (tx: Tx, events: readonly ConsumedEvent[]): Promise<void> => {
     const facts = events.flatMap((event) => factOf(logger, topics, event) ?? []);
-    await applyFacts(new SqlProjectionBatchWriter(tx), facts);
+    await applyFacts(writers.batchWriterIn(tx), facts);
   };
 }
 
@@ -89,9 +91,10 @@ export function ignoredEvent(topics: Topics = TOPICS) {
  * One consumer group over the three topics: each event is applied exactly once (its id is
  * claimed in the same transaction as the projection writes) and its offset committed after.
  */
-export async function startProjectionConsumer(opts: {
+export async function startProjectionConsumer<Tx extends SqlClient>(opts: {
   kafka: Kafka;
-  db: PrismaClient;
+  runInTransaction: RunInTransaction<Tx>;
+  writers: ProjectionWriters<Tx>;
   logger: Logger;
   groupId?: string;
   topics?: Topics;
@@ -104,9 +107,9 @@ export async function startProjectionConsumer(opts: {
     kafka: opts.kafka,
     groupId: opts.groupId ?? PROJECTION_GROUP,
     topics: Object.values(topics),
-    runInTransaction: transactionRunner(opts.db),
-    handler: projectionHandler(opts.logger, topics),
-    batchHandler: projectionBatchHandler(opts.logger, topics),
+    runInTransaction: opts.runInTransaction,
+    handler: projectionHandler(opts.logger, opts.writers, topics),
+    batchHandler: projectionBatchHandler(opts.logger, opts.writers, topics),
     ignores: ignoredEvent(topics),
     logger: opts.logger,
     ...(opts.onDelivery ? { onDelivery: opts.onDelivery } : {}),

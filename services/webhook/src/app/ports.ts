@@ -1,4 +1,5 @@
 import type { Endpoint } from "../domain/endpoint";
+import type { EventType } from "../domain/event-types";
 import type { WebhookEvent } from "../domain/webhook-event";
 
 /** The time the service reads; tests control it to compress hours of retries. */
@@ -42,6 +43,12 @@ export interface EndpointStore {
   modify(merchantId: string, modify: (locked: LockedEndpoint) => Promise<Modification>): Promise<Endpoint>;
   /** Deletes the endpoint at `expectedVersion` with its queue; NotFoundError or StaleVersionError otherwise. */
   remove(merchantId: string, expectedVersion: bigint): Promise<void>;
+}
+
+/** Which events a merchant's endpoint would not take, known without a transaction (most merchants have none). */
+export interface EventRoutes {
+  /** True only when sure: an event of `type` for this merchant would queue nothing. */
+  ignores(merchantId: string, type: EventType): Promise<boolean>;
 }
 
 /** Where an event is queued, inside the consumer's transaction. */

@@ -1,16 +1,12 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { TransactionClient } from "@tawsil/db";
-import type { ConsumedEvent, EventHandler } from "@tawsil/events";
+import type { ConsumedEvent, EventHandler, SqlClient } from "@tawsil/events";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PublicStatus as PublicStatusProto } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { enqueueShipmentEvent } from "../app/enqueue-event";
-import type { Clock } from "../app/ports";
+import type { Clock, EventRoutes, QueueWriter } from "../app/ports";
 import { eventTypeOf, type PublicStatus } from "../domain/event-types";
 import type { ShipmentFact } from "../domain/webhook-event";
-import type { EndpointRoutes } from "../infra/endpoint-routes";
-import { PrismaQueueWriter } from "../infra/prisma-delivery-queue";
-import type { PrismaClient } from "../infra/prisma/generated/client";
 
 export const SHIPMENT_EVENTS_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_EVENTS_GROUP = "webhook.deliveries";
@@ -54,7 +50,7 @@ export function publicFactOf(payload: Uint8Array, now: Date): ShipmentFact | nul
  * or the routes cache knows the merchant has no endpoint for its type (what most events find).
  * The handler would have queued nothing for it either.
  */
-export function ignoredEvent(clock: Clock, routes: EndpointRoutes): (event: ConsumedEvent) => Promise<boolean> {
+export function ignoredEvent(clock: Clock, routes: EventRoutes): (event: ConsumedEvent) => Promise<boolean> {
   return async (event) => {
     const fact = publicFactOf(event.payload, clock.now());
     return fact === null || routes.ignores(fact.merchantId, eventTypeOf(fact.status));
@@ -62,14 +58,14 @@ export function ignoredEvent(clock: Clock, routes: EndpointRoutes): (event: Cons
 }
 
 /**
- * Queues a webhook event for each ShipmentChanged that announces one. `onQueued` runs after the
- * handler, to wake this replica's engine; the row is visible once the consumer's transaction commits.
- * `routes` answers which endpoint the merchant has, from memory (most merchants have none).
+ * Queues a webhook event for each ShipmentChanged that announces one, through the queue writer
+ * `writerIn` gives for the consumer's transaction (server.ts wires the adapter). `onQueued` runs
+ * after the handler, to wake this replica's engine; the row is visible once the transaction commits.
  */
-export function shipmentEventHandler(clock: Clock, onQueued: () => void, routes?: EndpointRoutes): EventHandler<TransactionClient<PrismaClient>> {
+export function shipmentEventHandler<Tx extends SqlClient>(clock: Clock, onQueued: () => void, writerIn: (tx: Tx) => QueueWriter): EventHandler<Tx> {
   return async (tx, event) => {
     const fact = publicFactOf(event.payload, clock.now());
     if (!fact) return;
-    if (await enqueueShipmentEvent(new PrismaQueueWriter(tx, routes), fact, clock.now())) setImmediate(onQueued);
+    if (await enqueueShipmentEvent(writerIn(tx), fact, clock.now())) setImmediate(onQueued);
   };
 }

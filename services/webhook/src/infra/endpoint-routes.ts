@@ -1,5 +1,6 @@
 import { listenForNotifications, type Listener } from "@tawsil/db";
-import { ReadThroughCache, type SqlClient } from "@tawsil/events";
+import { ReadThroughCache } from "@tawsil/cache";
+import type { SqlClient } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { EventType } from "../domain/event-types";
 

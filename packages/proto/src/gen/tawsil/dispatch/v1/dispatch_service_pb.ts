@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tawsil/dispatch/v1/dispatch_service.proto.
  */
 export const file_tawsil_dispatch_v1_dispatch_service: GenFile = /*@__PURE__*/
-  fileDesc("Cil0YXdzaWwvZGlzcGF0Y2gvdjEvZGlzcGF0Y2hfc2VydmljZS5wcm90bxISdGF3c2lsLmRpc3BhdGNoLnYxIlgKF0NoZWNrRWxpZ2liaWxpdHlSZXF1ZXN0EhEKCWNpdHlfY29kZRgBIAEoCRIqCgZwYXJjZWwYAiABKAsyGi50YXdzaWwuZGlzcGF0Y2gudjEuUGFyY2VsImUKGENoZWNrRWxpZ2liaWxpdHlSZXNwb25zZRIQCghlbGlnaWJsZRgBIAEoCBI3Cg1zZXJ2aWNlX2xldmVsGAIgASgOMiAudGF3c2lsLmRpc3BhdGNoLnYxLlNlcnZpY2VMZXZlbDKAAQoPRGlzcGF0Y2hTZXJ2aWNlEm0KEENoZWNrRWxpZ2liaWxpdHkSKy50YXdzaWwuZGlzcGF0Y2gudjEuQ2hlY2tFbGlnaWJpbGl0eVJlcXVlc3QaLC50YXdzaWwuZGlzcGF0Y2gudjEuQ2hlY2tFbGlnaWJpbGl0eVJlc3BvbnNlYgZwcm90bzM", [file_tawsil_dispatch_v1_dispatch]);
+  fileDesc("Cil0YXdzaWwvZGlzcGF0Y2gvdjEvZGlzcGF0Y2hfc2VydmljZS5wcm90bxISdGF3c2lsLmRpc3BhdGNoLnYxIlgKF0NoZWNrRWxpZ2liaWxpdHlSZXF1ZXN0EhEKCWNpdHlfY29kZRgBIAEoCRIqCgZwYXJjZWwYAiABKAsyGi50YXdzaWwuZGlzcGF0Y2gudjEuUGFyY2VsImUKGENoZWNrRWxpZ2liaWxpdHlSZXNwb25zZRIQCghlbGlnaWJsZRgBIAEoCBI3Cg1zZXJ2aWNlX2xldmVsGAIgASgOMiAudGF3c2lsLmRpc3BhdGNoLnYxLlNlcnZpY2VMZXZlbDKFAQoPRGlzcGF0Y2hTZXJ2aWNlEnIKEENoZWNrRWxpZ2liaWxpdHkSKy50YXdzaWwuZGlzcGF0Y2gudjEuQ2hlY2tFbGlnaWJpbGl0eVJlcXVlc3QaLC50YXdzaWwuZGlzcGF0Y2gudjEuQ2hlY2tFbGlnaWJpbGl0eVJlc3BvbnNlIgOIAgFiBnByb3RvMw", [file_tawsil_dispatch_v1_dispatch]);
 
 /**
  * CheckEligibilityRequest names the city and the parcel.
@@ -80,9 +80,11 @@ export const CheckEligibilityResponseSchema: GenMessage<CheckEligibilityResponse
 export const DispatchService: GenService<{
   /**
    * CheckEligibility tells whether some carrier's service can carry a parcel within a city, and
-   * at which service level.
+   * at which service level. Deprecated: no process calls it (pricing reads dispatch.city-staffing.v1)
+   * and no caller is admitted; removed after the next release.
    *
    * @generated from rpc tawsil.dispatch.v1.DispatchService.CheckEligibility
+   * @deprecated
    */
   checkEligibility: {
     methodKind: "unary";

@@ -1,6 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import {
   PaymentMethod as ProtoPaymentMethod,
   PublicStatus as ProtoPublicStatus,
@@ -9,8 +8,7 @@ import {
   type Shipment as ShipmentMessage,
 } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { publicStatusOf, type ShipmentState } from "../domain/lifecycle";
-import { maskPhone, type Place, type Shipment, type ShipmentChange } from "../domain/shipment";
-import type { TrackingLink } from "../domain/tracking-link";
+import { maskPhone, type Place, type Shipment } from "../domain/shipment";
 
 export function stateToProto(state: ShipmentState): ProtoState {
   return ProtoState[state];
@@ -21,6 +19,12 @@ export function stateFromProto(state: ProtoState): ShipmentState | null {
 }
 
 const place = (value: Place) => ({ coordinate: value.coordinate, addressLine: value.addressLine, cityCode: value.cityCode });
+
+/*
+ * The shipment as a protobuf message: what the RPC edge answers (rpc/), what the events carry
+ * (infra/shipment-events.ts) and what an idempotent replay answers (the snapshot). Shared by both
+ * edges, so it is neither's: it depends on the domain alone.
+ */
 
 /**
  * The aggregate as other services and the gateway read it. The tracking URL is left empty: the
@@ -77,28 +81,4 @@ export function merchantShipmentToProto(shipment: Shipment): ShipmentMessage {
 /** The stored answer of a create or cancel, replayed to the merchant: the PIN included. */
 export function snapshotOf(shipment: Shipment): Uint8Array {
   return toBinary(ShipmentSchema, merchantShipmentToProto(shipment));
-}
-
-export const SHIPMENT_TOPIC = "shipment.shipment.events.v1";
-export const SHIPMENT_CHANGED_TYPE = "tawsil.shipment.v1.ShipmentChanged";
-
-/**
- * The outbox payload of a change; occur_time is the change's own time (creation, approval or now).
- * Every event carries the tracking code's hash, so a projection may start from any of them, and
- * the tracking URL the responses carry, which the webhook sends as data.trackingUrl (decisions.md
- * section 11: never empty).
- */
-export function shipmentChangedPayload(change: ShipmentChange, at: Date, link: TrackingLink): Uint8Array {
-  const shipment = shipmentToProto(change.shipment);
-  shipment.trackingUrl = link.url;
-  return toBinary(
-    ShipmentChangedSchema,
-    create(ShipmentChangedSchema, {
-      shipment,
-      previousState: change.previousState === null ? ProtoState.UNSPECIFIED : stateToProto(change.previousState),
-      publicStatusChanged: change.publicStatusChanged,
-      occurTime: timestampFromDate(at),
-      trackingCodeSha256: link.codeSha256,
-    }),
-  );
 }
