@@ -107,9 +107,11 @@ export const FAKE_SECRET_VALUES: Record<string, string> = {
   SERVICE_IDENTITY_PRIVATE_KEY: fakeIdentity.gateway!.privateKey,
   DATABASE_URL: "postgresql://tawsil:not-a-password@postgres.invalid:5432/tawsil_test",
   SIGNING_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
+  SIGNING_KEY_DECRYPTION_KEYS: Buffer.alloc(32, 13).toString("base64"),
   TRACKING_LINK_SECRET: Buffer.alloc(32, 8).toString("base64"),
   CURSOR_SECRET: Buffer.alloc(32, 9).toString("base64"),
   WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 10).toString("base64"),
+  WEBHOOK_SECRET_DECRYPTION_KEYS: Buffer.alloc(32, 12).toString("base64"),
   S3_ACCESS_KEY_ID: "AKIAEXAMPLEEXAMPLE00",
   S3_SECRET_ACCESS_KEY: "not-a-secret-access-key",
   MEDIA_DOWNLOAD_SECRET: Buffer.alloc(32, 11).toString("base64"),
@@ -139,7 +141,7 @@ export function configKeys(name: ProcessName): Set<string> {
 
 /** Settings that are credentials: the database url, a Redis url (it carries the password), any key, key id, secret or password of its own, and its identity key. */
 export function secretKeysOf(name: ProcessName): string[] {
-  const own = keysIn(configSource(name)).filter((key) => /(_KEY$|_KEY_ID$|SECRET|PASSWORD|REDIS_URL$)/.test(key));
+  const own = keysIn(configSource(name)).filter((key) => /(_KEYS?$|_KEY_ID$|SECRET|PASSWORD|REDIS_URL$)/.test(key));
   return [...(usesDatabase(name) ? ["DATABASE_URL"] : []), ...own, ...(hasIdentity(name) ? [IDENTITY_KEY] : []), ...(usesKafka(name) ? [KAFKA_PASSWORD] : [])].sort();
 }
 

@@ -166,7 +166,15 @@ describe.each(ALL_PROCESSES)("process %s", (name) => {
   it("signs with its own identity key, in a Secret of its own, and trusts the public keys of one shared ConfigMap (a process of the mesh; the fleet has none)", () => {
     const identity = hasIdentity(name);
     expect(secretRefs(container).filter((ref) => ref.key === IDENTITY_KEY)).toEqual(identity ? [{ env: IDENTITY_KEY, name: `${name}-identity`, key: IDENTITY_KEY }] : []);
-    expect(configMapRefs(container)).toEqual(identity ? [{ env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" }] : []);
+    expect(configMapRefs(container)).toEqual(
+      identity
+        ? [
+            { env: "SERVICE_IDENTITY_PUBLIC_KEYS", name: "service-identity", key: "SERVICE_IDENTITY_PUBLIC_KEYS" },
+            // Set in the ConfigMap only for the rollout that upgrades from a release before key ids.
+            { env: "SERVICE_IDENTITY_TOKEN_KID", name: "service-identity", key: "SERVICE_IDENTITY_TOKEN_KID", optional: true },
+          ]
+        : [],
+    );
   });
 
   it.runIf(served(name))("is reached by a headless Service (one DNS record per pod, so callers spread over the pods), the gateway by a virtual IP", () => {
@@ -317,6 +325,19 @@ describe("deploy/README.md", () => {
       .filter((ref) => ref.key.startsWith("SERVICE_IDENTITY_"));
     expect(made.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([...new Set(referenced.map((ref) => `${ref.key.endsWith("PRIVATE_KEY") ? "Secret" : "ConfigMap"}/${ref.name}`))].sort());
     expect(readme).toContain("scripts/identity-keys.ts | kubectl apply");
+  });
+
+  it("rotates one process's identity key in three phases, each replaced then rolled out to every Deployment that reads the public keys", () => {
+    const section = readme.slice(readme.indexOf("## Rotating a service-identity key"));
+    const procedure = section.slice(section.indexOf("```sh"), section.indexOf("```\n", section.indexOf("```sh") + 5));
+    const phases = [...procedure.matchAll(/identity-keys\.ts (\w+) \$P \| kubectl -n \$NS replace -f -/g)].map((m) => m[1]);
+    expect(phases).toEqual(["publish", "switch", "retire"]);
+    const readers = ofKind(base, "Deployment").filter((d) => podSpec(d).containers.some((c) => configMapRefs(c).some((ref) => ref.name === "service-identity")));
+    expect((/^ALL="([^"]+)"$/m.exec(procedure)?.[1] ?? "").split(" ").sort()).toEqual(readers.map((d) => d.metadata.name).sort());
+    // After publish and retire every reader restarts; after switch, the rotated process alone.
+    const [afterPublish, afterSwitch, afterRetire] = procedure.split(/identity-keys\.ts \w+ \$P/).slice(1);
+    for (const step of [afterPublish, afterRetire]) expect(step).toContain("for d in $ALL; do kubectl -n $NS rollout restart deploy/$d; done");
+    expect(afterSwitch).toContain("kubectl -n $NS rollout restart deploy/$P && kubectl -n $NS rollout status deploy/$P");
   });
 });
 

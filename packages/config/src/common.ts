@@ -26,10 +26,20 @@ export const commonEnv = z.object({
   SERVICE_IDENTITY_PRIVATE_KEY: z.string().transform(ed25519Key("private")).optional(),
   /**
    * The public keys (SPKI DER, base64) of every caller this process trusts, `name:key,name:key`. With
-   * them the process refuses RPCs without a valid token from a caller its allow-list names.
-   * Required when NODE_ENV is production.
+   * them the process refuses RPCs without a valid token from a caller its allow-list names. A name
+   * may come more than once: each of its keys is trusted, which is how a caller's key is rotated
+   * without a refused call (publish the new key beside the old, switch the caller, retire the old;
+   * deploy/README.md). Required when NODE_ENV is production.
    */
   SERVICE_IDENTITY_PUBLIC_KEYS: z.string().transform(publicKeyList).optional(),
+  /**
+   * What a service token names as its kid: `key`, the signing key's id (RFC 7638 thumbprint), which
+   * lets a callee trusting several keys of a caller pick one; `name`, the caller's name, as releases
+   * before key ids expect (they refuse any other kid). Set `name` on every process for the one
+   * rollout that upgrades from such a release, then remove it (deploy/README.md); this release
+   * accepts both. Unset: `key`.
+   */
+  SERVICE_IDENTITY_TOKEN_KID: z.enum(["key", "name"]).optional(),
   /**
    * OTLP/HTTP base URL of the trace collector (spans are sent to `<url>/v1/traces`, JSON). Unset:
    * no export, and only a caller's sampled traceparent records spans.
@@ -135,8 +145,9 @@ function ed25519Key(kind: "private" | "public") {
 
 const CALLER_NAME = /^[a-z][a-z0-9-]{0,30}$/;
 
-function publicKeyList(value: string, ctx: z.RefinementCtx): ReadonlyMap<string, KeyObject> {
-  const keys = new Map<string, KeyObject>();
+/** Each caller's trusted keys, in the order given; a repeated name adds a key (the old one-key-per-name form still parses). */
+function publicKeyList(value: string, ctx: z.RefinementCtx): ReadonlyMap<string, readonly KeyObject[]> {
+  const keys = new Map<string, KeyObject[]>();
   for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
     const at = entry.indexOf(":");
     const name = entry.slice(0, Math.max(at, 0));
@@ -145,7 +156,7 @@ function publicKeyList(value: string, ctx: z.RefinementCtx): ReadonlyMap<string,
       ctx.addIssue({ code: "custom", message: "expected name:key entries separated by commas, each key an Ed25519 SPKI DER in base64" });
       return z.NEVER;
     }
-    keys.set(name, key);
+    keys.set(name, [...(keys.get(name) ?? []), key]);
   }
   return keys;
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError, commonEnv, kafkaEnv, loadConfig } from "./index";
@@ -39,6 +39,14 @@ describe("service identity settings", () => {
     expect(config.SERVICE_IDENTITY_PRIVATE_KEY?.asymmetricKeyType).toBe("ed25519");
     expect([...(config.SERVICE_IDENTITY_PUBLIC_KEYS?.keys() ?? [])]).toEqual(["gateway", "driver-app"]);
     expect(loadConfig(commonEnv, { PORT: "0" }).SERVICE_IDENTITY_PUBLIC_KEYS).toBeUndefined();
+  });
+
+  it("trusts every key a caller is listed with (a rotation publishes the new key beside the old)", () => {
+    const next = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).toString("base64");
+    const config = loadConfig(commonEnv, { PORT: "0", SERVICE_IDENTITY_PUBLIC_KEYS: `gateway:${der.publicKey},shipment:${der.publicKey},gateway:${next}` });
+    const spki = (key: KeyObject) => key.export({ format: "der", type: "spki" }).toString("base64");
+    expect(config.SERVICE_IDENTITY_PUBLIC_KEYS?.get("gateway")?.map(spki)).toEqual([der.publicKey, next]);
+    expect(config.SERVICE_IDENTITY_PUBLIC_KEYS?.get("shipment")?.map(spki)).toEqual([der.publicKey]);
   });
 
   it("refuses keys of another kind or a malformed list, without echoing the values", () => {

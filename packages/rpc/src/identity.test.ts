@@ -3,19 +3,21 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_pb";
 import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_admin_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { authorize, type CallerCheck } from "./caller-check";
 import { CallerPolicy, callersOf, operatorService } from "./caller-policy";
 import { CallerVerifier } from "./caller-verifier";
 import { createLogger } from "@tawsil/logging";
 import { processIdentity } from "./identity";
+import { keyIdOf } from "./key-id";
 import { generateIdentityKeys, identityKeysOf, mintServiceToken } from "./identity-keys";
 import { audienceOf, SERVICE_TOKEN_HEADER, ServiceIdentity } from "./service-identity";
 
 const keys = generateIdentityKeys(["gateway", "dispatch"]);
 const privateKey = (name: string): KeyObject => createPrivateKey({ key: Buffer.from(keys[name]!.privateKey, "base64"), format: "der", type: "pkcs8" });
-const publicKeys = new Map(Object.entries(keys).map(([name, pair]) => [name, createPublicKey({ key: Buffer.from(pair.publicKey, "base64"), format: "der", type: "spki" })]));
+const publicKeyOf = (base64: string): KeyObject => createPublicKey({ key: Buffer.from(base64, "base64"), format: "der", type: "spki" });
+const publicKeys = new Map(Object.entries(keys).map(([name, pair]) => [name, [publicKeyOf(pair.publicKey)]]));
 
 const shipmentPolicy = new CallerPolicy([
   callersOf(ShipmentService, {
@@ -33,7 +35,9 @@ const shipmentPolicy = new CallerPolicy([
 describe("ServiceIdentity", () => {
   it("signs an EdDSA token naming itself and the callee, valid for a minute", async () => {
     const token = await new ServiceIdentity("gateway", privateKey("gateway"), () => 1_700_000_000_000).sign("shipment");
-    expect(decodeProtectedHeader(token)).toEqual({ alg: "EdDSA", kid: "gateway", typ: "JWT" });
+    expect(decodeProtectedHeader(token)).toEqual({ alg: "EdDSA", kid: keyIdOf(privateKey("gateway")), typ: "JWT" });
+    // The kid is the RFC 7638 thumbprint of the public key: what jose computes for its JWK.
+    expect(keyIdOf(privateKey("gateway"))).toBe(await calculateJwkThumbprint(await exportJWK(publicKeyOf(keys.gateway!.publicKey))));
     expect(decodeJwt(token)).toEqual({ iss: "gateway", sub: "gateway", aud: "shipment", iat: 1_700_000_000, exp: 1_700_000_060 });
   });
 
@@ -109,6 +113,30 @@ describe("CallerVerifier", () => {
     expect(await verifier.verify(good)).toBeUndefined();
   });
 
+  it("trusts every key listed for a caller, each token checked against the key its kid names, while a key is rotated", async () => {
+    const verifier = new CallerVerifier("shipment", publicKeys, () => t0 + 1000);
+    const next = generateKeyPairSync("ed25519");
+    const during = new CallerVerifier("shipment", new Map([...publicKeys, ["gateway", [publicKeyOf(keys.gateway!.publicKey), next.publicKey]]]), () => t0 + 1000);
+    const after = new CallerVerifier("shipment", new Map([...publicKeys, ["gateway", [next.publicKey]]]), () => t0 + 1000);
+    const old = await new ServiceIdentity("gateway", privateKey("gateway"), () => t0).sign("shipment");
+    const rotated = await new ServiceIdentity("gateway", next.privateKey, () => t0).sign("shipment");
+    expect([await verifier.verify(old), await verifier.verify(rotated)]).toEqual(["gateway", undefined]);
+    expect([await during.verify(old), await during.verify(rotated)]).toEqual(["gateway", "gateway"]);
+    expect([await after.verify(old), await after.verify(rotated)]).toEqual([undefined, "gateway"]);
+
+    // A caller on a version before key ids names itself as kid: still verified, against each of its keys.
+    const legacy = (key: KeyObject) => new SignJWT({}).setProtectedHeader({ alg: "EdDSA", kid: "gateway" }).setIssuer("gateway").setSubject("gateway")
+      .setAudience("shipment").setIssuedAt(t0 / 1000).setExpirationTime(t0 / 1000 + 60).sign(key);
+    expect([await during.verify(await legacy(privateKey("gateway"))), await during.verify(await legacy(next.privateKey))]).toEqual(["gateway", "gateway"]);
+    // Another caller's key id does not make the gateway's token that caller's, nor does the gateway's key sign for dispatch.
+    const borrowedKid = await new SignJWT({}).setProtectedHeader({ alg: "EdDSA", kid: keyIdOf(privateKey("dispatch")) }).setIssuer("gateway").setSubject("gateway")
+      .setAudience("shipment").setIssuedAt(t0 / 1000).setExpirationTime(t0 / 1000 + 60).sign(privateKey("gateway"));
+    expect(await during.verify(borrowedKid)).toBeUndefined();
+    const asDispatch = await new SignJWT({}).setProtectedHeader({ alg: "EdDSA", kid: keyIdOf(privateKey("gateway")) }).setIssuer("dispatch").setSubject("dispatch")
+      .setAudience("shipment").setIssuedAt(t0 / 1000).setExpirationTime(t0 / 1000 + 60).sign(privateKey("gateway"));
+    expect(await during.verify(asDispatch)).toBeUndefined();
+  });
+
   it("mints tokens for tests from make dev's or the mesh's keys", async () => {
     const same = identityKeysOf({ dispatch: keys.dispatch!.privateKey });
     expect(same.dispatch?.publicKey).toBe(keys.dispatch?.publicKey);
@@ -174,5 +202,14 @@ describe("processIdentity", () => {
     expect(configured.callers?.policy).toBe(shipmentPolicy);
     const local = processIdentity("shipment", { ...base, NODE_ENV: "development" }, logger, shipmentPolicy);
     expect(local).toEqual({ self: undefined, callers: undefined });
+  });
+
+  it("names its key as its tokens' kid, or itself for the rollout that upgrades from a release before key ids (which refuses any other kid)", async () => {
+    const byKey = processIdentity("dispatch", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("dispatch") }, logger).self!;
+    const byName = processIdentity("dispatch", { ...base, SERVICE_IDENTITY_PRIVATE_KEY: privateKey("dispatch"), SERVICE_IDENTITY_TOKEN_KID: "name" }, logger).self!;
+    expect(decodeProtectedHeader(await byKey.sign("shipment")).kid).toBe(keyIdOf(privateKey("dispatch")));
+    const legacy = await byName.sign("shipment");
+    expect(decodeProtectedHeader(legacy).kid).toBe("dispatch");
+    expect(await new CallerVerifier("shipment", publicKeys).verify(legacy)).toBe("dispatch");
   });
 });

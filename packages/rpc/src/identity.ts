@@ -28,7 +28,7 @@ export function processIdentity(name: string, config: CommonEnv, logger: Logger,
   }
   if (missing.length > 0) logger.warn({ missing }, "service identity not configured: calls carry no token and callers are not checked");
   return {
-    self: privateKey ? new ServiceIdentity(name, privateKey) : undefined,
+    self: privateKey ? new ServiceIdentity(name, privateKey, Date.now, config.SERVICE_IDENTITY_TOKEN_KID ?? "key") : undefined,
     callers: publicKeys && policy ? { verifier: new CallerVerifier(name, publicKeys), policy } : undefined,
   };
 }

@@ -14,6 +14,7 @@ export { serviceLevelFromProto, serviceLevelToProto } from "./service-level-code
 export { runMain, runProcess } from "./run-main";
 export { audienceOf, SERVICE_TOKEN_HEADER, ServiceIdentity } from "./service-identity";
 export { CallerVerifier } from "./caller-verifier";
+export { keyIdOf } from "./key-id";
 export { CallerPolicy, callersOf, operatorService, type CallerName, type MethodCallers, type ServiceCallers } from "./caller-policy";
 export { ANONYMOUS, type CallerCheck } from "./caller-check";
 export { processIdentity, type ProcessIdentity } from "./identity";

@@ -1,5 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import { SignJWT } from "jose";
+import { keyIdOf } from "./key-id";
 
 /** The header every service-to-service call carries its service token in. */
 export const SERVICE_TOKEN_HEADER = "tawsil-service-token";
@@ -19,18 +20,24 @@ interface Token {
 
 /**
  * A process's identity as a caller: its name and its own Ed25519 key. It signs one short-lived token
- * per callee (aud = callee, sub = iss = kid = this process) and reuses it for every call until it
- * is due for renewal; the create path signs nothing per request.
+ * per callee (aud = callee, sub = iss = this process, kid = its key's id) and reuses it for every
+ * call until it is due for renewal; the create path signs nothing per request. The kid lets a
+ * callee that trusts several keys of this caller (a rotation under way) pick the right one.
  */
 export class ServiceIdentity {
   readonly #tokens = new Map<string, Token>();
   readonly #signing = new Map<string, Promise<string>>();
+  /** The kid of its tokens: the id of the key this process signs with (keyIdOf), or its name (SERVICE_IDENTITY_TOKEN_KID). */
+  readonly kid: string;
 
   constructor(
     readonly name: string,
     private readonly key: KeyObject,
     private readonly now: () => number = Date.now,
-  ) {}
+    kid: "key" | "name" = "key",
+  ) {
+    this.kid = kid === "key" ? keyIdOf(key) : name;
+  }
 
   /** The token to send to `audience`: the cached one when it is fresh, else a new signature. */
   tokenFor(audience: string): string | Promise<string> {
@@ -53,7 +60,7 @@ export class ServiceIdentity {
     if (pending) return pending;
     const issuedAt = this.now();
     const signing = new SignJWT({})
-      .setProtectedHeader({ alg: "EdDSA", kid: this.name, typ: "JWT" })
+      .setProtectedHeader({ alg: "EdDSA", kid: this.kid, typ: "JWT" })
       .setIssuer(this.name)
       .setSubject(this.name)
       .setAudience(audience)

@@ -25,7 +25,14 @@ interface Replica {
   readonly sessions: Http2SessionManager;
   readonly transport: Transport;
   downUntil: number;
+  /** Unary calls under way on it: a replica that left the name keeps its session until they are answered. */
+  inFlight: number;
+  /** No longer among the name's addresses: its session closes once its last call is answered. */
+  leaving: boolean;
 }
+
+/** Longest a replica that left the name keeps its session for calls still under way (far above any call's deadline). */
+const LEAVING_GRACE_MS = 60_000;
 
 /**
  * One Connect transport over every replica a name resolves to: one HTTP/2 session per replica,
@@ -58,11 +65,15 @@ export class SpreadTransport implements Transport {
     method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: ConstructorParameters<typeof Headers>[0] | undefined, input: MessageInitShape<I>, contextValues?: ContextValues,
   ): Promise<UnaryResponse<I, O>> {
     for (let attempt = 0; ; attempt++) {
+      // Counted in flight by pick() itself, before any other task runs: a resolution that drops
+      // the replica meanwhile leaves its session open for this call.
       const replica = await this.pick();
       try {
         return await replica.transport.unary(method, signal, timeoutMs, header, input, contextValues);
       } catch (error) {
         if (!this.neverSent(replica, error) || attempt >= this.#replicas.length) throw error;
+      } finally {
+        this.answered(replica);
       }
     }
   }
@@ -70,8 +81,14 @@ export class SpreadTransport implements Transport {
   async stream<I extends DescMessage, O extends DescMessage>(
     method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: ConstructorParameters<typeof Headers>[0] | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues,
   ): Promise<StreamResponse<I, O>> {
-    // Streams are not retried: their input may be consumed already.
-    return (await this.pick()).transport.stream(method, signal, timeoutMs, header, input, contextValues);
+    // Streams are not retried: their input may be consumed already. Counted until their response
+    // starts only (none of ours outlives a rollout's drain).
+    const replica = await this.pick();
+    try {
+      return await replica.transport.stream(method, signal, timeoutMs, header, input, contextValues);
+    } finally {
+      this.answered(replica);
+    }
   }
 
   /** Closes every session (the client is being dropped). */
@@ -82,18 +99,22 @@ export class SpreadTransport implements Transport {
 
   private async pick(): Promise<Replica> {
     const now = this.#now();
-    if (now >= this.#resolveAt) {
-      const resolving = this.resolve();
-      if (this.#replicas.length === 0) await resolving;
-    }
+    if (now >= this.#resolveAt) this.resolve().catch(() => undefined);
+    // The first calls of a new client, all at once: each waits for the one resolution under way.
+    if (this.#replicas.length === 0 && this.#resolving) await this.#resolving;
     const replicas = this.#replicas;
     if (replicas.length === 0) throw new ConnectError(`no address for ${this.url.hostname}`, Code.Unavailable);
-    for (let i = 0; i < replicas.length; i++) {
-      const replica = replicas[this.#turn++ % replicas.length] as Replica;
-      if (replica.downUntil <= now) return replica;
-    }
     // Every replica refused lately: try one anyway rather than fail without asking.
-    return replicas[this.#turn++ % replicas.length] as Replica;
+    let chosen = replicas[this.#turn++ % replicas.length] as Replica;
+    for (let i = 0; i < replicas.length && chosen.downUntil > now; i++) chosen = replicas[this.#turn++ % replicas.length] as Replica;
+    chosen.inFlight++;
+    return chosen;
+  }
+
+  /** A call picked by pick() is over: a replica that left the name closes its session after its last one. */
+  private answered(replica: Replica): void {
+    replica.inFlight--;
+    if (replica.leaving && replica.inFlight === 0) replica.sessions.abort();
   }
 
   /** True when the call failed before any server saw it; the replica is then passed over for a while. */
@@ -122,8 +143,22 @@ export class SpreadTransport implements Transport {
     if (addresses.length === 0) return;
     const known = new Map(this.#replicas.map((r) => [r.address, r]));
     const next = [...new Set(addresses)].map((address) => known.get(address) ?? this.open(address));
-    for (const replica of this.#replicas) if (!next.includes(replica)) replica.sessions.abort();
+    for (const replica of this.#replicas) if (!next.includes(replica)) this.leave(replica);
     this.#replicas = next;
+  }
+
+  /**
+   * A replica gone from the name (its pod is terminating, still answering what it has): new calls
+   * go elsewhere at once, and the calls already on it are answered before its session closes;
+   * aborting it would fail them, which a rollout must not do.
+   */
+  private leave(replica: Replica): void {
+    replica.leaving = true;
+    if (replica.inFlight === 0) {
+      replica.sessions.abort();
+      return;
+    }
+    setTimeout(() => replica.sessions.abort(), LEAVING_GRACE_MS).unref();
   }
 
   private open(address: string): Replica {
@@ -131,7 +166,7 @@ export class SpreadTransport implements Transport {
     url.hostname = address.includes(":") ? `[${address}]` : address;
     const baseUrl = url.href.replace(/\/$/, "");
     const sessions = new Http2SessionManager(url.origin, undefined, this.opts.sessionOptions);
-    return { address, sessions, transport: this.transportFor(baseUrl, sessions), downUntil: 0 };
+    return { address, sessions, transport: this.transportFor(baseUrl, sessions), downUntil: 0, inFlight: 0, leaving: false };
   }
 }
 

@@ -96,6 +96,28 @@ describe("service identity on a real server", () => {
 });
 
 describe("a peer client over replicas", () => {
+  it("has every first call of a new client wait for its first resolution, and lets a replica that left the name answer the calls it holds", async () => {
+    const a = await pricingReplica("127.0.0.1", 0, { delayMs: 400 });
+    const port = a.server.port;
+    const b = await pricingReplica("127.0.0.2", port, { delayMs: 400 });
+    let addresses = ["127.0.0.1", "127.0.0.2"];
+    const client = createPeerClient(PricingService, `http://pricing.test:${port}`, {
+      identity: identityOf("gateway"),
+      timeoutMs: 8000,
+      lookup: async () => addresses,
+      resolveEveryMs: 50,
+    });
+    // Eight calls at once from a client that has resolved nothing yet: none fails for want of an address.
+    const first = Array.from({ length: 8 }, () => codeOf(client.quoteDelivery({})));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Replica b's pod is terminating: it leaves the name while it still holds four calls; the next call resolves again.
+    addresses = ["127.0.0.1"];
+    const later = codeOf(client.quoteDelivery({}));
+    expect(await Promise.all([...first, later])).toEqual(Array.from({ length: 9 }, () => "ok"));
+    expect(b.served.count).toBe(4);
+  });
+
+
   it("spreads calls over every address the name resolves to, and moves them all to the survivor when one stops", async () => {
     const a = await pricingReplica("127.0.0.1", 0, { delayMs: 2 });
     const port = a.server.port;

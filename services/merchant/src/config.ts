@@ -14,6 +14,13 @@ const encryptionKey = z
   .transform((value) => Buffer.from(value, "base64"))
   .refine((key) => key.length === 32, "expected base64 of exactly 32 bytes (openssl rand -base64 32)");
 
+/** Keys in a comma-separated list, each as encryptionKey; empty: none. */
+const encryptionKeys = z
+  .string()
+  .default("")
+  .transform((value) => value.split(",").map((key) => key.trim()).filter(Boolean))
+  .pipe(z.array(encryptionKey));
+
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
 export const schema = commonEnv
   .extend(databaseEnv.shape)
@@ -34,6 +41,12 @@ export const schema = commonEnv
     TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
     /** Key-encryption key sealing the signing keys' private halves at rest. */
     SIGNING_KEY_ENCRYPTION_KEY: encryptionKey,
+    /**
+     * Other keys signing keys are opened with, never sealed with, comma-separated: while
+     * SIGNING_KEY_ENCRYPTION_KEY is rotated (deploy/README.md), first the next key, then the old one
+     * until a signing key rotation has sealed the current signing key under the new one.
+     */
+    SIGNING_KEY_DECRYPTION_KEYS: encryptionKeys,
   })
   .transform((env) => ({ ...env, TOKEN_ISSUER: env.TOKEN_ISSUER ?? DEFAULT_TOKEN_ISSUERS[env.TAWSIL_ENVIRONMENT] }));
 

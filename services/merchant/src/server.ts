@@ -56,7 +56,7 @@ export async function composeMerchantService(config: Config, logger: Logger, opt
   try {
     const signingKeys = new SigningKeyRing({
       keys: new SigningKeyRepository(db),
-      encryption: new KeyEncryption(config.SIGNING_KEY_ENCRYPTION_KEY),
+      encryption: new KeyEncryption(config.SIGNING_KEY_ENCRYPTION_KEY, config.SIGNING_KEY_DECRYPTION_KEYS),
       signer: es256Signer,
       tokenTtlSeconds: config.TOKEN_TTL_SECONDS,
       refreshMs: opts.signingKeyRefreshMs ?? SIGNING_KEY_REFRESH_MS,

@@ -96,6 +96,27 @@ describe("signing keys", () => {
     expect((await jwksOf(service)).kids).toEqual([newKid]);
   });
 
+  it("rotates its encryption key: replicas opening with both keys start and sign, a signing key rotation seals under the new one, which then starts alone", async () => {
+    const url = await freshDatabase("keys_kek");
+    const [OLD, NEW] = [randomBytes(32).toString("base64"), randomBytes(32).toString("base64")];
+    const before = await start(url, { env: { SIGNING_KEY_ENCRYPTION_KEY: OLD } });
+    const client = await seedClient(before);
+    const first = await before.merchant.issueAccessToken(client);
+    // 1. publish, 2. switch (mid-rollout: replicas of both steps at once).
+    const published = await start(url, { env: { SIGNING_KEY_ENCRYPTION_KEY: OLD, SIGNING_KEY_DECRYPTION_KEYS: NEW } });
+    const switched = await start(url, { env: { SIGNING_KEY_ENCRYPTION_KEY: NEW, SIGNING_KEY_DECRYPTION_KEYS: OLD } });
+    for (const replica of [published, switched]) expect(decodeProtectedHeader((await replica.merchant.issueAccessToken(client)).accessToken).kid).toBe(decodeProtectedHeader(first.accessToken).kid);
+    // Without the old key the current signing key cannot be opened: this is why the old key stays until the rotation below.
+    await expect(startTestService(url, { env: { SIGNING_KEY_ENCRYPTION_KEY: NEW } })).rejects.toThrow();
+    const { kid } = await switched.admin.rotateSigningKey({});
+    // 3. retire: the new key alone opens the current signing key, and every token issued so far still verifies.
+    const retired = await start(url, { env: { SIGNING_KEY_ENCRYPTION_KEY: NEW } });
+    const after = await retired.merchant.issueAccessToken(client);
+    expect(decodeProtectedHeader(after.accessToken).kid).toBe(kid);
+    const jwks = await jwksOf(retired);
+    for (const token of [first.accessToken, after.accessToken]) await expect(jwtVerify(token, jwks.set, { issuer: "https://sandbox.api.tawsil.sa", audience: AUDIENCE })).resolves.toBeDefined();
+  });
+
   it("lets another replica pick up a rotation within its refresh interval", async () => {
     const url = await freshDatabase("keys_replicas");
     const a = await start(url, { signingKeyRefreshMs: 300 });

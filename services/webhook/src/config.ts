@@ -9,6 +9,13 @@ const secretKey = z
   .transform((value) => new Uint8Array(Buffer.from(value, "base64")))
   .refine((key) => key.length === 32, "expected base64 of 32 bytes (openssl rand -base64 32)");
 
+/** Keys in a comma-separated list, each as secretKey; empty: none. */
+const secretKeys = z
+  .string()
+  .default("")
+  .transform((value) => value.split(",").map((key) => key.trim()).filter(Boolean))
+  .pipe(z.array(secretKey));
+
 const flag = z.enum(["true", "false"]).transform((value) => value === "true");
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
@@ -20,8 +27,19 @@ export const schema = commonEnv
   .extend(retentionEnv.shape)
   .extend(consumerEnv.shape)
   .extend({
-    /** Seals the signing secrets at rest (AES-256-GCM). */
+    /** Seals the signing secrets at rest (AES-256-GCM); each sealed secret names the key that sealed it. */
     WEBHOOK_SECRET_ENCRYPTION_KEY: secretKey,
+    /**
+     * Other keys secrets are opened with, never sealed with, comma-separated: during a rotation
+     * (deploy/README.md), first the next key (so a replica still on the old key opens what a replica
+     * on the new one sealed), then the old key until the background re-seal has moved every secret
+     * to WEBHOOK_SECRET_ENCRYPTION_KEY (webhook_secrets_sealed_under_other_keys is 0).
+     */
+    WEBHOOK_SECRET_DECRYPTION_KEYS: secretKeys,
+    /** How often each replica re-seals, under WEBHOOK_SECRET_ENCRYPTION_KEY, secrets sealed under another key; only while WEBHOOK_SECRET_DECRYPTION_KEYS is set. */
+    WEBHOOK_RESEAL_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+    /** Endpoints one re-seal transaction takes (locked, skipped by the other replicas), so it never holds many rows. */
+    WEBHOOK_RESEAL_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(100),
     /** Local use and tests only: allow http and loopback receivers. Off in production (decisions.md section 11). */
     WEBHOOK_ALLOW_INSECURE_URLS: flag.default(false),
     /** Deadline of one delivery attempt (decisions.md section 11: 15 s). */

@@ -16,6 +16,7 @@ import { EndpointRoutes } from "./infra/endpoint-routes";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { SecretBox } from "./infra/secret-box";
+import { SecretResealer, startResealing } from "./infra/secret-resealer";
 import { CALLERS } from "./rpc/callers";
 import { webhookService } from "./rpc/webhook-service";
 import { connectKafka, kafkaConnection, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer, type EventHandler } from "@tawsil/events";
@@ -46,12 +47,14 @@ export interface WebhookServiceParts extends ServiceParts {
   readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
   /** Attempts before the consumer parks an event it cannot apply (CONSUMER_MAX_ATTEMPTS). */
   readonly maxAttempts: number;
+  /** Moves secrets sealed under another key to the current one; run in the background by webhookProcess. */
+  readonly resealer: SecretResealer;
 }
 
 /** Builds the service: database, secret sealing, management use cases, the delivery engine (not started). */
 export function composeWebhookService(config: Config, logger: Logger, overrides: WebhookOverrides = {}): WebhookServiceParts {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
-  const box = new SecretBox(config.WEBHOOK_SECRET_ENCRYPTION_KEY);
+  const box = new SecretBox(config.WEBHOOK_SECRET_ENCRYPTION_KEY, config.WEBHOOK_SECRET_DECRYPTION_KEYS);
   const clock = overrides.clock ?? systemClock;
   const resolver = overrides.resolver ?? new DnsResolver(aresQuery({ servers: config.WEBHOOK_DNS_SERVERS }));
   const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
@@ -102,6 +105,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     endpointRoutes,
     shipmentEvents,
     maxAttempts: config.CONSUMER_MAX_ATTEMPTS,
+    resealer: new SecretResealer(database.client, box, config.WEBHOOK_RESEAL_BATCH_SIZE, logger.child({ component: "secret-reseal" }), metrics.registry),
   };
 }
 
@@ -157,5 +161,7 @@ export async function webhookProcess(config: Config, logger: Logger): Promise<Se
   const broker = connectKafka({ clientId: "webhook", logger, ...kafkaConnection(config) });
   const workers = await startWebhookWorkers(parts, logger, { kafka: broker.kafka });
   const retention = startRetention(config, { policies: webhookRetention(config), logger, registry: parts.metrics.registry });
-  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [retention, ...workers, ...parts.closers] };
+  // Re-sealing only while a rotation is under way: with a lone key every secret is already under it.
+  const resealing = config.WEBHOOK_SECRET_DECRYPTION_KEYS.length > 0 ? [startResealing(parts.resealer, config.WEBHOOK_RESEAL_INTERVAL_MS, logger)] : [];
+  return { name: "webhook", config, logger, metrics: parts.metrics, routes: parts.routes, admin: parts.admin, callers: parts.callers, serviceNames: SERVICE_NAMES, checks: parts.checks, closers: [...resealing, retention, ...workers, ...parts.closers] };
 }
