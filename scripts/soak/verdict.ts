@@ -1,0 +1,100 @@
+/**
+ * The soak's contract (its thresholds are the issue's; the levelling rules are this file's): what
+ * makes `make soak` fail. Pure, so that each rule is tested on figures alone.
+ */
+import type { ShipmentEffects, WebhookEffects } from "./effects";
+import type { RouteWindow } from "./load";
+import type { ProcessSample, Sample } from "./sampler";
+
+export interface SoakFigures {
+  /** The first after the warm-up, then one per window's end; the middle one is at half time. */
+  readonly samples: readonly Sample[];
+  readonly routes: readonly RouteWindow[];
+  readonly shipments: ShipmentEffects;
+  readonly webhooks: WebhookEffects;
+  /** Processes that exited during the run. */
+  readonly exited: readonly string[];
+}
+
+const MiB = 1024 * 1024;
+/**
+ * Memory levels off when the end's figure is at most the first half's peak plus a fifth, plus 24
+ * MiB of slack for a young process's growth. The peak, not the middle's figure: a heap is a saw
+ * (collections), and one sample may catch it low.
+ */
+const MEMORY_GROWTH = { share: 0.2, slackBytes: 24 * MiB };
+/** A table with a retention period levels off when the second half adds at most a third of the middle's rows, plus 300. */
+const TABLE_GROWTH = { share: 1 / 3, slackRows: 300 };
+/** Tables whose retention counts from a shipment's terminal state: active shipments keep their rows, so they grow with the soak's. */
+const GROW_WITH_ACTIVE_SHIPMENTS = new Set(["tracking_projection", "driver_fix", "shipment_media", "media_asset"]);
+export const WEBHOOK_P99_LIMIT_MS = 2000;
+const WEBHOOK_P99_MIN_DELIVERIES = 200;
+
+/** The sample at half time, the first and the last. */
+export function startMiddleEnd(samples: readonly Sample[]): { start: Sample; middle: Sample; end: Sample } {
+  const start = samples[0]!;
+  const end = samples.at(-1)!;
+  const half = (start.second + end.second) / 2;
+  const middle = samples.reduce((best, s) => (Math.abs(s.second - half) < Math.abs(best.second - half) ? s : best), start);
+  return { start, middle, end };
+}
+
+export function soakFailures(f: SoakFigures): string[] {
+  const failures: string[] = [];
+  const { middle, end } = startMiddleEnd(f.samples);
+  for (const name of f.exited) failures.push(`${name} exited during the soak`);
+
+  const firstHalf = f.samples.filter((s) => s.second <= middle.second);
+  for (const [name, last] of Object.entries(end.processes)) {
+    const peak = (pick: (p: ProcessSample) => number) => Math.max(...firstHalf.flatMap((s) => (s.processes[name] ? [pick(s.processes[name])] : [])));
+    for (const [what, a, b] of [["RSS", peak((p) => p.rssBytes), last.rssBytes], ["heap", peak((p) => p.heapUsedBytes), last.heapUsedBytes]] as const) {
+      if (b - a > a * MEMORY_GROWTH.share + MEMORY_GROWTH.slackBytes) failures.push(`${name}: ${what} grew from a peak of ${mib(a)} in the first half to ${mib(b)} at the end (does not level off)`);
+    }
+  }
+
+  const retained = new Set(Object.values(end.processes).flatMap((p) => Object.keys(p.retention)));
+  for (const [key, last] of Object.entries(end.tables)) {
+    const table = key.slice(key.indexOf(".") + 1);
+    const mid = middle.tables[key];
+    if (!mid || !retained.has(table) || GROW_WITH_ACTIVE_SHIPMENTS.has(table)) continue;
+    if (last.rows - mid.rows > mid.rows * TABLE_GROWTH.share + TABLE_GROWTH.slackRows) failures.push(`${key}: ${mid.rows} rows at the middle, ${last.rows} at the end, although its retention period is shortened to act within the run`);
+  }
+  for (const [name, p] of Object.entries(end.processes)) {
+    for (const [table, r] of Object.entries(p.retention)) {
+      // The alert's own rule (decisions.md section 18), with one retention run of grace.
+      if (r.oldestAgeSeconds > 2 * r.periodSeconds + 60) failures.push(`${name}: ${table}'s oldest row is ${Math.round(r.oldestAgeSeconds)} s past the start of its ${r.periodSeconds} s retention period`);
+    }
+  }
+
+  for (const w of f.routes) {
+    if (w.figures.errors > 0) failures.push(`${w.route} via ${w.gateway}, window ${w.window}: ${w.figures.errors} unexpected answers or transport failures (${w.failures.join(" | ")})`);
+  }
+
+  const s = f.shipments;
+  if (s.missing.length) failures.push(`${s.missing.length} shipments answered 201 do not exist (lost), e.g. ${s.missing.slice(0, 3).join(", ")}`);
+  if (s.stored !== s.answered) failures.push(`${s.answered} creates answered 201, ${s.stored} shipments stored for the soak's merchants`);
+  if (s.duplicatedReferences.length) failures.push(`references stored twice (duplicated creates): ${s.duplicatedReferences.slice(0, 3).join(", ")}`);
+
+  const w = f.webhooks;
+  if (w.duplicateIds.length) failures.push(`${w.duplicateIds.length} webhook events delivered twice to the healthy receiver, e.g. ${w.duplicateIds.slice(0, 3).join(", ")}`);
+  if (w.missingCreated.length) failures.push(`${w.missingCreated.length} shipment.created events never reached the healthy receiver, e.g. ${w.missingCreated.slice(0, 3).join(", ")}`);
+  if (w.missingCancelled.length) failures.push(`${w.missingCancelled.length} shipment.cancelled events never reached the healthy receiver, e.g. ${w.missingCancelled.slice(0, 3).join(", ")}`);
+  for (const [behaviour, attempts] of Object.entries(w.failingAttempts)) if (attempts === 0) failures.push(`the ${behaviour} receiver was never called: its merchant's failures were not exercised`);
+  // Per window where a window has enough deliveries for a p99 to be one (5-minute windows do);
+  // else over the whole load, as a p99 of a few dozen is their slowest alone.
+  const judged = w.windows.filter((win) => win.window >= 0 && win.deliveries >= WEBHOOK_P99_MIN_DELIVERIES);
+  for (const win of judged) {
+    if (win.p99Ms > WEBHOOK_P99_LIMIT_MS) failures.push(`window ${win.window}: the healthy merchant's webhook p99 is ${Math.round(win.p99Ms)} ms (limit ${WEBHOOK_P99_LIMIT_MS} ms) while the slow and hanging receivers fail`);
+  }
+  if (judged.length === 0 && w.overall.p99Ms > WEBHOOK_P99_LIMIT_MS) failures.push(`the healthy merchant's webhook p99 over the load is ${Math.round(w.overall.p99Ms)} ms (limit ${WEBHOOK_P99_LIMIT_MS} ms) while the slow and hanging receivers fail`);
+
+  for (const [service, count] of Object.entries(parkedEvents(end))) if (count > 0) failures.push(`${service}: ${count} parked events (an event its consumer could not apply)`);
+  return failures;
+}
+
+/** Rows of each service's dead-letter table (issue 31 point 2). */
+export function parkedEvents(sample: Sample): Record<string, number> {
+  return Object.fromEntries(Object.entries(sample.tables).filter(([key]) => key.endsWith(".parked_event")).map(([key, t]) => [key.slice(0, key.indexOf(".")), t.rows]));
+}
+
+export const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;
