@@ -42,7 +42,8 @@ export async function runSoak(settings: SoakSettings, target: SoakTarget, log: (
     const routes = soakRoutes(ctx);
     log(`merchants ${[healthy!, ...failing].map((m) => m.code).join(", ")}; ${gateways.length} gateways; warming up...`);
     // Shipments for the reads, cancels and tracking links to start on.
-    const warmUp = await paced(routes[0]!.endpoint(mesh.gatewayUrl), { connections: 2, seconds: 5, rate: 4 });
+    // 20 s: the replicas' consumer groups finish their first rebalances meanwhile.
+    const warmUp = await paced(routes[0]!.endpoint(mesh.gatewayUrl), { connections: 2, seconds: 20, rate: 1 });
     if (ledger.created.length === 0) throw new Error(`the warm-up created no shipment: ${warmUp.failures.join(" | ")}`);
 
     const sampled = mesh.processes.map((p) => ({ name: p.name, pid: p.child.pid, metricsUrl: p.metricsUrl }));

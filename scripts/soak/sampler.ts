@@ -10,8 +10,15 @@ import { sample as procSample } from "../bench/proc";
 export interface ProcessSample {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
-  /** retention_oldest_row_age_seconds and retention_period_seconds, by table. */
-  readonly retention: Readonly<Record<string, { oldestAgeSeconds: number; periodSeconds: number }>>;
+  /** retention_oldest_row_age_seconds, retention_period_seconds and retention_deleted_rows_total, by table. */
+  readonly retention: Readonly<Record<string, RetentionSample>>;
+}
+
+export interface RetentionSample {
+  readonly oldestAgeSeconds: number;
+  readonly periodSeconds: number;
+  /** Rows this process's retention job deleted since it started. */
+  readonly deletedRows: number;
 }
 
 export interface TableSample {
@@ -55,7 +62,8 @@ async function sampleProcess(p: SampledProcess): Promise<ProcessSample | undefin
   const text = await fetch(`${p.metricsUrl}/metrics`, { signal: AbortSignal.timeout(5000) }).then((res) => res.text(), () => "");
   const ages = metricValues(text, "retention_oldest_row_age_seconds");
   const periods = metricValues(text, "retention_period_seconds");
-  const retention = Object.fromEntries([...periods].map(([table, periodSeconds]) => [table, { oldestAgeSeconds: ages.get(table) ?? 0, periodSeconds }]));
+  const deleted = metricValues(text, "retention_deleted_rows_total");
+  const retention = Object.fromEntries([...periods].map(([table, periodSeconds]) => [table, { oldestAgeSeconds: ages.get(table) ?? 0, periodSeconds, deletedRows: deleted.get(table) ?? 0 }]));
   return { rssBytes: proc.rssBytes, heapUsedBytes: metricValues(text, "nodejs_heap_size_used_bytes").get("") ?? Number.NaN, retention };
 }
 
