@@ -89,21 +89,25 @@ function createRoute(ctx: LoadContext, merchant: SoakMerchant, name: string, rat
   };
 }
 
-/** The mix: about 12 requests a second, lean enough for two cores shared with other work. */
+/**
+ * The mix: about 8 requests a second, lean enough for two cores shared with other work. Creates
+ * are what the mesh's background work follows (offers, the fleet's drivers moving and their
+ * location fixes, projections, deliveries), so they are the fewest.
+ */
 export function soakRoutes(ctx: LoadContext): Route[] {
   const mine = () => ctx.ledger.createdBy(ctx.healthy.code);
   const pick = <T>(values: readonly T[]) => values[Math.floor(Math.random() * Math.min(values.length, 200))]!;
   return [
-    createRoute(ctx, ctx.healthy, "create", 2),
-    ...ctx.failing.map((m) => createRoute(ctx, m, `create (${m.receiver} receiver's merchant)`, 0.25)),
+    createRoute(ctx, ctx.healthy, "create", 1),
+    ...ctx.failing.map((m) => createRoute(ctx, m, `create (${m.receiver} receiver's merchant)`, 0.2)),
     {
       name: "read",
-      rate: 3,
+      rate: 2,
       endpoint: (origin) => ({ origin, request: () => ({ method: "GET", path: `/v2/external/shipments/${pick(mine()).id}`, headers: ctx.healthy.headers }) }),
     },
     {
       name: "estimate",
-      rate: 2,
+      rate: 1.5,
       endpoint: (origin) => ({ origin, request: () => ({ method: "POST", path: "/v2/external/shipment-price-estimates", headers: ctx.healthy.headers, body: ESTIMATE }) }),
     },
     {
