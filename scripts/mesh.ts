@@ -2,7 +2,8 @@
  * Starts the gateway and the six services as separate processes against given infrastructure, then
  * the sandbox fleet (scripts/mesh-fleet.ts), waits until each one's /readyz answers 200, and stops
  * them all again. `make dev` (scripts/dev.ts)
- * and the end-to-end tests both run the mesh through this one module.
+ * and the end-to-end tests both run the mesh through this one module; `make soak` (scripts/soak/)
+ * runs it with two replicas of every process but the fleet (MeshOptions.replicas).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
