@@ -19,7 +19,7 @@ SERVICE ?=
 SERVICE_DIR = $(if $(filter gateway,$(SERVICE)),gateway,services/$(SERVICE))
 IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: help install kubectl image-size browser redis-server generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables kafka-users check-kafka-users alerts check-alerts check build test-images test test-faults image known-service dev dev-reset down tawsil bench clean
+.PHONY: help install kubectl image-size browser redis-server generate check-generated generate-sdk check-sdk-types sdk-build fuzz buf-lint buf-breaking typecheck lint openapi-lint settings-tables check-settings-tables kafka-users check-kafka-users alerts check-alerts check build test-images test test-faults image known-service dev dev-reset down tawsil bench soak clean
 
 # The first makefile only: the bundles' included depfiles would prefix each line with a file name.
 help: ## list the targets
@@ -206,5 +206,11 @@ tawsil: install ## the operators' CLI, as ./tawsil: make tawsil ARGS="merchants 
 bench: install build ## measure the mesh against baselines in the same run; writes .bench/report.md, results.json, plot.svg
 	@$(BIN)/tsx scripts/bench/main.ts $(BENCH_ARGS)
 
+# Issue 31's soak: `make soak SOAK_MINUTES=3` for a short one; `make test` runs 3 minutes of it
+# (tests/e2e/soak.e2e.test.ts). node with tsx as a loader, as `make dev`, so Ctrl-C stops what it started.
+SOAK_MINUTES ?= 30
+soak: install build redis-server ## two replicas of every process under a steady mix for SOAK_MINUTES (30); fails on growth, 5xx, lost or duplicated effects, slow webhooks; writes .soak/report.md
+	@SOAK_MINUTES=$(SOAK_MINUTES) node --import tsx scripts/soak/main.ts
+
 clean: ## remove installed dependencies and local state (not the Kafka jar cache)
-	rm -rf node_modules */node_modules */*/node_modules .tools .dev .bench gateway/dist services/*/dist packages/*/dist
+	rm -rf node_modules */node_modules */*/node_modules .tools .dev .bench .soak gateway/dist services/*/dist packages/*/dist

@@ -58,6 +58,8 @@ export interface DevStackOptions {
   readonly freshDatabases?: boolean;
   /** How long each process may take to answer /readyz (startMesh's default otherwise). */
   readonly readyTimeoutMs?: number;
+  /** Instances of the gateway and of each service (startMesh's `replicas`; `make soak` runs two). */
+  readonly replicas?: number;
   readonly log: (line: string) => void;
 }
 
@@ -127,6 +129,7 @@ export class DevStack {
       log: say,
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
+      ...(opts.replicas ? { replicas: opts.replicas } : {}),
       identityKeys: this.identityKeys(),
       // `SANDBOX_FLEET_ENABLED=false make dev`: no fleet process, so the only drivers are yours.
       fleet: (opts.env?.SANDBOX_FLEET_ENABLED ?? process.env.SANDBOX_FLEET_ENABLED) !== "false",

@@ -2,13 +2,15 @@
  * Starts the gateway and the six services as separate processes against given infrastructure, then
  * the sandbox fleet (scripts/mesh-fleet.ts), waits until each one's /readyz answers 200, and stops
  * them all again. `make dev` (scripts/dev.ts)
- * and the end-to-end tests both run the mesh through this one module.
+ * and the end-to-end tests both run the mesh through this one module; `make soak` (scripts/soak/)
+ * runs it with two replicas of every process but the fleet (MeshOptions.replicas).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../packages/rpc/src/identity-keys";
+import { freePort } from "../packages/testing/src/free-port";
 import { staleTargets } from "./build";
 import { FLEET, fleetDir, fleetEnv, fleetPorts, type FleetPorts } from "./mesh-fleet";
 
@@ -117,10 +119,21 @@ export interface MeshOptions {
   readonly fleetPorts?: FleetPorts;
   /** Settings only the fleet receives (FLEET_FAILURE_RATE, say), applied last. */
   readonly fleetEnv?: Record<string, string>;
+  /**
+   * Instances of the gateway and of each service (the fleet stays one process); default 1. The
+   * first runs on the ports given above, the others on free ones. There is no load balancer here:
+   * the r-th replica of a process calls the r-th replica of its peers, so load spread over the
+   * gateways spreads over every service; consumers of one group share the topics' partitions. The
+   * gateways share their rate limits only when `env` names a Redis (RATE_LIMIT_REDIS_URL).
+   */
+  readonly replicas?: number;
 }
 
 export interface RunningProcess {
+  /** The process's name (`gateway`, `merchant`); a further replica's carries its number (`merchant-2`). */
   readonly name: string;
+  /** What it is an instance of: the name of its first replica. */
+  readonly replicaOf: string;
   readonly url: string;
   /** Its admin listener (the services with ADMIN_SERVICES). */
   readonly adminUrl: string | undefined;
@@ -129,7 +142,10 @@ export interface RunningProcess {
 }
 
 export interface Mesh {
+  /** The first gateway's. */
   readonly gatewayUrl: string;
+  /** Every gateway replica's, the first's first. */
+  readonly gatewayUrls: readonly string[];
   /** The key pairs the processes sign and verify service tokens with (mintServiceToken, for tests). */
   readonly identityKeys: IdentityKeys;
   readonly processes: readonly RunningProcess[];
@@ -141,6 +157,7 @@ export interface Mesh {
 
 interface LaunchSpec {
   readonly name: string;
+  readonly replicaOf: string;
   readonly cwd: string;
   readonly port: number;
   readonly adminPort: number | undefined;
@@ -158,41 +175,14 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`, ...opts.env };
   // Every process signs its calls and checks its callers, as in a cluster.
   const identityKeys = opts.identityKeys ?? generateIdentityKeys(IDENTITIES);
-  const serviceUrls = Object.fromEntries(
-    SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(opts.servicePorts, i)}`]),
-  );
-
-  const launches: LaunchSpec[] = SERVICES.map((name, i) => ({
-    name,
-    cwd: path.join(ROOT, "services", name),
-    port: port(opts.servicePorts, i),
-    adminPort: hasAdmin(name) ? opts.sidePorts.admin[name] : undefined,
-    metricsPort: opts.sidePorts.metrics[name],
-    env: {
-      ...common,
-      // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
-      ...serviceUrls,
-      ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
-      KAFKA_BROKERS: opts.kafkaBrokers.join(","),
-      ...identityEnvFor(identityKeys, name),
-      // One webhook replica under a stable name, as a pod's: killed and started again, it takes back its claims.
-      ...(name === "webhook" ? { WEBHOOK_REPLICA_ID: "webhook-0" } : {}),
-      ...opts.serviceEnv?.[name],
-    },
-  }));
-  launches.push({
-    name: "gateway",
-    cwd: path.join(ROOT, "gateway"),
-    port: opts.gatewayPort,
-    adminPort: undefined,
-    metricsPort: opts.sidePorts.metrics.gateway,
-    // The broker carries access revocations to the gateway.
-    env: { ...common, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
-  });
+  const replicaPorts: ReplicaPorts[] = [{ gateway: opts.gatewayPort, services: opts.servicePorts, sidePorts: opts.sidePorts }];
+  for (let r = 1; r < (opts.replicas ?? 1); r++) replicaPorts.push(await freeReplicaPorts());
+  const launches: LaunchSpec[] = replicaPorts.flatMap((ports, r) => replicaLaunches(opts, common, identityKeys, ports, r));
   const start = (spec: LaunchSpec) => launch(spec, opts.logDir);
   const processes: RunningProcess[] = launches.map(start);
   const mesh: Mesh = {
     gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`,
+    gatewayUrls: replicaPorts.map((ports) => `http://127.0.0.1:${ports.gateway}`),
     identityKeys,
     processes,
     stop: (graceMs) => stopAll(processes, graceMs),
@@ -213,7 +203,7 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
     // The fleet registers its drivers through the admin listeners and drives through the gateway: after them.
     if (opts.fleet ?? true) {
       const ports = await fleetPorts(opts.fleetPorts);
-      const spec = { name: FLEET, cwd: fleetDir(ROOT), port: ports.port, adminPort: undefined, metricsPort: ports.metricsPort, env: { ...common, ...fleetEnv(opts.gatewayPort, opts.sidePorts.admin, opts.fleetEnv) } };
+      const spec = { name: FLEET, replicaOf: FLEET, cwd: fleetDir(ROOT), port: ports.port, adminPort: undefined, metricsPort: ports.metricsPort, env: { ...common, ...fleetEnv(opts.gatewayPort, opts.sidePorts.admin, opts.fleetEnv) } };
       launches.push(spec);
       processes.push(start(spec));
       await waitReady(processes.at(-1)!, opts.readyTimeoutMs ?? 90_000, log);
@@ -225,13 +215,65 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   return mesh;
 }
 
+/** The ports of one replica of every process but the fleet. */
+interface ReplicaPorts {
+  readonly gateway: number;
+  /** In SERVICES order. */
+  readonly services: readonly number[];
+  readonly sidePorts: SidePorts;
+}
+
+async function freeReplicaPorts(): Promise<ReplicaPorts> {
+  const services: number[] = [];
+  for (const _ of SERVICES) services.push(await freePort());
+  return { gateway: await freePort(), services, sidePorts: await freeSidePorts(freePort) };
+}
+
+/** The gateway and the six services of replica `r` (0 for the first), each calling its peers of the same replica. */
+function replicaLaunches(opts: MeshOptions, common: Record<string, string>, identityKeys: IdentityKeys, ports: ReplicaPorts, r: number): LaunchSpec[] {
+  const named = (name: string) => (r === 0 ? name : `${name}-${r + 1}`);
+  const serviceUrls = Object.fromEntries(
+    SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(ports.services, i)}`]),
+  );
+  const launches: LaunchSpec[] = SERVICES.map((name, i) => ({
+    name: named(name),
+    replicaOf: name,
+    cwd: path.join(ROOT, "services", name),
+    port: port(ports.services, i),
+    adminPort: hasAdmin(name) ? ports.sidePorts.admin[name] : undefined,
+    metricsPort: ports.sidePorts.metrics[name],
+    env: {
+      ...common,
+      // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
+      ...serviceUrls,
+      ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
+      KAFKA_BROKERS: opts.kafkaBrokers.join(","),
+      ...identityEnvFor(identityKeys, name),
+      // Each webhook replica under a stable name, as a pod's: killed and started again, it takes back its claims.
+      ...(name === "webhook" ? { WEBHOOK_REPLICA_ID: `webhook-${r}` } : {}),
+      ...opts.serviceEnv?.[name],
+    },
+  }));
+  launches.push({
+    name: named("gateway"),
+    replicaOf: "gateway",
+    cwd: path.join(ROOT, "gateway"),
+    port: ports.gateway,
+    adminPort: undefined,
+    metricsPort: ports.sidePorts.metrics.gateway,
+    // The broker carries access revocations to the gateway.
+    env: { ...common, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
+  });
+  return launches;
+}
+
 function port(ports: readonly number[], i: number): number {
   const value = ports[i];
   if (value === undefined) throw new Error(`no port for ${SERVICES[i]}`);
   return value;
 }
 
-function launch({ name, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
+function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
   const out = createWriteStream(path.join(logDir, `${name}.log`), { flags: "a" });
   // The compiled bundle (`make build`, scripts/build.ts), never the TypeScript through tsx: what
   // runs here is what the image runs. Source maps point stack traces at the TypeScript.
@@ -252,6 +294,7 @@ function launch({ name, cwd, port, adminPort, metricsPort, env }: LaunchSpec, lo
   child.stderr?.pipe(out);
   return {
     name,
+    replicaOf,
     url: `http://127.0.0.1:${port}`,
     adminUrl: adminPort === undefined ? undefined : `http://127.0.0.1:${adminPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}`,

@@ -161,7 +161,13 @@ function publicKeyList(value: string, ctx: z.RefinementCtx): ReadonlyMap<string,
   return keys;
 }
 
-const days = (fallback: number) => z.coerce.number().int().min(1).max(3650).default(fallback);
+/**
+ * A retention period (decisions.md section 18), in days or hours. Fractions are allowed (0.001 days
+ * is 86 s) only so that `make soak` sees every retention job act within its run; deployments keep
+ * whole days.
+ */
+export const retentionPeriod = (fallback: number, max: number) => z.coerce.number().positive().max(max).default(fallback);
+const days = (fallback: number) => retentionPeriod(fallback, 3650);
 
 /** The retention job of a service with growing tables (decisions.md section 18). */
 export const retentionEnv = z.object({

@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, outboxRetentionEnv, peerUrl, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, outboxRetentionEnv, peerUrl, retentionEnv, retentionPeriod } from "@tawsil/config";
 import { z } from "zod";
 
 /** A key of at least 256 bits, as standard base64 (openssl rand -base64 32). */
@@ -37,7 +37,7 @@ export const schema = commonEnv
     /** How long a duplicate request waits for the first one with its key before IDEMPOTENCY_KEY_IN_USE. */
     IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
     /** How long idempotency records answer replays. */
-    IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+    IDEMPOTENCY_RETENTION_HOURS: retentionPeriod(24, 24 * 30),
     /** Days a processed-event record is kept (the service consumes no topic today; the table is bounded all the same). */
     PROCESSED_EVENT_RETENTION_DAYS: consumerEnv.shape.PROCESSED_EVENT_RETENTION_DAYS,
     /** The S3 API endpoint of media storage; empty for AWS itself (the region's own endpoint). */

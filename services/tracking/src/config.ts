@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, peerUrl, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, peerUrl, retentionEnv, retentionPeriod } from "@tawsil/config";
 import { z } from "zod";
 
 /** Every setting of the process; scripts/settings-tables.ts turns it into its README's table. */
@@ -15,9 +15,9 @@ export const schema = commonEnv
     /** Deadline of each call to the shipment service. */
     PEER_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
     /** Days a driver's location fix is kept after its shipment's job ended. */
-    DRIVER_FIX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    DRIVER_FIX_RETENTION_DAYS: retentionPeriod(30, 3650),
     /** Days a shipment's tracking projection is kept after its terminal state. */
-    PROJECTION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    PROJECTION_RETENTION_DAYS: retentionPeriod(90, 3650),
   });
 
 export type Config = z.output<typeof schema>;

@@ -1,4 +1,4 @@
-import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, retentionEnv } from "@tawsil/config";
+import { adminEnv, commonEnv, consumerEnv, databaseEnv, kafkaEnv, loadConfig, withDatabaseTls, retentionEnv, retentionPeriod } from "@tawsil/config";
 import { z } from "zod";
 import { DNS_DEADLINE_MS } from "./infra/dns-resolver";
 
@@ -72,7 +72,7 @@ export const schema = commonEnv
     /** Secret rotations per merchant per hour (decisions.md section 14). */
     WEBHOOK_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).default(5),
     /** Days a webhook delivery and its attempts are kept after its last attempt. */
-    WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    WEBHOOK_DELIVERY_RETENTION_DAYS: retentionPeriod(30, 3650),
   })
   .refine((c) => c.WEBHOOK_LEASE_MS >= c.WEBHOOK_ATTEMPT_TIMEOUT_MS + DNS_DEADLINE_MS + 30_000, {
     path: ["WEBHOOK_LEASE_MS"],

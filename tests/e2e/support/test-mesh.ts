@@ -53,6 +53,10 @@ export interface TestMeshOptions {
   readonly fleet?: boolean;
   /** Settings of the fleet alone (FLEET_FAILURE_RATE, say). */
   readonly fleetEnv?: Record<string, string>;
+  /** Instances of the gateway and of each service (startMesh's `replicas`; the soak runs two). */
+  readonly replicas?: number;
+  /** How long each process may take to answer /readyz (startMesh's default otherwise). */
+  readonly readyTimeoutMs?: number;
   /** Runs on the migrated databases before any service starts (data services load at start). */
   readonly beforeStart?: (databaseUrls: Readonly<Record<DatabaseServiceName, string>>) => Promise<void>;
 }
@@ -81,6 +85,8 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     sidePorts: await freeSidePorts(freePort),
     logDir,
     fleet: opts.fleet ?? true,
+    ...(opts.replicas ? { replicas: opts.replicas } : {}),
+    ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
     ...(opts.fleetEnv ? { fleetEnv: opts.fleetEnv } : {}),
     env: { LOG_LEVEL: "warn", ...opts.env },
     gatewayEnv: {
