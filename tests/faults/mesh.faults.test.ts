@@ -44,8 +44,11 @@ beforeAll(async () => {
     adminUrl: postgres.adminUrl,
     brokers: kafka.brokers,
     serviceEnv: {
-      // A short retry schedule, so a receiver outage is recovered from within the run.
-      webhook: { WEBHOOK_FIRST_RETRY_SECONDS: "1", WEBHOOK_ATTEMPT_TIMEOUT_MS: "2000", WEBHOOK_IDLE_MS: "200" },
+      // A short retry schedule, so a receiver outage is recovered from within the run; the lease the
+      // shortest the 2 s attempts allow (attempt + DNS deadline + 30 s), as production's is for its
+      // 15 s ones: an attempt whose outcome a database outage kept from being recorded is retried
+      // when its lease ends, which the default 120 s would put beyond the scenario's settle time.
+      webhook: { WEBHOOK_FIRST_RETRY_SECONDS: "1", WEBHOOK_ATTEMPT_TIMEOUT_MS: "2000", WEBHOOK_IDLE_MS: "200", WEBHOOK_LEASE_MS: "37000" },
     },
     fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_SPEED_KMH: "20000" },
     gatewayEnv: (ports) => {

@@ -83,7 +83,10 @@ async function audit({ scenario, attempts, shipmentDbUrl, topic, receiver }: Led
   }
   for (const id of ids) {
     const n = created.get(id)?.size ?? 0;
-    if (n === 0) lost++;
+    if (n === 0) {
+      lost++;
+      problems.push(`no created event: ${id}`);
+    }
     if (n > 1) {
       duplicated++;
       problems.push(`${id}: ${n} created events`);
@@ -95,7 +98,11 @@ async function audit({ scenario, attempts, shipmentDbUrl, topic, receiver }: Led
     const key = `${r.shipmentId} ${r.status}`;
     webhookIds.set(key, (webhookIds.get(key) ?? new Set()).add(r.webhookId));
   }
-  for (const key of expected) if (!webhookIds.has(key)) lost++;
+  for (const key of expected) {
+    if (webhookIds.has(key)) continue;
+    lost++;
+    problems.push(`no webhook: ${key}`);
+  }
   for (const [key, set] of webhookIds) {
     if (set.size > 1) {
       duplicated++;
