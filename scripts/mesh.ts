@@ -6,7 +6,7 @@
  * runs it with two replicas of every process but the fleet (MeshOptions.replicas).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../packages/rpc/src/identity-keys";
@@ -138,6 +138,10 @@ export interface RunningProcess {
   /** Its admin listener (the services with ADMIN_SERVICES). */
   readonly adminUrl: string | undefined;
   readonly metricsUrl: string;
+  /** Where its stdout and stderr go. */
+  readonly logFile: string;
+  /** Settles once the process has exited and its last output is in `logFile`. */
+  readonly logWritten: Promise<void>;
   readonly child: ChildProcess;
 }
 
@@ -155,7 +159,7 @@ export interface Mesh {
   restart(name: string): Promise<RunningProcess>;
 }
 
-interface LaunchSpec {
+export interface LaunchSpec {
   readonly name: string;
   readonly replicaOf: string;
   readonly cwd: string;
@@ -273,8 +277,9 @@ function port(ports: readonly number[], i: number): number {
   return value;
 }
 
-function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
-  const out = createWriteStream(path.join(logDir, `${name}.log`), { flags: "a" });
+export function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
+  const logFile = path.join(logDir, `${name}.log`);
+  const out = createWriteStream(logFile, { flags: "a" });
   // The compiled bundle (`make build`, scripts/build.ts), never the TypeScript through tsx: what
   // runs here is what the image runs. Source maps point stack traces at the TypeScript.
   const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
@@ -290,22 +295,41 @@ function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env }: Lau
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout?.pipe(out);
-  child.stderr?.pipe(out);
+  // Both streams into one file, ended once the child's stdio closed: with pipe's own ending, the
+  // stream that ended first would cut off the other's last lines (often the fatal one, on stderr).
+  child.stdout?.pipe(out, { end: false });
+  child.stderr?.pipe(out, { end: false });
+  const logWritten = new Promise<void>((resolve) => {
+    out.once("close", resolve);
+    child.once("close", () => out.end());
+  });
   return {
     name,
     replicaOf,
     url: `http://127.0.0.1:${port}`,
     adminUrl: adminPort === undefined ? undefined : `http://127.0.0.1:${adminPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    logFile,
+    logWritten,
     child,
   };
 }
 
-async function waitReady(p: RunningProcess, timeoutMs: number, log: (line: string) => void): Promise<void> {
+/** The last lines of a process's log, for an error that must explain itself where its run's files are gone (CI). */
+function logTail(file: string, lines = 25): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+export async function waitReady(p: RunningProcess, timeoutMs: number, log: (line: string) => void): Promise<void> {
   const started = Date.now();
   const exited = new Promise<never>((_, reject) =>
-    p.child.once("exit", (code) => reject(new Error(`${p.name} exited with code ${code} before it was ready; see its log`))),
+    p.child.once("exit", (code) => {
+      void p.logWritten.then(() => reject(new Error(`${p.name} exited with code ${code} before it was ready; its log ends:\n${logTail(p.logFile)}`)));
+    }),
   );
   const poll = (async () => {
     while (Date.now() - started < timeoutMs) {
