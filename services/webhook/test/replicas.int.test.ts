@@ -3,7 +3,10 @@ import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_
 import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import type { ClaimRequest, ResolvedAddress, Resolver } from "../src/app/ports";
+import { capturedLogger } from "@tawsil/testing";
+import { DeliveryEngine } from "../src/app/delivery-engine";
+import type { ClaimedDelivery, ClaimRequest, ResolvedAddress, Resolver } from "../src/app/ports";
+import { PinnedHttpReceiver } from "../src/infra/http-receiver";
 import { PrismaDeliveryQueue } from "../src/infra/prisma-delivery-queue";
 import { SecretBox } from "../src/infra/secret-box";
 import { createWebhookDatabase, queueChange, startHarness, startReceiver, TestClock, TestResolver, type Harness, type TestReceiver } from "./support";
@@ -137,6 +140,51 @@ describe("two webhook replicas", () => {
     const rows = await sql<{ status: string; attempts: number; claimed_by: string | null }>(again, `SELECT status::text, attempts, claimed_by FROM webhook_delivery WHERE shipment_id = $1::uuid`, shipmentId);
     // The attempt the dead replica may have sent counts: the one made now is the second.
     expect(rows).toEqual([{ status: "DELIVERED", attempts: 2, claimed_by: "webhook-a" }]);
+  });
+
+  it("give back at once, unsent and uncounted, what a claim took when its answer was lost (the database went away as it committed), rather than wait out the lease", async () => {
+    const h = await replica({ engine: false });
+    const merchantId = randomUUID();
+    await createPeerClient(WebhookService, h.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
+    const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, new Date());
+    const box = new SecretBox(Buffer.from(key, "base64"));
+    // A claim that commits and then loses its connection, once: the rows are leased to this replica, unseen.
+    class AnswerLostOnce extends PrismaDeliveryQueue {
+      lost = 0;
+      override async claimDue(now: Date, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+        const claimed = await super.claimDue(now, request);
+        if (this.lost++ > 0) return claimed;
+        throw new Error("Connection terminated unexpectedly");
+      }
+    }
+    const queue = new AnswerLostOnce(h.service.parts.database.client, box);
+    const receiverOfEngine = new PinnedHttpReceiver();
+    const engine = new DeliveryEngine({
+      queue,
+      receiver: receiverOfEngine,
+      resolver: new TestResolver(),
+      clock: { now: () => new Date() },
+      policy: { allowInsecure: true },
+      timeoutMs: 15_000,
+      concurrency: 4,
+      perEndpoint: 2,
+      leaseMs: 120_000,
+      idleMs: 50,
+      observer: { attempted: () => {}, firstAttemptLag: () => {}, inFlight: () => {} },
+      logger: capturedLogger("engine").logger,
+    });
+    try {
+      await expect(engine.runOnce()).rejects.toThrow("Connection terminated");
+      const leased = await sql<{ attempts: number }>(h, `SELECT attempts FROM webhook_delivery WHERE shipment_id = $1::uuid AND claim_token IS NOT NULL`, shipmentId);
+      expect(leased).toEqual([{ attempts: 1 }]); // taken, for 120 s, by a claim whose answer never came
+      expect(await engine.runOnce()).toBe(1);
+    } finally {
+      await engine.close();
+      await receiverOfEngine.close();
+    }
+    expect(receiver.requests.filter((r) => r.body.includes(shipmentId))).toHaveLength(1);
+    const attempts = await sql<{ number: number; outcome: string }>(h, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = $1::uuid`, shipmentId);
+    expect(attempts).toEqual([{ number: 1, outcome: "DELIVERED" }]);
   });
 
   it("record nothing for a replica whose lease was lost: the attempt is the new holder's to record, once", async () => {

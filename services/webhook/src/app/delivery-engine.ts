@@ -50,6 +50,12 @@ export class DeliveryEngine {
   readonly #holder: string;
   /** Claims of this replica's previous life taken back: once, before its first claim. */
   #recovered: boolean;
+  /** The deliveries of the sends in flight, until each is recorded or given up on. */
+  readonly #inFlightIds = new Set<string>();
+  /** Sent, their outcome not recorded (the database was away): left to their lease, by lease end. */
+  readonly #unrecorded = new Map<string, number>();
+  /** The last claim failed: it may have committed rows this replica never received. */
+  #claimFailed = false;
 
   constructor(private readonly opts: DeliveryEngineOptions) {
     this.#recorder = new AttemptRecorder(opts.queue, opts.clock, opts.logger);
@@ -90,8 +96,27 @@ export class DeliveryEngine {
     const limit = this.opts.concurrency - this.#inFlight;
     if (limit <= 0) return [];
     if (!this.#recovered) await this.#recoverClaims();
-    const claims = await this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy, holder: this.#holder });
+    if (this.#claimFailed) await this.#releaseUnknownClaims();
+    let claims: ClaimedDelivery[];
+    try {
+      claims = await this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy, holder: this.#holder });
+    } catch (err) {
+      this.#claimFailed = true;
+      throw err;
+    }
     return claims.map((claim) => this.#start(claim));
+  }
+
+  /**
+   * After a failed claim, before the next: what it may have taken unseen goes back at once rather
+   * than wait out its lease (a PostgreSQL restart held such deliveries for the whole lease).
+   */
+  async #releaseUnknownClaims(): Promise<void> {
+    const now = this.opts.clock.now();
+    for (const [id, leaseEnd] of this.#unrecorded) if (leaseEnd <= now.getTime()) this.#unrecorded.delete(id);
+    const given = await this.opts.queue.releaseUnknownClaims(this.#holder, now, [...this.#inFlightIds, ...this.#unrecorded.keys()]);
+    this.#claimFailed = false;
+    if (given > 0) this.opts.logger.warn({ deliveries: given }, "gave back deliveries a failed claim took without this replica learning of them; due now");
   }
 
   async #recoverClaims(): Promise<void> {
@@ -102,11 +127,13 @@ export class DeliveryEngine {
 
   #start(claim: ClaimedDelivery): Promise<void> {
     this.#inFlight++;
+    this.#inFlightIds.add(claim.id);
     this.#busy.set(claim.endpointId, (this.#busy.get(claim.endpointId) ?? 0) + 1);
     const attempt = this.#attempt(claim).finally(() => {
       // A claim may have been short of this slot: the pool was full or this endpoint at its cap.
       const starved = this.#inFlight === this.opts.concurrency || this.#busy.get(claim.endpointId) === this.opts.perEndpoint;
       this.#inFlight--;
+      this.#inFlightIds.delete(claim.id);
       const left = (this.#busy.get(claim.endpointId) ?? 1) - 1;
       if (left === 0) this.#busy.delete(claim.endpointId);
       else this.#busy.set(claim.endpointId, left);
@@ -145,7 +172,10 @@ export class DeliveryEngine {
         if (outcome.kind !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR, message: record.outcome });
         this.opts.logger.debug({ deliveryId: claim.id, attempt: claim.attempt, outcome: record.outcome }, "webhook attempt");
         enter("recording");
-        if (!(await this.#recorder.record({ claim, record, outcome }))) return;
+        if (!(await this.#recorder.record({ claim, record, outcome }))) {
+          this.#unrecorded.set(claim.id, claim.leaseUntil.getTime());
+          return;
+        }
         this.opts.observer.attempted(record.outcome, record.statusCode);
         if (outcome.kind !== "delivered") {
           this.opts.logger.info({ deliveryId: claim.id, attempt: claim.attempt, outcome: record.outcome, next: outcome.kind }, "webhook attempt failed");

@@ -122,6 +122,12 @@ export interface DeliveryQueue {
   release(claims: readonly ClaimedDelivery[], now: Date): Promise<void>;
   /** Makes due at `now` every claim `holder` still holds: that replica died and was started again (nothing of it is in flight). Returns how many. */
   recoverClaims(holder: string, now: Date): Promise<number>;
+  /**
+   * Gives back, due at `now` and their attempt not counted, the claims `holder` holds other than
+   * `kept`: a claim that failed on the way back (the connection lost as it committed) left rows
+   * leased to `holder` whose tokens it never learnt and so never sent. Returns how many.
+   */
+  releaseUnknownClaims(holder: string, now: Date, kept: readonly string[]): Promise<number>;
   /** When the earliest pending delivery of an ACTIVE endpoint, other than `excluded` endpoints', is due, if any. */
   nextDueAt(excluded: readonly string[]): Promise<Date | undefined>;
   /** Pending deliveries. */

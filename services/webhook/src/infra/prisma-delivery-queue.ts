@@ -51,6 +51,15 @@ const RECOVER = `
 UPDATE webhook_delivery SET next_attempt_at = $2, claim_token = NULL, claimed_by = NULL
 WHERE claimed_by = $1 AND claim_token IS NOT NULL AND status = 'PENDING'`;
 
+/*
+ * Claims of one replica that it never received (its claim committed and the answer was lost): due
+ * now, the attempt not counted, as nothing was sent. `kept` names what it holds and knows of: its
+ * sends in flight, and sends made whose outcome it could not record (those wait for their lease).
+ */
+const RELEASE_UNKNOWN = `
+UPDATE webhook_delivery SET attempts = attempts - 1, next_attempt_at = $2, claim_token = NULL
+WHERE claimed_by = $1 AND claim_token IS NOT NULL AND status = 'PENDING' AND id <> ALL($3::uuid[])`;
+
 /* Records each outcome only while its claim is still ours, and its attempt, in one statement per batch. */
 const COMPLETE = `
 WITH input AS (
@@ -163,6 +172,10 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
 
   async recoverClaims(holder: string, now: Date): Promise<number> {
     return this.db.$executeRawUnsafe(RECOVER, holder, now);
+  }
+
+  async releaseUnknownClaims(holder: string, now: Date, kept: readonly string[]): Promise<number> {
+    return this.db.$executeRawUnsafe(RELEASE_UNKNOWN, holder, now, [...kept]);
   }
 
   async nextDueAt(excluded: readonly string[]): Promise<Date | undefined> {
