@@ -206,7 +206,8 @@ tawsil: install ## the operators' CLI, as ./tawsil: make tawsil ARGS="merchants 
 bench: install build ## measure the mesh against baselines in the same run; writes .bench/report.md, results.json, plot.svg
 	@$(BIN)/tsx scripts/bench/main.ts $(BENCH_ARGS)
 
-# Issue 31's soak: `make soak SOAK_MINUTES=3` for a short one. node with tsx as a loader, as `make dev`, so Ctrl-C stops what it started.
+# Issue 31's soak: `make soak SOAK_MINUTES=3` for a short one; `make test` runs 3 minutes of it
+# (tests/e2e/soak.e2e.test.ts). node with tsx as a loader, as `make dev`, so Ctrl-C stops what it started.
 SOAK_MINUTES ?= 30
 soak: install build redis-server ## two replicas of every process under a steady mix for SOAK_MINUTES (30); fails on growth, 5xx, lost or duplicated effects, slow webhooks; writes .soak/report.md
 	@SOAK_MINUTES=$(SOAK_MINUTES) node --import tsx scripts/soak/main.ts

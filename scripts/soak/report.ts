@@ -9,11 +9,11 @@ export function renderSoakReport(settings: SoakSettings, f: SoakFigures, failure
   const lines: string[] = [];
   lines.push(`# make soak: ${settings.minutes} min, ${settings.windowSeconds} s windows${settings.windowSeconds < 300 ? " (shorter than 5 min: a short run has six)" : ""}, retention periods ${settings.retentionSeconds} s`);
   lines.push("", `Samples at ${start.second} s (start), ${middle.second} s (middle), ${end.second} s (end) of the load.`);
-  lines.push("", "## Memory per process (RSS / V8 heap used, start, middle, end)", "", "| process | RSS | heap |", "|---|---|---|");
+  lines.push("", "## Memory per process (RSS / V8 heap used / heap kept after the last major collection, start, middle, end)", "", "| process | RSS | heap | heap kept |", "|---|---|---|---|");
   for (const name of Object.keys(end.processes).sort()) {
     const at = (s: typeof start) => s.processes[name];
     const row = (pick: (p: NonNullable<ReturnType<typeof at>>) => number) => [start, middle, end].map((s) => (at(s) ? mib(pick(at(s)!)) : "-")).join(" / ");
-    lines.push(`| ${name} | ${row((p) => p.rssBytes)} | ${row((p) => p.heapUsedBytes)} |`);
+    lines.push(`| ${name} | ${row((p) => p.rssBytes)} | ${row((p) => p.heapUsedBytes)} | ${row((p) => p.heapAfterGcBytes)} |`);
   }
   lines.push("", "## Tables (rows start, middle, end; size at the end)", "", "| table | rows | size |", "|---|---|---|");
   for (const key of Object.keys(end.tables).sort()) {

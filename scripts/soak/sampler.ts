@@ -10,6 +10,8 @@ import { sample as procSample } from "../bench/proc";
 export interface ProcessSample {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
+  /** The heap it kept at its last major collection (nodejs_heap_used_after_major_gc_bytes); NaN before its first. */
+  readonly heapAfterGcBytes: number;
   /** retention_oldest_row_age_seconds, retention_period_seconds and retention_deleted_rows_total, by table. */
   readonly retention: Readonly<Record<string, RetentionSample>>;
 }
@@ -64,7 +66,12 @@ async function sampleProcess(p: SampledProcess): Promise<ProcessSample | undefin
   const periods = metricValues(text, "retention_period_seconds");
   const deleted = metricValues(text, "retention_deleted_rows_total");
   const retention = Object.fromEntries([...periods].map(([table, periodSeconds]) => [table, { oldestAgeSeconds: ages.get(table) ?? 0, periodSeconds, deletedRows: deleted.get(table) ?? 0 }]));
-  return { rssBytes: proc.rssBytes, heapUsedBytes: metricValues(text, "nodejs_heap_size_used_bytes").get("") ?? Number.NaN, retention };
+  return {
+    rssBytes: proc.rssBytes,
+    heapUsedBytes: metricValues(text, "nodejs_heap_size_used_bytes").get("") ?? Number.NaN,
+    heapAfterGcBytes: metricValues(text, "nodejs_heap_used_after_major_gc_bytes").get("") ?? Number.NaN,
+    retention,
+  };
 }
 
 /** Exact row counts (the tables stay small enough) and total relation sizes of every table but Prisma's own. */

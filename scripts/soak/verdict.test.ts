@@ -5,10 +5,13 @@ import { soakFailures, type SoakFigures } from "./verdict";
 
 const MiB = 1024 * 1024;
 /** Two replicas of shipment, whose retention jobs have deleted `deleted` outbox rows between them. */
-const sample = (second: number, rssMiB: number, outboxRows: number, deleted = 0): Sample => ({
+const sample = (second: number, rssMiB: number, outboxRows: number, deleted = 0, heap = { usedMiB: 40, keptMiB: 30 }): Sample => ({
   second,
   processes: Object.fromEntries(
-    ["shipment", "shipment-2"].map((name) => [name, { rssBytes: rssMiB * MiB, heapUsedBytes: 40 * MiB, retention: { outbox_event: { oldestAgeSeconds: 30, periodSeconds: 30, deletedRows: deleted / 2 } } }]),
+    ["shipment", "shipment-2"].map((name) => [
+      name,
+      { rssBytes: rssMiB * MiB, heapUsedBytes: heap.usedMiB * MiB, heapAfterGcBytes: heap.keptMiB * MiB, retention: { outbox_event: { oldestAgeSeconds: 30, periodSeconds: 30, deletedRows: deleted / 2 } } },
+    ]),
   ),
   tables: { "shipment.outbox_event": { rows: outboxRows, bytes: 0 }, "shipment.shipment": { rows: second * 10, bytes: 0 }, "tracking.parked_event": { rows: 0, bytes: 0 } },
   lag: {},
@@ -41,6 +44,19 @@ describe("the soak's verdict", () => {
     expect(failures).toHaveLength(3);
     expect(failures.slice(0, 2)).toEqual([expect.stringMatching(/^shipment: RSS grew/), expect.stringMatching(/^shipment-2: RSS grew/)]);
     expect(failures[2]).toMatch(/^shipment\.outbox_event: 1400 rows at the end, more than its inflow \(8\.3 rows\/s\)/);
+  });
+
+  it("judges the heap on what it keeps after a major collection: a used heap that doubles with garbage passes, a kept heap that grows fails, a process without a collection yet is not judged", () => {
+    const at = (second: number, usedMiB: number, keptMiB: number) => sample(second, 120, 400, second * 10, { usedMiB, keptMiB });
+    const garbage = { ...healthy, samples: [at(0, 55, 30), at(60, 80, 31), at(120, 100, 31), at(180, 115, 32)] };
+    expect(soakFailures(garbage)).toEqual([]);
+    const leak = { ...healthy, samples: [at(0, 55, 30), at(60, 80, 40), at(120, 100, 60), at(180, 115, 80)] };
+    expect(soakFailures(leak)).toEqual([
+      "shipment: heap kept after a major collection grew from a peak of 40 MiB in the first half to 80 MiB at the end (does not level off)",
+      "shipment-2: heap kept after a major collection grew from a peak of 40 MiB in the first half to 80 MiB at the end (does not level off)",
+    ]);
+    const noCollectionYet = { ...healthy, samples: [at(0, 55, Number.NaN), at(60, 80, Number.NaN), at(120, 100, Number.NaN), at(180, 115, 80)] };
+    expect(soakFailures(noCollectionYet)).toEqual([]);
   });
 
   it("passes a retained table that grows only as fast as its inflow does", () => {
