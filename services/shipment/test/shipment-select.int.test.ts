@@ -7,8 +7,17 @@ import type { ShipmentState } from "../src/domain/lifecycle";
 import type { Item, Shipment } from "../src/domain/shipment";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { shipmentFromRow } from "../src/infra/shipment-rows";
-import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "../src/infra/shipment-select";
-import { createShipmentDatabase, insertShipments } from "./support";
+import { trackingCode, trackingCodeSha256 } from "../src/domain/tracking-link";
+import {
+  selectPendingApproval,
+  selectShipmentById,
+  selectShipmentByTrackingCodeSha256,
+  selectShipmentForUpdate,
+  selectShipmentPage,
+  shipmentFromSelectRow,
+  type ShipmentSelectRow,
+} from "../src/infra/shipment-select";
+import { createShipmentDatabase, insertShipments, TRACKING_LINK_SECRET } from "./support";
 
 /**
  * The typed raw reads must answer exactly what the Prisma reads they replaced answered (findUnique
@@ -19,7 +28,7 @@ let db: TestDatabase;
 let client: PrismaClient;
 const MERCHANT = randomUUID();
 const OTHER = randomUUID();
-const ITEMS = { items: { orderBy: { position: "asc" } } } as const;
+const ITEMS = { items: { orderBy: { position: "asc" } }, timelineMedia: { orderBy: { sortOrder: "asc" }, select: { id: true, purpose: true, sortOrder: true } } } as const;
 
 const STATES: ShipmentState[] = ["PENDING_APPROVAL", "READY_FOR_DISPATCH", "OFFERED", "ACCEPTED", "DISPATCH_UNRESOLVED", "PICKED_UP", "OUT_FOR_DELIVERY", "DELIVERED", "DELIVERY_FAILED", "CANCELLED"];
 
@@ -76,6 +85,11 @@ beforeAll(async () => {
   for (let i = 0; i < 60; i++) shipments.push(shipment(MERCHANT, i, new Date(base + Math.floor(i / 3))));
   for (let i = 60; i < 70; i++) shipments.push(shipment(OTHER, i, new Date(base + i)));
   await insertShipments(db.url, shipments);
+  // Attached media, out of insertion order, on a shipment of each queue the reads serve.
+  for (const [index, sortOrder, purpose] of [[0, 2, "LABEL"], [0, 0, "PHOTO"], [0, 1, "PHOTO"], [10, 0, "INVOICE"]] as const) {
+    await client.$executeRaw`INSERT INTO media_asset (id, merchant_id, purpose, content_type, size_bytes, status, created_at, expires_at, shipment_id, sort_order)
+      VALUES (${randomUUID()}::uuid, ${MERCHANT}::uuid, ${purpose}, 'image/png', 1, 'READY', now(), now() + interval '1 day', ${shipments[index]!.id}::uuid, ${sortOrder}::int)`;
+  }
 });
 
 afterAll(async () => {
@@ -117,6 +131,35 @@ async function rawPage(query: PageQuery, after: { createdAt: Date; id: string } 
 }
 
 describe("the typed raw shipment reads", () => {
+  it("find a shipment by its tracking code's hash and list the approval queue as the Prisma reads did, media included", async () => {
+    const secret = Buffer.from(TRACKING_LINK_SECRET, "base64");
+    for (const written of shipments.slice(0, 12)) {
+      const hash = trackingCodeSha256(trackingCode(secret, written.id));
+      const before = await client.shipment.findUnique({ where: { trackingCodeSha256: Buffer.from(hash) }, include: ITEMS });
+      const [after] = await client.$queryRaw<ShipmentSelectRow[]>(selectShipmentByTrackingCodeSha256(hash));
+      expect(after && shipmentFromSelectRow(after)).toStrictEqual(before && shipmentFromRow(before));
+    }
+    expect(await client.$queryRaw<ShipmentSelectRow[]>(selectShipmentByTrackingCodeSha256(new Uint8Array(32)))).toEqual([]);
+    expect((await rawById(shipments[0]!.id))?.timelineMedia.map((m) => m.sortOrder)).toEqual([0, 1, 2]);
+    let compared = 0;
+    for (const merchantId of [null, MERCHANT, OTHER, randomUUID()]) {
+      for (const limit of [1, 3, 500]) {
+        const before = await client.shipment.findMany({
+          where: { state: "PENDING_APPROVAL", ...(merchantId === null ? {} : { merchantId }) },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+          take: limit,
+          include: ITEMS,
+          relationLoadStrategy: "join",
+        });
+        const after = await client.$queryRaw<ShipmentSelectRow[]>(selectPendingApproval(merchantId, limit));
+        expect(after.map(shipmentFromSelectRow)).toStrictEqual(before.map(shipmentFromRow));
+        compared += after.length;
+      }
+    }
+    // Six of MERCHANT's sixty and one of OTHER's ten wait for approval: the queue really was read.
+    expect(compared).toBeGreaterThan(10);
+  });
+
   it("map every shipment exactly as the Prisma read did, and what was written", async () => {
     for (const written of shipments) {
       const [before, after] = await Promise.all([prismaById(written.id), rawById(written.id)]);

@@ -12,15 +12,19 @@ import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
-import { shipmentFromRow } from "./shipment-rows";
-import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "./shipment-select";
+import {
+  selectPendingApproval,
+  selectShipmentById,
+  selectShipmentByTrackingCodeSha256,
+  selectShipmentForUpdate,
+  selectShipmentPage,
+  shipmentFromSelectRow,
+  type ShipmentSelectRow,
+} from "./shipment-select";
 
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
 
-const ITEMS = { items: { orderBy: { position: "asc" } }, timelineMedia: { orderBy: { sortOrder: "asc" }, select: { id: true, purpose: true, sortOrder: true } } } as const;
-/** A shipment and its items in one statement (a LATERAL join), not one query per relation. */
-const JOINED = "join" as const;
 
 export interface StoreOptions {
   /** How long a transaction may wait for a pooled connection: concurrent duplicates queue for it. */
@@ -79,8 +83,8 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 
   async findByTrackingCodeSha256(hash: Uint8Array): Promise<Shipment | null> {
-    const row = await this.db.shipment.findUnique({ where: { trackingCodeSha256: Buffer.from(hash) }, include: ITEMS });
-    return row ? shipmentFromRow(row) : null;
+    const [row] = await this.db.$queryRaw<ShipmentSelectRow[]>(selectShipmentByTrackingCodeSha256(hash));
+    return row ? shipmentFromSelectRow(row) : null;
   }
 
   trackingCodeSha256(shipmentId: string): Uint8Array {
@@ -103,14 +107,8 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 
   async listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]> {
-    const rows = await this.db.shipment.findMany({
-      where: { state: "PENDING_APPROVAL", ...(merchantId === null ? {} : { merchantId }) },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: limit,
-      include: ITEMS,
-      relationLoadStrategy: JOINED,
-    });
-    return rows.map(shipmentFromRow);
+    const rows = await this.db.$queryRaw<ShipmentSelectRow[]>(selectPendingApproval(merchantId, limit));
+    return rows.map(shipmentFromSelectRow);
   }
 }
 

@@ -4,7 +4,8 @@ import type { PaymentMethod, Shipment } from "../domain/shipment";
 import { Prisma } from "./prisma/generated/client";
 
 /**
- * The hot reads (one shipment by id, a page of the list) as typed raw SQL: Prisma's findUnique and
+ * The shipment reads (by id, locked, by tracking code, a page of the list, the approval queue) as
+ * typed raw SQL, the hot ones first of all: Prisma's findUnique and
  * findMany with a relation join cost 2-4x the database statement itself in client CPU (issue 9,
  * `make bench`'s Prisma phase), and these statements are all a read does. The statement is what
  * the relation join ran: the shipment row and its items in one round trip, items in position
@@ -88,6 +89,19 @@ export function selectShipmentById(id: string): Prisma.Sql {
 /** The same, with the shipment row locked FOR UPDATE (inside a transaction): lock and read in one round trip. */
 export function selectShipmentForUpdate(id: string): Prisma.Sql {
   return Prisma.sql`SELECT ${COLUMNS} FROM shipment s WHERE s.id = ${id}::uuid FOR UPDATE OF s`;
+}
+
+/** The shipment a public tracking link names, by the SHA-256 of its code (a unique column). */
+export function selectShipmentByTrackingCodeSha256(hash: Uint8Array): Prisma.Sql {
+  return Prisma.sql`SELECT ${COLUMNS} FROM shipment s WHERE s.tracking_code_sha256 = ${Buffer.from(hash)}::bytea`;
+}
+
+/** The operators' queue: shipments held for approval, oldest first, of one merchant or of all. */
+export function selectPendingApproval(merchantId: string | null, limit: number): Prisma.Sql {
+  const merchant = merchantId === null ? Prisma.empty : Prisma.sql` AND s.merchant_id = ${merchantId}::uuid`;
+  return Prisma.sql`SELECT ${COLUMNS} FROM shipment s
+WHERE s.state = 'PENDING_APPROVAL'::shipment_state${merchant}
+ORDER BY s.created_at ASC, s.id ASC LIMIT ${limit}::int`;
 }
 
 /**
