@@ -12,15 +12,8 @@ import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
-import {
-  selectPendingApproval,
-  selectShipmentById,
-  selectShipmentByTrackingCodeSha256,
-  selectShipmentForUpdate,
-  selectShipmentPage,
-  shipmentFromSelectRow,
-  type ShipmentSelectRow,
-} from "./shipment-select";
+import { shipmentFromRow, type ShipmentRow } from "./shipment-row";
+import { selectPendingApproval, selectShipmentById, selectShipmentByTrackingCodeSha256, selectShipmentForUpdate, selectShipmentPage } from "./shipment-select";
 
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
@@ -78,13 +71,13 @@ export class PrismaShipmentStore implements ShipmentStore {
 
   /** Typed raw SQL: the hottest read, where Prisma's own CPU per statement exceeded the query's. */
   async findById(id: string): Promise<Shipment | null> {
-    const [row] = await this.db.$queryRaw<ShipmentSelectRow[]>(selectShipmentById(id));
-    return row ? shipmentFromSelectRow(row) : null;
+    const [row] = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentById(id));
+    return row ? shipmentFromRow(row) : null;
   }
 
   async findByTrackingCodeSha256(hash: Uint8Array): Promise<Shipment | null> {
-    const [row] = await this.db.$queryRaw<ShipmentSelectRow[]>(selectShipmentByTrackingCodeSha256(hash));
-    return row ? shipmentFromSelectRow(row) : null;
+    const [row] = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentByTrackingCodeSha256(hash));
+    return row ? shipmentFromRow(row) : null;
   }
 
   trackingCodeSha256(shipmentId: string): Uint8Array {
@@ -102,13 +95,13 @@ export class PrismaShipmentStore implements ShipmentStore {
    * sharing the boundary millisecond, so no page reads the rows before it.
    */
   async listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]> {
-    const rows = await this.db.$queryRaw<ShipmentSelectRow[]>(selectShipmentPage(query, after, limit));
-    return rows.map(shipmentFromSelectRow);
+    const rows = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentPage(query, after, limit));
+    return rows.map(shipmentFromRow);
   }
 
   async listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]> {
-    const rows = await this.db.$queryRaw<ShipmentSelectRow[]>(selectPendingApproval(merchantId, limit));
-    return rows.map(shipmentFromSelectRow);
+    const rows = await this.db.$queryRaw<ShipmentRow[]>(selectPendingApproval(merchantId, limit));
+    return rows.map(shipmentFromRow);
   }
 }
 
@@ -185,8 +178,8 @@ class PrismaShipmentTx implements ShipmentTx {
 
   /** The row lock and the read in one statement (they were two round trips). */
   async lockShipment(id: string): Promise<Shipment | null> {
-    const [row] = await this.tx.$queryRaw<ShipmentSelectRow[]>(selectShipmentForUpdate(id));
-    return row ? shipmentFromSelectRow(row) : null;
+    const [row] = await this.tx.$queryRaw<ShipmentRow[]>(selectShipmentForUpdate(id));
+    return row ? shipmentFromRow(row) : null;
   }
 
   async record(change: ShipmentChange): Promise<void> {
