@@ -3,6 +3,7 @@ import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
 import type { TrackingLink } from "../domain/tracking-link";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
+import { ITEM_INSERT_COLUMNS, SHIPMENT_INSERT_COLUMNS, itemInsertValues, shipmentInsertValues } from "./shipment-row";
 
 /**
  * The whole write of a create as ONE statement, run after the idempotency lock is held: it reads
@@ -18,10 +19,7 @@ import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from ".
  */
 export function createStatement(input: NewShipment, link: TrackingLink): Prisma.Sql {
   const { scope, shipment: s, record, now } = input;
-  const items = s.items.map(
-    (item, position) =>
-      Prisma.sql`(${position}::int, ${item.description}, ${item.quantity}::int, ${item.weightKilograms}::numeric, ${item.lengthCentimetres}::numeric, ${item.widthCentimetres}::numeric, ${item.heightCentimetres}::numeric)`,
-  );
+  const items = s.items.map((item, position) => itemInsertValues(s.id, item, position));
   const events = input.events.map(({ change, at }) => {
     const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, link) });
     return Prisma.sql`(${row.eventId}::uuid, ${row.topic}, ${row.key}, ${row.type}, ${Buffer.from(row.payload)}::bytea, ${row.headers}::jsonb)`;
@@ -47,26 +45,12 @@ WITH existing AS (
 ), go AS (
   SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM taken)
 ), inserted AS (
-  INSERT INTO shipment (
-    id, shipment_number, merchant_id, external_reference, state, version, recipient_name, recipient_phone,
-    alternate_contact_name, alternate_contact_phone, total_weight_kilograms, declared_value, cod_amount, currency,
-    payment_method, pickup_window_start, pickup_window_end, created_at, approved_at,
-    pickup_latitude_micro, pickup_longitude_micro, pickup_address_line, pickup_city_code,
-    destination_latitude_micro, destination_longitude_micro, destination_address_line, destination_city_code,
-    requirements, branch_code, reason_code, rate_card_id, rate_card_version, service_level, price, distance_metres, tracking_code_sha256, delivery_pin)
-  SELECT ${s.id}::uuid, ${s.shipmentNumber}, ${s.merchantId}::uuid, ${s.externalReference}, ${s.state}::shipment_state, ${s.version}::bigint,
-    ${s.recipientName}, ${s.recipientPhone}, ${s.alternateContactName}, ${s.alternateContactPhone}, ${s.totalWeightKilograms}::numeric,
-    ${s.declaredValue}::numeric, ${s.codAmount}::numeric, ${s.currency}, ${s.paymentMethod}::payment_method,
-    ${s.pickupWindow?.start ?? null}::timestamptz, ${s.pickupWindow?.end ?? null}::timestamptz, ${s.createdAt}::timestamptz, ${s.approvedAt}::timestamptz,
-    ${s.pickup.coordinate.latitudeMicro}::int, ${s.pickup.coordinate.longitudeMicro}::int, ${s.pickup.addressLine}, ${s.pickup.cityCode},
-    ${s.destination.coordinate.latitudeMicro}::int, ${s.destination.coordinate.longitudeMicro}::int, ${s.destination.addressLine}, ${s.destination.cityCode},
-    ${[...s.requirements]}::text[], ${s.branchCode}, ${s.reasonCode}, ${s.terms.rateCardId}::uuid, ${s.terms.rateCardVersion}::int,
-    ${s.terms.serviceLevel}, ${s.terms.price}::numeric, ${s.terms.distanceMetres}::int, ${Buffer.from(link.codeSha256)}::bytea, ${s.deliveryPin}
-  FROM go
+  INSERT INTO shipment (${SHIPMENT_INSERT_COLUMNS})
+  SELECT ${shipmentInsertValues(s, link.codeSha256)} FROM go
   RETURNING id
 ), inserted_items AS (
-  INSERT INTO shipment_item (shipment_id, position, description, quantity, weight_kilograms, length_centimetres, width_centimetres, height_centimetres)
-  SELECT inserted.id, v.* FROM inserted, (VALUES ${Prisma.join(items)}) AS v
+  INSERT INTO shipment_item (${ITEM_INSERT_COLUMNS})
+  SELECT v.* FROM inserted, (VALUES ${Prisma.join(items)}) AS v
 ), inserted_events AS (
   INSERT INTO outbox_event (event_id, topic, key, type, payload, headers)
   SELECT v.* FROM inserted, (VALUES ${Prisma.join(events)}) AS v

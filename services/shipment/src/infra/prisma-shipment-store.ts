@@ -12,15 +12,12 @@ import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import type { PrismaClient } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
-import { shipmentFromRow } from "./shipment-rows";
-import { selectShipmentById, selectShipmentForUpdate, selectShipmentPage, shipmentFromSelectRow, type ShipmentSelectRow } from "./shipment-select";
+import { shipmentFromRow, type ShipmentRow } from "./shipment-row";
+import { selectPendingApproval, selectShipmentById, selectShipmentByTrackingCodeSha256, selectShipmentForUpdate, selectShipmentPage } from "./shipment-select";
 
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
 
-const ITEMS = { items: { orderBy: { position: "asc" } }, timelineMedia: { orderBy: { sortOrder: "asc" }, select: { id: true, purpose: true, sortOrder: true } } } as const;
-/** A shipment and its items in one statement (a LATERAL join), not one query per relation. */
-const JOINED = "join" as const;
 
 export interface StoreOptions {
   /** How long a transaction may wait for a pooled connection: concurrent duplicates queue for it. */
@@ -74,12 +71,12 @@ export class PrismaShipmentStore implements ShipmentStore {
 
   /** Typed raw SQL: the hottest read, where Prisma's own CPU per statement exceeded the query's. */
   async findById(id: string): Promise<Shipment | null> {
-    const [row] = await this.db.$queryRaw<ShipmentSelectRow[]>(selectShipmentById(id));
-    return row ? shipmentFromSelectRow(row) : null;
+    const [row] = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentById(id));
+    return row ? shipmentFromRow(row) : null;
   }
 
   async findByTrackingCodeSha256(hash: Uint8Array): Promise<Shipment | null> {
-    const row = await this.db.shipment.findUnique({ where: { trackingCodeSha256: Buffer.from(hash) }, include: ITEMS });
+    const [row] = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentByTrackingCodeSha256(hash));
     return row ? shipmentFromRow(row) : null;
   }
 
@@ -98,18 +95,12 @@ export class PrismaShipmentStore implements ShipmentStore {
    * sharing the boundary millisecond, so no page reads the rows before it.
    */
   async listPage(query: { merchantId: string; state: ShipmentState | null; externalReference: string | null }, after: Position | null, limit: number): Promise<Shipment[]> {
-    const rows = await this.db.$queryRaw<ShipmentSelectRow[]>(selectShipmentPage(query, after, limit));
-    return rows.map(shipmentFromSelectRow);
+    const rows = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentPage(query, after, limit));
+    return rows.map(shipmentFromRow);
   }
 
   async listPendingApproval(merchantId: string | null, limit: number): Promise<Shipment[]> {
-    const rows = await this.db.shipment.findMany({
-      where: { state: "PENDING_APPROVAL", ...(merchantId === null ? {} : { merchantId }) },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: limit,
-      include: ITEMS,
-      relationLoadStrategy: JOINED,
-    });
+    const rows = await this.db.$queryRaw<ShipmentRow[]>(selectPendingApproval(merchantId, limit));
     return rows.map(shipmentFromRow);
   }
 }
@@ -187,8 +178,8 @@ class PrismaShipmentTx implements ShipmentTx {
 
   /** The row lock and the read in one statement (they were two round trips). */
   async lockShipment(id: string): Promise<Shipment | null> {
-    const [row] = await this.tx.$queryRaw<ShipmentSelectRow[]>(selectShipmentForUpdate(id));
-    return row ? shipmentFromSelectRow(row) : null;
+    const [row] = await this.tx.$queryRaw<ShipmentRow[]>(selectShipmentForUpdate(id));
+    return row ? shipmentFromRow(row) : null;
   }
 
   async record(change: ShipmentChange): Promise<void> {
