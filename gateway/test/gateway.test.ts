@@ -1,3 +1,4 @@
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createLogger, initTracing } from "@tawsil/logging";
@@ -156,6 +157,23 @@ describe("a service that is down fails only the routes that call it", () => {
     expect(body.checks).toEqual({ signingKeys: "up" });
     expect(body.services).toMatchObject({ merchant: "down", tracking: "up" });
     expect((await fetch(`${base}/v2/public/tracking/${CODE}`)).status).toBe(404);
+  });
+});
+
+describe("the gateway's connections", () => {
+  it("stay open 72 s when idle, as fastify's own server would, outliving the ingress's 60 s upstream keep-alive (Node's 5 s default reset reused connections)", async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+        http.get(`${base}/readyz`, { agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.headers["keep-alive"]));
+        }).on("error", reject);
+      });
+      expect(keepAlive).toBe("timeout=72");
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
