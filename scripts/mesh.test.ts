@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUNDLE, launch, waitReady } from "./mesh";
+import { BUNDLE } from "../packages/topology/src";
+import { launch, waitReady } from "./mesh";
 
 /** A process directory whose bundle prints a few lines, the fatal one on stderr, and exits. */
 function failingProcess(): string {

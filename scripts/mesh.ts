@@ -12,24 +12,11 @@ import { fileURLToPath } from "node:url";
 import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { freePort } from "../packages/testing/src/free-port";
 import { staleTargets } from "./build";
-import { FLEET, fleetDir, fleetEnv, fleetPorts, type FleetPorts } from "./mesh-fleet";
+import { fleetDir, fleetEnv, fleetPorts, type FleetPorts } from "./mesh-fleet";
+import { ADMIN_SERVICES, FLEET, BUNDLE, hasAdmin, IDENTITIES, NODE_FLAGS, ownsDatabase, PROCESS_ENV, SERVICES, type AdminServiceName, type DatabaseServiceName, type ServiceName } from "../packages/topology/src";
 
-export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
-export type ServiceName = (typeof SERVICES)[number];
-
-/**
- * The services that own data, each in a database of its own. The others open none and count none
- * in their readiness: pricing's data (cities, service areas) ships with it in data/.
- */
-export const SERVICES_WITH_DATABASE = ["merchant", "shipment", "dispatch", "tracking", "webhook"] as const satisfies readonly ServiceName[];
-export type DatabaseServiceName = (typeof SERVICES_WITH_DATABASE)[number];
-
-export const ownsDatabase = (name: ServiceName): name is DatabaseServiceName => (SERVICES_WITH_DATABASE as readonly ServiceName[]).includes(name);
-
-/** The services with operators' RPCs, served on an admin listener of their own (ADMIN_PORT). */
-export const ADMIN_SERVICES = ["merchant", "shipment", "dispatch", "tracking", "webhook"] as const satisfies readonly ServiceName[];
-export type AdminServiceName = (typeof ADMIN_SERVICES)[number];
-const hasAdmin = (name: ServiceName): name is AdminServiceName => (ADMIN_SERVICES as readonly ServiceName[]).includes(name);
+// scripts/soak still takes SERVICES from here; the topology is declared in packages/topology.
+export { SERVICES } from "../packages/topology/src";
 
 /** The ports beside each process's own: the admin listeners and every process's /metrics. */
 export interface SidePorts {
@@ -59,38 +46,7 @@ export async function freeSidePorts(free: () => Promise<number>): Promise<SidePo
   return { admin, metrics } as SidePorts;
 }
 
-/** Kafka topics of the architecture; created before any service starts. */
-export const TOPICS = [
-  { topic: "shipment.shipment.events.v1", numPartitions: 3 },
-  { topic: "dispatch.assignment.events.v1", numPartitions: 3 },
-  { topic: "dispatch.driver-location.v1", numPartitions: 3 },
-  { topic: "merchant.merchant.events.v1", numPartitions: 3 },
-  // Compacted: the last message per city is its state, which pricing rebuilds from the beginning.
-  { topic: "dispatch.city-staffing.v1", numPartitions: 3, compacted: true },
-];
-
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-/**
- * How every process runs, here as in the image: source maps point stack traces at the TypeScript.
- * A young generation of at most 2 x 4 MiB instead of V8's 2 x 16 MiB, which a process fills once
- * under load and keeps resident for good: about 20 MiB less per process, and no measurable change
- * in CPU per request (A/B of estimate and create, issue 9's notes).
- * Settings from NODE_OPTIONS (a profiler hook, say) still apply, as Node reads them itself.
- */
-export const NODE_FLAGS = ["--enable-source-maps", "--max-semi-space-size=4"] as const;
-/**
- * Environment every process runs with, here as in the image (Dockerfile ENV): glibc gives each
- * thread that allocates its own malloc arena (Node's libuv and V8 worker threads), and the arenas'
- * unused pages stay resident; two arenas cost nothing measurable in speed and about 10-20 MiB of
- * resident memory less per process (issue 9's idle RSS). A value already set in the environment wins.
- */
-export const PROCESS_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
-/** Each process's bundle, relative to its directory (scripts/build.ts writes it). */
-export const BUNDLE = "dist/main.mjs";
-
-/** Who signs service tokens: the seven processes (drivers reach dispatch through the gateway's /v2/driver routes). */
-export const IDENTITIES = ["gateway", ...SERVICES] as const;
 
 export interface MeshOptions {
   /** Database url per service that owns one (already migrated). */

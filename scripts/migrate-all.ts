@@ -6,7 +6,7 @@
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { databaseUrl, ensureDatabase, migrate } from "../packages/db/src/index";
-import { SERVICES_WITH_DATABASE, type DatabaseServiceName } from "./mesh";
+import { SERVICES_WITH_DATABASE, type DatabaseServiceName } from "../packages/topology/src";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEFAULT_PREFIX = "tawsil_";

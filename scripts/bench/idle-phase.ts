@@ -3,7 +3,7 @@
  * and memory of each of the seven processes and the Kafka broker.
  */
 import type { DevStack } from "../dev";
-import { FLEET } from "../mesh-fleet";
+import { FLEET } from "../../packages/topology/src";
 import { measureIdle, type WatchedProcess } from "./idle";
 import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "./seed/seed";

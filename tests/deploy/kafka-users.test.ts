@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kafkaConnection } from "../../packages/events/src/kafka-connection";
 import { accessOf, type KafkaAccess } from "../../scripts/kafka/access";
-import { TOPICS } from "../../scripts/mesh";
+import { TOPICS } from "../../packages/topology/src";
 import { find, ofKind, podSpec, processesIn, sourceDir, usesKafka, type Overlay, type ProcessName } from "./facts";
 import { DEPLOY, ROOT, render } from "./kustomize";
 import type { Manifest } from "./manifest-types";

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildTargets } from "../../scripts/build";
-import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
+import { BUNDLE, NODE_FLAGS, TOPICS } from "../../packages/topology/src";
 import {
   ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
   hasIdentity, ofKind, peerUrlKeys, podSpec, readConfigOf, scales, secretKeysOf, secretRefOf, served, sourceDir, usesKafka, workload,
@@ -79,7 +79,7 @@ describe.each(ALL_PROCESSES)("process %s", (name) => {
     }
   });
 
-  it("runs its own compiled entry point from its own directory, like scripts/mesh.ts", () => {
+  it("runs its own compiled entry point from its own directory, like the mesh launcher (scripts/mesh.ts)", () => {
     expect(container.command).toEqual(["node", ...NODE_FLAGS, BUNDLE]);
     expect(container.workingDir).toBe(`/app/${sourceDir(name)}`);
     expect(existsSync(path.join(ROOT, sourceDir(name), "src", "main.ts"))).toBe(true);
@@ -281,7 +281,7 @@ describe.each(["base", "overlays/sandbox", "overlays/production"])("secrets on c
 describe("Kafka topics", () => {
   const topics = ofKind(base, "KafkaTopic");
 
-  it("are exactly scripts/mesh.ts TOPICS with their partition counts and compaction, on the Strimzi cluster the services use", () => {
+  it("are exactly packages/topology TOPICS with their partition counts and compaction, on the Strimzi cluster the services use", () => {
     const specs = topics.map((t) => ({ name: t.metadata.name, spec: t.spec as { topicName: string; partitions: number; config?: Record<string, string> } }));
     const declared = specs.map((t) => ({ topic: t.spec.topicName, numPartitions: t.spec.partitions, ...(t.spec.config?.["cleanup.policy"] === "compact" ? { compacted: true } : {}) }));
     expect(declared.sort((a, b) => a.topic.localeCompare(b.topic)))

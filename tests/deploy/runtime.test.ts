@@ -18,8 +18,8 @@ import { healthStatuses } from "../../packages/testing/src/grpc-js";
 import { buildTargets, staleTargets } from "../../scripts/build";
 import { runtimeTreeBytes } from "../../scripts/image-size";
 import { ensureTopics } from "../../scripts/infra/kafka";
-import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
-import { ALL_PROCESSES, FAKE_SECRET_VALUES, find, FLEET, podSpec, type ProcessName, sourceDir } from "./facts";
+import { BUNDLE, CITY_STAFFING_TOPIC, FLEET, NODE_FLAGS, topicSpec } from "../../packages/topology/src";
+import { ALL_PROCESSES, FAKE_SECRET_VALUES, find, podSpec, type ProcessName, sourceDir } from "./facts";
 import { overlayOwnObjects } from "./kustomize";
 import { DEPLOY, render, ROOT } from "./kustomize";
 
@@ -197,7 +197,7 @@ describe("processes served from the runtime tree", () => {
     expect(existsSync(path.join(runtime, "services", "pricing", "prisma"))).toBe(false);
     // Pricing is ready once it has read dispatch's city staffing to its end: the topic must exist,
     // as its KafkaTopic makes it in a cluster (empty here, so read at once).
-    await ensureTopics(inject("kafkaBrokers"), TOPICS.filter((t) => t.topic === "dispatch.city-staffing.v1"));
+    await ensureTopics(inject("kafkaBrokers"), [topicSpec(CITY_STAFFING_TOPIC)]);
     const pricing = await serve("pricing", {
       MERCHANT_SERVICE_URL: "http://127.0.0.1:9",
       KAFKA_BROKERS,

@@ -8,7 +8,7 @@ import { sleep } from './settings';
  * leader. Idempotent, and safe against a concurrent creator (TOPIC_ALREADY_EXISTS is fine).
  * The replication factor is left to the broker default (1 on our local broker).
  */
-export async function ensureTopics(brokers: string[], topics: { topic: string; numPartitions?: number; compacted?: boolean }[]): Promise<void> {
+export async function ensureTopics(brokers: string[], topics: readonly { topic: string; numPartitions?: number; compacted?: boolean }[]): Promise<void> {
   if (topics.length === 0) return;
   const admin = quietAdmin(brokers, { connectionTimeout: 3_000, requestTimeout: 30_000, retries: 5 });
   await admin.connect();
