@@ -10,7 +10,7 @@ import { ensureTopics } from "../../../scripts/infra/kafka";
 import { eventually } from "../../dispatch/test/stack";
 import { createDispatchDatabase, putFleetOnShift, query, relayOutbox, startTestService as startDispatch, type TestService as DispatchTestService } from "../../dispatch/test/support";
 import { createMerchantDatabase, startTestService as startMerchant, type TestService as MerchantTestService } from "../../merchant/test/support";
-import { CITY_STAFFING_TOPIC } from "../src/consumers/city-staffing";
+import { CITY_STAFFING_TOPIC } from "@tawsil/topology";
 import { failure, startTestService, type TestService } from "./support";
 
 /**

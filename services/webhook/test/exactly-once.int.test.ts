@@ -10,7 +10,7 @@ import type { TestDatabase } from "@tawsil/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTopics } from "../../../scripts/infra/kafka";
-import { SHIPMENT_EVENTS_TOPIC } from "../src/consumers/shipment-events";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 import { createWebhookDatabase, queueChange, startHarness, startReceiver, verify, type Harness, type TestReceiver } from "./support";
 
 /**
