@@ -8,7 +8,7 @@ import { freePort } from "../../packages/testing/src/free-port";
 import { devDatabasePrefix } from "../checkout/namespace";
 import type { DevStackOptions } from "../dev";
 import { SERVICES } from "../../packages/topology/src";
-import { freeSidePorts, sidePortsFrom } from "../mesh";
+import { freeSidePorts, sidePortsFrom } from "../../packages/testing/src/mesh";
 import { readDotenv } from "../seed-dev";
 import { call } from "./driver";
 import type { BenchSettings } from "./settings";

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildTargets } from "../../scripts/build";
+import { buildTargets } from "../../packages/testing/src/bundles";
 import { BUNDLE, NODE_FLAGS, TOPICS } from "../../packages/topology/src";
 import {
   ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
@@ -79,7 +79,7 @@ describe.each(ALL_PROCESSES)("process %s", (name) => {
     }
   });
 
-  it("runs its own compiled entry point from its own directory, like the mesh launcher (scripts/mesh.ts)", () => {
+  it("runs its own compiled entry point from its own directory, like the mesh launcher (packages/testing/src/mesh)", () => {
     expect(container.command).toEqual(["node", ...NODE_FLAGS, BUNDLE]);
     expect(container.workingDir).toBe(`/app/${sourceDir(name)}`);
     expect(existsSync(path.join(ROOT, sourceDir(name), "src", "main.ts"))).toBe(true);

@@ -15,9 +15,9 @@ import { databaseUrl, dropDatabase, ensureDatabase } from "../../packages/db/src
 import { LIVENESS_SERVICE } from "../../packages/rpc/src/health-service";
 import { freePort } from "../../packages/testing/src/free-port";
 import { healthStatuses } from "../../packages/testing/src/grpc-js";
-import { buildTargets, staleTargets } from "../../scripts/build";
+import { buildTargets, staleTargets } from "../../packages/testing/src/bundles";
 import { runtimeTreeBytes } from "../../scripts/image-size";
-import { ensureTopics } from "../../scripts/infra/kafka";
+import { ensureTopics } from "../../packages/testing/src/infra/kafka";
 import { BUNDLE, CITY_STAFFING_TOPIC, FLEET, NODE_FLAGS, topicSpec } from "../../packages/topology/src";
 import { ALL_PROCESSES, FAKE_SECRET_VALUES, find, podSpec, type ProcessName, sourceDir } from "./facts";
 import { overlayOwnObjects } from "./kustomize";

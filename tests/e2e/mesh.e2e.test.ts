@@ -18,7 +18,7 @@ import { TawsilProblemError } from "@tawsil/sdk";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
-import type { Mesh } from "../../scripts/mesh";
+import type { Mesh } from "@tawsil/testing/mesh";
 import { SERVICES as GATEWAY_PEERS } from "../../gateway/src/config";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
 import { putFleetOnShift, query as dispatchQuery } from "../../services/dispatch/test/support";

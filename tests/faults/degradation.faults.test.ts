@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { problemSchemaErrors } from "../../packages/testing/src/problem-schema";
-import { portAccepts } from "../../scripts/infra/kafka";
+import { portAccepts } from "../../packages/testing/src/infra/kafka";
 import { SERVICES } from "../../packages/topology/src";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
 import { startTestMesh, type TestMesh } from "../e2e/support/test-mesh";

@@ -15,8 +15,8 @@ import { createLogger } from "@tawsil/logging";
 import { freePort } from "@tawsil/testing";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureKafka, type KafkaHandle } from "../../../scripts/infra/kafka";
-import { createCertificateAuthority, type CertificateAuthority } from "../../../scripts/infra/kafka/certificates";
+import { ensureKafka, type KafkaHandle } from "../../testing/src/infra/kafka";
+import { createCertificateAuthority, type CertificateAuthority } from "../../testing/src/infra/kafka/certificates";
 import { ASSIGNMENT_EVENTS_TOPIC, MERCHANT_EVENTS_TOPIC, SHIPMENT_EVENTS_TOPIC, TOPICS } from "../../topology/src";
 import { deployedAclsOf } from "./fixtures/kafka-user-acls";
 

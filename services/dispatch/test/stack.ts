@@ -5,7 +5,7 @@ import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_p
 import { createPeerClient } from "@tawsil/rpc";
 import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { createLogger } from "@tawsil/logging";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { PrismaClient as ShipmentPrisma } from "../../shipment/src/infra/prisma/generated/client";
 import { draft, idempotency, startStack, type Stack } from "../../shipment/test/support";
 import { startDispatchService, type RunningDispatchService } from "../src/server";

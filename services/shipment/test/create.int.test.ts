@@ -7,7 +7,7 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PaymentMethod, ShipmentSchema, ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { Code, draft, failure, idempotency, query, startStack, violationsOf, type Stack } from "./support";
 import { SHIPMENT_EVENTS_TOPIC, topicSpec } from "@tawsil/topology";

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { expect } from "vitest";
 import { artefactDirFor, freePort, recordErrorAnswersFrom, watchProcessLogs } from "@tawsil/testing";
 import { SERVICES } from "@tawsil/topology";
-import { sidePortsFrom } from "../../../scripts/mesh";
+import { sidePortsFrom } from "@tawsil/testing/mesh";
 
 const run = promisify(execFile);
 

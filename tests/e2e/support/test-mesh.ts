@@ -13,10 +13,10 @@ import { TawsilClient } from "@tawsil/sdk";
 import { expect, inject } from "vitest";
 import { artefactDirFor, freePort, recordErrorAnswersFrom, validateResponsesFrom, watchProcessLogs } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
-import { ensureTopics } from "../../../scripts/infra/kafka";
-import { createBucket, localStorageEnv } from "../../../scripts/infra/s3";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
+import { createBucket, localStorageEnv } from "../../../packages/testing/src/infra/s3";
 import { CITY_STAFFING_TOPIC, type DatabaseServiceName, SERVICES, SERVICES_WITH_DATABASE, TOPICS, type ServiceName } from "@tawsil/topology";
-import { freeSidePorts, type Mesh, startMesh } from "../../../scripts/mesh";
+import { freeSidePorts, type Mesh, startMesh } from "@tawsil/testing/mesh";
 import { migrateAll } from "../../../scripts/migrate-all";
 import { seedDevMerchants } from "../../../scripts/seed-dev";
 

@@ -1,11 +1,11 @@
 /**
  * The sandbox fleet in the mesh (services/sandbox-fleet): not a peer of the services (nothing calls
- * it, it has no database and no broker), so it is not one of SERVICES (packages/topology); it starts once the others
+ * it, it has no database and no broker), so it is not one of SERVICES; it starts once the others
  * are ready, and drives through the gateway and manages its drivers through the admin listeners.
  */
 import path from "node:path";
-import { FLEET } from "../packages/topology/src";
-import { freePort } from "../packages/testing/src/free-port";
+import { FLEET } from "@tawsil/topology";
+import { freePort } from "../free-port";
 
 /** The fleet's own two ports: /healthz and /readyz, and /metrics. */
 export interface FleetPorts {

@@ -2,7 +2,7 @@
  * Which path the test infrastructure takes, and why (one line for the log):
  *  - docker: a Docker engine answers (DOCKER_HOST, else /var/run/docker.sock); official images.
  *  - podman: podman's Docker-compatible API answers, or the project's own steps can set it up on
- *    this machine (scripts/containers/podman-up.sh: Debian packages, containers.conf, the API
+ *    this machine (packages/testing/src/containers/podman-up.sh: Debian packages, containers.conf, the API
  *    service); images the project builds itself (images.ts).
  *  - native: no container runtime can be had; PostgreSQL and Kafka run as processes, as before.
  * `TAWSIL_TEST_INFRA=native` asks for the native path. With CI=true the native path is refused:

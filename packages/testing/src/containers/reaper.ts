@@ -15,7 +15,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { listContainers, removeContainer, removeRunContainers, RUN_HOST_LABEL, RUN_LABEL, RUN_PID_LABEL, RUN_START_LABEL, type EngineHost } from "./engine-api";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 
 /** A process's start time (clock ticks since boot), so a reused pid is not taken for the owner; "" off Linux. */
 export function processStart(pid: number): string {

@@ -8,7 +8,7 @@
  * otherwise, rebuilt by itself when its recipe changes. Two checkouts building the same tag at once
  * are serialised by a machine-wide lock, so the second finds the first's image.
  *
- * CLI (`make test-images`): tsx scripts/containers/images.ts
+ * CLI (`make test-images`): tsx packages/testing/src/containers/images.ts
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -27,7 +27,7 @@ export interface TestImages {
 
 export const OFFICIAL_IMAGES: TestImages = { postgres: "postgres:15", kafka: `apache/kafka:${KAFKA_VERSION}` };
 
-const RECIPES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "infra", "containers");
+const RECIPES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "infra", "containers");
 const DEBIAN_SOURCES = "/etc/apt/sources.list.d/debian.sources";
 const SUITE = "bookworm";
 

@@ -52,7 +52,7 @@ export function serverProperties(dataDir: string, port: number, controllerPort: 
     ...secured,
   };
   const lines = Object.entries(props).map(([k, v]) => `${k}=${String(v)}`);
-  return `# Written by scripts/infra/kafka.ts for a throwaway local broker.\n${lines.join('\n')}\n`;
+  return `# Written by packages/testing/src/infra/kafka.ts for a throwaway local broker.\n${lines.join('\n')}\n`;
 }
 
 /**

@@ -9,7 +9,7 @@
  * range the kernel and podman pick random ports from, and bound fixed: Kafka must advertise it
  * before it starts, and a stopped and started container keeps it.
  */
-import { freePortIn } from "../../packages/testing/src/free-port";
+import { freePortIn } from "../free-port";
 import { GenericContainer, Wait, type StartedTestContainer } from "testcontainers";
 import { serverProperties } from "../infra/kafka/server-properties";
 import { warmCoordinators } from "../infra/kafka/readiness";

@@ -10,7 +10,7 @@
 # exit status is a failure worth reading.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
+REPO=$(cd "$(dirname "$0")/../../../.." && pwd)
 CONF=/etc/tawsil/containers.conf
 SOCKET=/run/podman/podman.sock
 LOCK=/run/lock/tawsil-podman.lock

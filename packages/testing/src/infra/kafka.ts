@@ -9,7 +9,7 @@
  *
  * Module:  ensureKafka() reuses a broker already answering on the port, or starts a fresh one;
  *          ensureTopics() creates missing topics idempotently.
- * CLI:     tsx scripts/infra/kafka.ts fetch | start | check
+ * CLI:     tsx packages/testing/src/infra/kafka.ts fetch | start | check
  *          (ports from KAFKA_PORT / KAFKA_CONTROLLER_PORT, defaults 9092 / 9093)
  */
 import { realpathSync } from 'node:fs';
@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     default:
-      console.error('usage: tsx scripts/infra/kafka.ts <fetch|start|check>\n' +
+      console.error('usage: tsx packages/testing/src/infra/kafka.ts <fetch|start|check>\n' +
         '  fetch  resolve and cache the broker jars (first run downloads ~65 MB)\n' +
         '  start  run a local broker in the foreground until Ctrl-C (reuses one already running)\n' +
         '  check  exit 0 if a broker answers on 127.0.0.1:$KAFKA_PORT (default 9092)');
@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** True when this file is the program being run (tsx scripts/infra/kafka.ts ...), not imported. */
+/** True when this file is the program being run (tsx packages/testing/src/infra/kafka.ts ...), not imported. */
 function isMain(): boolean {
   const entry = process.argv[1];
   if (!entry) return false;

@@ -5,7 +5,7 @@
  * start), never another checkout's or test run's: buckets and keys would mix otherwise.
  *
  * Module:  startS3({ port, bucket }) -> handle with endpoint and stop().
- * CLI:     tsx scripts/infra/s3.ts fetch
+ * CLI:     tsx packages/testing/src/infra/s3.ts fetch
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
@@ -131,7 +131,7 @@ async function waitForBucket(endpoint: string, bucket: string, running: () => bo
   throw new Error(`no answer in ${READY_TIMEOUT_MS / 1000} s`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(REPO_ROOT, 'scripts', 'infra', 's3.ts') && process.argv[2] === 'fetch') {
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(REPO_ROOT, 'packages', 'testing', 'src', 'infra', 's3.ts') && process.argv[2] === 'fetch') {
   fetchS3Jar().then(
     (jar) => console.log(`[s3] ${jar}`),
     (err: unknown) => {

@@ -15,7 +15,7 @@ export const STOP_GRACE_MS = 20_000;
 /** Per-run data dirs live in os.tmpdir() under this prefix. */
 export const DATA_DIR_PREFIX = 'tawsil-kafka-';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', '..');
 export const POM = path.join(REPO_ROOT, 'infra', 'kafka', 'pom.xml');
 export const LOG4J_CONFIG = path.join(REPO_ROOT, 'infra', 'kafka', 'log4j2.properties');
 

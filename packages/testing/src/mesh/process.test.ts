@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUNDLE } from "../packages/topology/src";
-import { launch, waitReady } from "./mesh";
+import { BUNDLE } from "@tawsil/topology";
+import { launch, waitReady } from "./process";
 
 /** A process directory whose bundle prints a few lines, the fatal one on stderr, and exits. */
 function failingProcess(): string {
