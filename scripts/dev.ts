@@ -26,8 +26,8 @@ import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/
 import { readyBanner } from "./dev-banner";
 import { claimPorts, PortsTaken } from "./checkout/ports";
 import { existingDatabases, markDatabases, mismatchedSecrets } from "./checkout/sealed-data";
-import { migrateAll, type MigratedDatabase } from "./migrate-all";
-import { seedDevMerchants } from "./seed-dev";
+import { migrateAll, type MigratedDatabase } from "../packages/testing/src/migrate-all";
+import { seedDevMerchants } from "../packages/testing/src/seed-dev";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -9,7 +9,7 @@ import { devDatabasePrefix } from "../checkout/namespace";
 import type { DevStackOptions } from "../dev";
 import { SERVICES } from "../../packages/topology/src";
 import { freeSidePorts, sidePortsFrom } from "../../packages/testing/src/mesh";
-import { readDotenv } from "../seed-dev";
+import { readDotenv } from "../../packages/testing/src/seed-dev";
 import { call } from "./driver";
 import type { BenchSettings } from "./settings";
 

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kafkaConnection } from "../../packages/events/src/kafka-connection";
-import { accessOf, type KafkaAccess } from "../../scripts/kafka/access";
+import { accessOf, type KafkaAccess } from "../../packages/testing/src/kafka-access";
 import * as topology from "../../packages/topology/src";
 import { find, ofKind, podSpec, processesIn, sourceDir, usesKafka, type Overlay, type ProcessName } from "./facts";
 import { DEPLOY, ROOT, render } from "./kustomize";

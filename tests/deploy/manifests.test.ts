@@ -6,6 +6,7 @@
  * there; what it lacks by design (a Service, an identity, autoscaling) follows from what it is
  * (facts.ts: served, hasIdentity, scales).
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -318,9 +319,10 @@ describe("deploy/README.md", () => {
     expect(text).toContain("never `/healthz` or `/readyz`");
   });
 
-  it("documents how the identity Secrets and the public keys' ConfigMap are made, by a script that prints exactly those", async () => {
-    const { identityManifests } = await import("../../scripts/identity-keys");
-    const made = identityManifests().split("\n---\n").map((doc) => JSON.parse(doc) as Manifest);
+  it("documents how the identity Secrets and the public keys' ConfigMap are made, by a script that prints exactly those", () => {
+    // Run as the README says, not imported: what kubectl receives is the script's output.
+    const printed = execFileSync(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/identity-keys.ts"], { cwd: ROOT, encoding: "utf8" });
+    const made = printed.split("\n---\n").map((doc) => JSON.parse(doc) as Manifest);
     const referenced = ofKind(base, "Deployment").flatMap((d) => podSpec(d).containers.flatMap((c) => [...secretRefs(c), ...configMapRefs(c)]))
       .filter((ref) => ref.key.startsWith("SERVICE_IDENTITY_"));
     expect(made.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([...new Set(referenced.map((ref) => `${ref.key.endsWith("PRIVATE_KEY") ? "Secret" : "ConfigMap"}/${ref.name}`))].sort());

@@ -17,8 +17,8 @@ import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { createBucket, localStorageEnv } from "../../../packages/testing/src/infra/s3";
 import { CITY_STAFFING_TOPIC, type DatabaseServiceName, SERVICES, SERVICES_WITH_DATABASE, TOPICS, type ServiceName } from "@tawsil/topology";
 import { freeSidePorts, type Mesh, startMesh } from "@tawsil/testing/mesh";
-import { migrateAll } from "../../../scripts/migrate-all";
-import { seedDevMerchants } from "../../../scripts/seed-dev";
+import { migrateAll } from "../../../packages/testing/src/migrate-all";
+import { seedDevMerchants } from "../../../packages/testing/src/seed-dev";
 
 export interface TestMesh {
   readonly mesh: Mesh;

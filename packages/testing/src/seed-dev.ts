@@ -16,8 +16,8 @@ import {
   MerchantStatus,
   type AdminClient,
   type TokenClient,
-} from "../services/merchant/src/cli/admin-client";
-import type { ServiceIdentity } from "../packages/rpc/src/service-identity";
+} from "../../../services/merchant/src/cli/admin-client";
+import type { ServiceIdentity } from "../../rpc/src/service-identity";
 
 export interface SeedOptions {
   /** The merchant service's port: the seed checks reused credentials by issuing a token there. */
@@ -190,7 +190,7 @@ export function readDotenv(file: string): Record<string, string> {
 function writeDotenv(file: string, values: Record<string, string>): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const lines = Object.entries(values).map(([key, value]) => `${key}=${value}`);
-  const header = "# Sandbox credentials written by `make dev` (scripts/seed-dev.ts). Secrets: keep this file private.";
+  const header = "# Sandbox credentials written by `make dev` (packages/testing/src/seed-dev.ts). Secrets: keep this file private.";
   writeFileSync(file, `${header}\n${lines.join("\n")}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
 }

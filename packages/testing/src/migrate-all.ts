@@ -1,14 +1,14 @@
 /**
  * One database per service on one PostgreSQL server, each migrated with its own committed
- * migrations: `tsx scripts/migrate-all.ts [adminUrl] [--db-prefix tawsil_]` (adminUrl defaults
+ * migrations: `tsx packages/testing/src/migrate-all.ts [adminUrl] [--db-prefix tawsil_]` (adminUrl defaults
  * to DATABASE_ADMIN_URL, then postgres://postgres@127.0.0.1:5432/postgres).
  */
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { databaseUrl, ensureDatabase, migrate } from "../packages/db/src/index";
-import { SERVICES_WITH_DATABASE, type DatabaseServiceName } from "../packages/topology/src";
+import { databaseUrl, ensureDatabase, migrate } from "../../db/src/index";
+import { SERVICES_WITH_DATABASE, type DatabaseServiceName } from "../../topology/src";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const DEFAULT_PREFIX = "tawsil_";
 
 export interface MigratedDatabase {

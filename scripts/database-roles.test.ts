@@ -1,20 +1,19 @@
 /**
- * The two roles of scripts/database-roles.ts on a real PostgreSQL server: the migrator applies a
+ * The two roles of ./database-roles.ts on a real PostgreSQL server: the migrator applies a
  * service's committed migrations; the runtime role (the Deployments' DATABASE_URL) reads and
  * writes rows and can tell that its schema is current, but cannot create, alter or drop anything.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { dropDatabase, migrate } from "../../packages/db/src/index";
-import { withConnection } from "../../packages/db/src/pg-connection";
-import { pendingMigrations } from "../../packages/db/src/pending-migrations";
-import { databaseStatements, rolesOf, serverStatements } from "../../scripts/database-roles";
-import { ROOT } from "./kustomize";
+import { dropDatabase, migrate } from "../packages/db/src/index";
+import { withConnection } from "../packages/db/src/pg-connection";
+import { pendingMigrations } from "../packages/db/src/pending-migrations";
+import { databaseStatements, rolesOf, serverStatements } from "./database-roles";
 
 const adminUrl = inject("databaseAdminUrl");
 const roles = rolesOf("merchant", `tawsil_roles${process.pid}_`);
 const passwords = { migrator: "migrator-not-a-secret", runtime: "runtime-not-a-secret" };
-const migrations = path.join(ROOT, "services", "merchant", "prisma", "migrations");
+const migrations = path.join(import.meta.dirname, "..", "services", "merchant", "prisma", "migrations");
 
 function urlAs(user: string, password: string): string {
   const url = new URL(adminUrl);

@@ -73,7 +73,7 @@ export async function settleSeededTables(url: string, tables: readonly string[])
   }
 }
 
-/** Riyadh's demo pickup (scripts/seed-dev.ts), where the list's shipments go from. */
+/** Riyadh's demo pickup (../seed-dev.ts), where the list's shipments go from. */
 export const RIYADH = { latitudeMicro: 24_713_600, longitudeMicro: 46_675_300 };
 /** Taif: a real city that no carrier service covers, so no simulated driver serves it. */
 export const TAIF = { cityCode: "TIF", latitudeMicro: 21_270_300, longitudeMicro: 40_415_800 };
