@@ -3,6 +3,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import { layerRules } from "./scripts/lint/layers.js";
+import { keepingScriptsBoundary, scriptsBoundaryRules } from "./scripts/lint/scripts-boundary.js";
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "**/generated/**", "packages/proto/src/gen/**", ".tools/**", ".dev/**"] },
@@ -19,5 +20,6 @@ export default tseslint.config(
   // The test infrastructure (packages/testing: brokers, containers, the mesh) talks to a developer's
   // terminal, as the scripts and the tests do; no process it starts logs through it.
   { files: ["scripts/**", "tests/**", "**/test/**", "**/*.test.ts", "packages/testing/src/**"], rules: { "no-console": "off" } },
-  ...layerRules,
+  ...scriptsBoundaryRules,
+  ...keepingScriptsBoundary(layerRules),
 );
