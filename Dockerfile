@@ -46,7 +46,7 @@ RUN node_modules/.bin/tsx scripts/build.ts --all \
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 # Two malloc arenas instead of one per allocating thread: less resident memory, no measurable cost
-# (as scripts/mesh.ts runs the processes locally; issue 9).
+# (as the mesh launcher, packages/testing/src/mesh, runs the processes locally; issue 9).
 ENV MALLOC_ARENA_MAX=2
 # A fixed, unprivileged uid that the pod specs name (runAsUser 10001) and that owns nothing here:
 # the application files stay root-owned and read-only to it.

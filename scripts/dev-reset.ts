@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { dropDatabase } from "../packages/db/src/index";
 import { allDatabasesOf, devDatabasePrefix } from "./checkout/namespace";
 import { existingDatabases } from "./checkout/sealed-data";
-import { ensurePostgres } from "./infra/postgres";
+import { ensurePostgres } from "../packages/testing/src/infra/postgres";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEV_DIR = path.join(ROOT, ".dev");

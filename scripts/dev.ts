@@ -14,19 +14,20 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { ensureKafka, ensureTopics, type KafkaHandle } from "./infra/kafka";
-import { localStorageEnv, startS3, type S3Handle } from "./infra/s3";
+import { ensureKafka, ensureTopics, type KafkaHandle } from "../packages/testing/src/infra/kafka";
+import { localStorageEnv, startS3, type S3Handle } from "../packages/testing/src/infra/s3";
 import { freePort } from "../packages/testing/src/free-port";
-import { ensurePostgres, type PostgresHandle } from "./infra/postgres";
-import { IDENTITIES, type Mesh, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, type SidePorts, sidePortsFrom, startMesh, TOPICS } from "./mesh";
+import { ensurePostgres, type PostgresHandle } from "../packages/testing/src/infra/postgres";
+import { IDENTITIES, SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName, TOPICS } from "../packages/topology/src";
+import { type Mesh, type SidePorts, sidePortsFrom, startMesh } from "../packages/testing/src/mesh";
 import { generateIdentityKeys, identityFrom, identityKeysOf, type IdentityKeys } from "../packages/rpc/src/identity-keys";
 import { dropDatabase } from "../packages/db/src/index";
 import { checkoutNamespace, databaseNames, devDatabasePrefix } from "./checkout/namespace";
 import { readyBanner } from "./dev-banner";
 import { claimPorts, PortsTaken } from "./checkout/ports";
 import { existingDatabases, markDatabases, mismatchedSecrets } from "./checkout/sealed-data";
-import { migrateAll, type MigratedDatabase } from "./migrate-all";
-import { seedDevMerchants } from "./seed-dev";
+import { migrateAll, type MigratedDatabase } from "../packages/testing/src/migrate-all";
+import { seedDevMerchants } from "../packages/testing/src/seed-dev";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -19,14 +19,12 @@
 import { pathToFileURL } from "node:url";
 import { generateIdentityKeys, publicKeysSetting } from "../packages/rpc/src/identity-keys";
 import { identityObjectsOf, PHASES, rotate, type Phase } from "./identity-rotation";
-import { SERVICES } from "./mesh";
-
-export const PROCESS_NAMES = ["gateway", ...SERVICES] as const;
+import { IDENTITIES } from "../packages/topology/src";
 
 /** The manifests, as one YAML stream (JSON documents are YAML). */
 export function identityManifests(extraPublicKeys: Readonly<Record<string, string>> = {}): string {
-  const keys = generateIdentityKeys(PROCESS_NAMES);
-  const secrets = PROCESS_NAMES.map((name) => ({
+  const keys = generateIdentityKeys(IDENTITIES);
+  const secrets = IDENTITIES.map((name) => ({
     apiVersion: "v1",
     kind: "Secret",
     metadata: { name: `${name}-identity`, labels: { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "tawsil" } },
@@ -73,7 +71,7 @@ async function main(args: readonly string[]): Promise<void> {
   const phase = PHASES.find((p) => p === args[0]);
   if (phase) {
     const name = args[1];
-    if (!name || !(PROCESS_NAMES as readonly string[]).includes(name)) usage();
+    if (!name || !(IDENTITIES as readonly string[]).includes(name)) usage();
     const changed = rotate(phase, name, identityObjectsOf(name, JSON.parse(await readStdin()) as Parameters<typeof identityObjectsOf>[1]));
     process.stdout.write(changed.map((doc) => JSON.stringify(doc)).join("\n---\n") + "\n");
     console.error(`${phase} ${name}: pipe this into kubectl -n $NS replace -f -, then:\n${rolloutAfter(phase, name)}`);

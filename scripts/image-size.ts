@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { buildTargets } from "./build";
+import { buildTargets } from "../packages/testing/src/bundles";
 import { imageFiles } from "./image-files";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

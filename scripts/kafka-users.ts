@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify } from "yaml";
-import { accessOf, type KafkaAccess } from "./kafka/access";
+import { accessOf, type KafkaAccess } from "../packages/testing/src/kafka-access";
 import { processDirs } from "./settings-tables";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

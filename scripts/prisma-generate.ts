@@ -4,22 +4,13 @@
  * on a failure prints that schema's Prisma output and exits 1.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { prismaConfigs } from "../packages/testing/src/prisma-configs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PRISMA_CLI = path.join(path.dirname(createRequire(import.meta.url).resolve("prisma/package.json")), "build", "index.js");
-
-/** Every prisma.config.ts of the repository, relative to the root, in a stable order. */
-export function prismaConfigs(root: string = ROOT): string[] {
-  const services = readdirSync(path.join(root, "services"), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => path.join("services", entry.name, "prisma.config.ts"));
-  const fixtures = [path.join("packages", "events", "test", "prisma", "prisma.config.ts")];
-  return [...services, ...fixtures].filter((config) => existsSync(path.join(root, config))).sort();
-}
 
 export class PrismaGenerateError extends Error {
   override readonly name = "PrismaGenerateError";

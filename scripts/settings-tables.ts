@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { buildTargets } from "./build";
+import { buildTargets } from "../packages/testing/src/bundles";
 import { renderTable, withTable } from "./settings/readme-table";
 import { settingsOf } from "./settings/settings-of";
 

@@ -4,7 +4,7 @@
  * around each of the mesh's rounds.
  */
 import type { WatchedProcess } from "./idle";
-import { FLEET } from "../mesh-fleet";
+import { FLEET } from "../../packages/topology/src";
 import { pidsWhoseCommand, sample, ticksPerSecond } from "./proc";
 import { median } from "./stats";
 

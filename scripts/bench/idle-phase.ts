@@ -3,10 +3,10 @@
  * and memory of each of the seven processes and the Kafka broker.
  */
 import type { DevStack } from "../dev";
-import { FLEET } from "../mesh-fleet";
+import { FLEET } from "../../packages/topology/src";
 import { measureIdle, type WatchedProcess } from "./idle";
 import type { IdleResults } from "./report/results";
-import { jobsByState, seedWaitingForDriver } from "./seed/seed";
+import { jobsByState, seedWaitingForDriver } from "../../packages/testing/src/seed/seed";
 import type { BenchSettings } from "./settings";
 
 /** The seven processes and the Kafka broker, as running now (a restart changes a pid). */

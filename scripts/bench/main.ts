@@ -24,7 +24,7 @@ import { runScenario, type ScenarioRun } from "./rounds";
 import { SCENARIOS } from "./scenarios/index";
 import type { ScenarioResult } from "./scenarios/scenario";
 import { deepCursor } from "./seed/deep-cursor";
-import { query, RIYADH, seedShipments, settleSeededTables } from "./seed/seed";
+import { query, RIYADH, seedShipments, settleSeededTables } from "../../packages/testing/src/seed/seed";
 import { parseSettings, type BenchSettings } from "./settings";
 import { benchStackOptions, benchToken, ROOT, sampleOf, startChild, type Child } from "./setup";
 import { measureWarmStart } from "./warm-start";

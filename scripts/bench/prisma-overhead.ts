@@ -19,7 +19,7 @@ import pg from "pg";
 import { createPrismaClient, databaseUrl, dropDatabase, ensureDatabase, migrate, openDatabase } from "../../packages/db/src/index";
 import { PrismaClient } from "../../services/shipment/src/infra/prisma/generated/client";
 import { selectShipmentById, selectShipmentPage } from "../../services/shipment/src/infra/shipment-select";
-import { RIYADH, seedShipments } from "./seed/seed";
+import { RIYADH, seedShipments } from "../../packages/testing/src/seed/seed";
 import { ratio } from "./stats";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

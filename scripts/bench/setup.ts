@@ -7,8 +7,9 @@ import { decodeJwt } from "jose";
 import { freePort } from "../../packages/testing/src/free-port";
 import { devDatabasePrefix } from "../checkout/namespace";
 import type { DevStackOptions } from "../dev";
-import { freeSidePorts, SERVICES, sidePortsFrom } from "../mesh";
-import { readDotenv } from "../seed-dev";
+import { SERVICES } from "../../packages/topology/src";
+import { freeSidePorts, sidePortsFrom } from "../../packages/testing/src/mesh";
+import { readDotenv } from "../../packages/testing/src/seed-dev";
 import { call } from "./driver";
 import type { BenchSettings } from "./settings";
 

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName } from "../mesh";
+import { SERVICES, SERVICES_WITH_DATABASE, type DatabaseServiceName } from "../../packages/topology/src";
 
 /** PostgreSQL truncates longer identifiers (NAMEDATALEN - 1), which could merge two names into one. */
 export const MAX_DATABASE_NAME = 63;

@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, readlinkSync, rmSync, mkdirSync, writeFileSy
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { alive } from "../../packages/testing/src/pid-alive";
 
 export interface PortNeed {
   /** What uses it, e.g. "gateway" or "Kafka controller". */
@@ -83,15 +84,6 @@ function readClaim(file: string): Claim | undefined {
   }
 }
 
-/** Whether a process of this pid exists (EPERM: it does, someone else's). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Undefined when 127.0.0.1:port can be bound, else a description of what holds it. */
 async function boundBy(port: number): Promise<string | undefined> {

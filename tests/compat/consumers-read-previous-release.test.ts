@@ -16,6 +16,7 @@ import { ShipmentChangedSchema } from "../../packages/proto/src/gen/tawsil/shipm
 import { ShipmentState } from "../../packages/proto/src/gen/tawsil/shipment/v1/shipment_pb";
 import { assignmentFactOf, fixFactOf, shipmentFactOf } from "../../services/tracking/src/consumers/decode";
 import { publicFactOf } from "../../services/webhook/src/consumers/shipment-events";
+import { ASSIGNMENT_EVENTS_TOPIC, DRIVER_LOCATION_TOPIC, MERCHANT_EVENTS_TOPIC, SHIPMENT_EVENTS_TOPIC } from "../../packages/topology/src";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
@@ -43,7 +44,7 @@ describe.each(EVENTS.map((schema) => [schema.typeName, schema] as const))("%s as
 describe.each([
   ["previous release's payload", fixture(ShipmentChangedSchema)],
   ["payload with a field added since", withUnknownField(fixture(ShipmentChangedSchema))],
-])("consumers of shipment.shipment.events.v1, on the %s", (_, payload) => {
+])(`consumers of ${SHIPMENT_EVENTS_TOPIC}, on the %s`, (_, payload) => {
   it("tracking projects the shipment: its state, version, places and tracking code hash", () => {
     expect(shipmentFactOf(payload)).toMatchObject({
       shipmentId: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", merchantId: "m-demo-riyadh", state: "READY_FOR_DISPATCH", version: 2n,
@@ -74,18 +75,18 @@ describe.each([
   ["previous release's payloads", (p: Uint8Array) => p],
   ["payloads with a field added since", withUnknownField],
 ])("tracking, consumer of dispatch's topics, on the %s", (_, wire) => {
-  it("takes an accepted offer's driver from dispatch.assignment.events.v1", () => {
+  it(`takes an accepted offer's driver from ${ASSIGNMENT_EVENTS_TOPIC}`, () => {
     expect(assignmentFactOf(wire(fixture(AssignmentChangedSchema)))).toEqual({
       change: "ACCEPTED", fact: { shipmentId: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", driverRef: "drv-7", occurredAt: new Date("2026-11-20T10:00:00Z") },
     });
   });
 
-  it("takes a position from dispatch.driver-location.v1", () => {
+  it(`takes a position from ${DRIVER_LOCATION_TOPIC}`, () => {
     expect(fixFactOf(wire(fixture(DriverLocationSchema)))).toMatchObject({ driverRef: "drv-7", position: { latitudeMicro: 24_720_000, longitudeMicro: 46_690_000 }, accuracyMetres: 12 });
   });
 });
 
-describe("merchant.merchant.events.v1", () => {
+describe(MERCHANT_EVENTS_TOPIC, () => {
   it("is read by shipment and pricing by its key alone (the merchant id), which its payload repeats", () => {
     // Their caches drop the entry of the record's key (packages/events invalidateOnEvents): the
     // payload is never decoded there, so only the key's meaning is part of their contract.

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
+import { SERVICES_WITH_DATABASE } from "../../packages/topology/src";
 import { serviceBudget, sessionsBesidePool } from "./connection-budget";
 import { DEPLOY, render } from "./kustomize";
 

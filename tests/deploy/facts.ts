@@ -1,23 +1,16 @@
 /**
  * What the manifests must agree with, read from the code wherever the code states it: the
- * processes and topics (scripts/mesh.ts), what each process's config.ts reads, where its entry
+ * processes and topics (packages/topology), what each process's config.ts reads, where its entry
  * point and migrations are, and who may call whom (each service's allow-list, src/rpc/callers.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { generateIdentityKeys, publicKeysSetting } from "../../packages/rpc/src/identity-keys";
 import type { CallerPolicy } from "../../packages/rpc/src/caller-policy";
-import { PROCESS_NAMES as IDENTITIES } from "../../scripts/identity-keys";
-import { SERVICES, type ServiceName } from "../../scripts/mesh";
+import { FLEET, IDENTITIES, SERVICES, type ServiceName } from "../../packages/topology/src";
 import { ROOT } from "./kustomize";
 import type { Manifest, PodSpec, WorkloadSpec } from "./manifest-types";
 
-/**
- * The sandbox's simulated driver fleet (services/sandbox-fleet; scripts/mesh-fleet.ts names it
- * FLEET): a process, but not a peer of the services (nothing calls it; no database, no broker, no
- * service identity), so not one of SERVICES; deployed by the sandbox overlay alone.
- */
-export const FLEET = "sandbox-fleet";
 export type ProcessName = ServiceName | "gateway" | typeof FLEET;
 /** The mesh: the gateway and the services, in deploy/base, so in every environment. */
 export const PROCESSES: readonly ProcessName[] = ["gateway", ...SERVICES];

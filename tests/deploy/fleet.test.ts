@@ -6,7 +6,8 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FLEET, adminPeersOf, find, ofKind, workload } from "./facts";
+import { FLEET } from "../../packages/topology/src";
+import { adminPeersOf, find, ofKind, workload } from "./facts";
 import { DEPLOY, readKustomization, render } from "./kustomize";
 import type { Manifest } from "./manifest-types";
 import { allowed, type Endpoint } from "./network-model";

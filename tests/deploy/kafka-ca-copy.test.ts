@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { ensureKubectl } from "../../scripts/kubectl";
+import { ensureKubectl } from "../../packages/testing/src/kubectl";
 import { DEPLOY } from "./kustomize";
 
 const readme = readFileSync(path.join(DEPLOY, "README.md"), "utf8");

@@ -8,8 +8,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { kafkaConnection } from "../../packages/events/src/kafka-connection";
-import { accessOf, type KafkaAccess } from "../../scripts/kafka/access";
-import { TOPICS } from "../../scripts/mesh";
+import { accessOf, type KafkaAccess } from "../../packages/testing/src/kafka-access";
+import * as topology from "../../packages/topology/src";
 import { find, ofKind, podSpec, processesIn, sourceDir, usesKafka, type Overlay, type ProcessName } from "./facts";
 import { DEPLOY, ROOT, render } from "./kustomize";
 import type { Manifest } from "./manifest-types";
@@ -32,14 +32,26 @@ function grantsNeeded(access: KafkaAccess): string[] {
   ].sort();
 }
 
-/** Every string literal in a process's src/ (not its tests): where topic and group names must come from. */
-function sourceLiterals(name: ProcessName): Set<string> {
+/** A process's src/ (not its tests), file by file. */
+function sources(name: ProcessName): string[] {
   const dir = path.join(ROOT, sourceDir(name), "src");
   const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
-  return new Set(files.flatMap((f) => [...readFileSync(path.join(dir, f), "utf8").matchAll(/["'`]([a-z][a-z0-9.-]+)["'`]/g)].map((m) => m[1] as string)));
+  return files.map((f) => readFileSync(path.join(dir, f), "utf8"));
 }
 
-const TOPIC_NAMES = TOPICS.map((t) => t.topic);
+/** Every string literal in a process's src/: where its consumer groups' names must come from. */
+const sourceLiterals = (name: ProcessName): Set<string> => new Set(sources(name).flatMap((code) => [...code.matchAll(/["'`]([a-z][a-z0-9.-]+)["'`]/g)].map((m) => m[1] as string)));
+
+/** Each topic's constant in packages/topology, the one way code names a topic (tests/ownership/topic-names.test.ts). */
+const TOPIC_CONSTANTS = Object.entries(topology).flatMap(([constant, value]) => (constant.endsWith("_TOPIC") && typeof value === "string" ? [[constant, value] as const] : []));
+
+/** The topics a process's src/ names, by their constants. */
+const topicsNamedIn = (name: ProcessName): Set<string> => {
+  const code = sources(name).join("\n");
+  return new Set(TOPIC_CONSTANTS.filter(([constant]) => new RegExp(`\\b${constant}\\b`).test(code)).map(([, topic]) => topic));
+};
+
+const TOPIC_NAMES = topology.TOPICS.map((t) => t.topic);
 
 describe.each(["sandbox", "production"] as const)("the %s overlay's Kafka access", (overlay: Overlay) => {
   const manifests = render(path.join(DEPLOY, "overlays", overlay));
@@ -69,9 +81,10 @@ describe.each(["sandbox", "production"] as const)("the %s overlay's Kafka access
 
     it("names in its README only the architecture's topics, and topics and groups its code uses", () => {
       const literals = sourceLiterals(name);
+      const named = topicsNamedIn(name);
       for (const topic of [...access.produces, ...access.consumes]) {
         expect(TOPIC_NAMES, topic).toContain(topic);
-        expect(literals.has(topic), `${topic} in ${sourceDir(name)}/src`).toBe(true);
+        expect(named.has(topic), `${topic}'s constant in ${sourceDir(name)}/src`).toBe(true);
       }
       for (const group of access.groups) expect(literals.has(group), `group ${group} in ${sourceDir(name)}/src`).toBe(true);
       for (const prefix of access.groupPrefixes) expect(literals.has(prefix.replace(/\.$/, "")), `group prefix ${prefix} in ${sourceDir(name)}/src`).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * Reads deploy/: every YAML document, and each kustomization rendered by the real kustomize built
- * into kubectl (scripts/kubectl.ts extracts it from a pinned npm package), so the tests check
+ * into kubectl (packages/testing/src/kubectl.ts extracts it from a pinned npm package), so the tests check
  * exactly what `kubectl apply -k` would send to a cluster.
  */
 import { spawnSync } from "node:child_process";
@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
-import { ensureKubectl } from "../../scripts/kubectl";
+import { ensureKubectl } from "../../packages/testing/src/kubectl";
 import type { Container, Manifest, WorkloadSpec } from "./manifest-types";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

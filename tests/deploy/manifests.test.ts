@@ -6,11 +6,12 @@
  * there; what it lacks by design (a Service, an identity, autoscaling) follows from what it is
  * (facts.ts: served, hasIdentity, scales).
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildTargets } from "../../scripts/build";
-import { BUNDLE, NODE_FLAGS, TOPICS } from "../../scripts/mesh";
+import { buildTargets } from "../../packages/testing/src/bundles";
+import { BUNDLE, NODE_FLAGS, TOPICS } from "../../packages/topology/src";
 import {
   ALL_PROCESSES, APP_UID, DRAIN_ALLOWANCE_MS, FAKE_CONFIG_VALUES, FAKE_SECRET_VALUES, IDENTITY_KEY, SERVICES_WITH_MIGRATIONS, adminPeersOf, configKeys, find,
   hasIdentity, ofKind, peerUrlKeys, podSpec, readConfigOf, scales, secretKeysOf, secretRefOf, served, sourceDir, usesKafka, workload,
@@ -79,7 +80,7 @@ describe.each(ALL_PROCESSES)("process %s", (name) => {
     }
   });
 
-  it("runs its own compiled entry point from its own directory, like scripts/mesh.ts", () => {
+  it("runs its own compiled entry point from its own directory, like the mesh launcher (packages/testing/src/mesh)", () => {
     expect(container.command).toEqual(["node", ...NODE_FLAGS, BUNDLE]);
     expect(container.workingDir).toBe(`/app/${sourceDir(name)}`);
     expect(existsSync(path.join(ROOT, sourceDir(name), "src", "main.ts"))).toBe(true);
@@ -281,7 +282,7 @@ describe.each(["base", "overlays/sandbox", "overlays/production"])("secrets on c
 describe("Kafka topics", () => {
   const topics = ofKind(base, "KafkaTopic");
 
-  it("are exactly scripts/mesh.ts TOPICS with their partition counts and compaction, on the Strimzi cluster the services use", () => {
+  it("are exactly packages/topology TOPICS with their partition counts and compaction, on the Strimzi cluster the services use", () => {
     const specs = topics.map((t) => ({ name: t.metadata.name, spec: t.spec as { topicName: string; partitions: number; config?: Record<string, string> } }));
     const declared = specs.map((t) => ({ topic: t.spec.topicName, numPartitions: t.spec.partitions, ...(t.spec.config?.["cleanup.policy"] === "compact" ? { compacted: true } : {}) }));
     expect(declared.sort((a, b) => a.topic.localeCompare(b.topic)))
@@ -318,9 +319,10 @@ describe("deploy/README.md", () => {
     expect(text).toContain("never `/healthz` or `/readyz`");
   });
 
-  it("documents how the identity Secrets and the public keys' ConfigMap are made, by a script that prints exactly those", async () => {
-    const { identityManifests } = await import("../../scripts/identity-keys");
-    const made = identityManifests().split("\n---\n").map((doc) => JSON.parse(doc) as Manifest);
+  it("documents how the identity Secrets and the public keys' ConfigMap are made, by a script that prints exactly those", () => {
+    // Run as the README says, not imported: what kubectl receives is the script's output.
+    const printed = execFileSync(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/identity-keys.ts"], { cwd: ROOT, encoding: "utf8" });
+    const made = printed.split("\n---\n").map((doc) => JSON.parse(doc) as Manifest);
     const referenced = ofKind(base, "Deployment").flatMap((d) => podSpec(d).containers.flatMap((c) => [...secretRefs(c), ...configMapRefs(c)]))
       .filter((ref) => ref.key.startsWith("SERVICE_IDENTITY_"));
     expect(made.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([...new Set(referenced.map((ref) => `${ref.key.endsWith("PRIVATE_KEY") ? "Secret" : "ConfigMap"}/${ref.name}`))].sort());

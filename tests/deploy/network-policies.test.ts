@@ -6,7 +6,8 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FLEET, SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
+import { FLEET } from "../../packages/topology/src";
+import { SERVICES_WITH_MIGRATIONS, adminPeersOf, callsOf, configKeys, find, ofKind, processesIn, usesDatabase, usesKafka, workload } from "./facts";
 import { DEPLOY, render } from "./kustomize";
 import type { NetworkPolicySpec } from "./manifest-types";
 import { allowed, type Endpoint } from "./network-model";

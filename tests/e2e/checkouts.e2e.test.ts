@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { SERVICES_WITH_DATABASE } from "../../scripts/mesh";
+import { SERVICES_WITH_DATABASE } from "@tawsil/topology";
 import { cloneCheckout, credentialsOf, type DevPorts, type DevRun, freeDevPorts, makeDev, makeDevReset, processesIn, tokenThrough, untilRunning } from "./support/checkout";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

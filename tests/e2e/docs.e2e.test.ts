@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { freePort, validateResponsesFrom } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
-import { BUNDLE, NODE_FLAGS } from "../../scripts/mesh";
+import { BUNDLE, NODE_FLAGS } from "@tawsil/topology";
 import { artefactPath, launchChromium, type HeadlessBrowser } from "./support/browser";
 
 /**

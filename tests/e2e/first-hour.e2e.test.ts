@@ -9,7 +9,7 @@ import { TawsilClient, verifyWebhook, type ShipmentEvent } from "@tawsil/sdk";
 import { validateResponsesFrom } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
-import { runTawsil } from "../../scripts/operator-cli";
+import { runTawsil } from "../../packages/testing/src/operator-cli";
 import { cloneCheckout, credentialsOf, type DevRun, freeDevPorts, makeDev, makeDevReset, untilRunning } from "./support/checkout";
 
 /**

@@ -6,6 +6,7 @@ import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /**
  * The sandbox fleet carries a shipment created through the gateway all the way to DELIVERED, with
@@ -53,7 +54,7 @@ describe("the sandbox fleet", () => {
     const consumer = kafka.consumer({ groupId: `e2e-lifecycle-${randomUUID()}` });
     const events: { version: number; status: PublicStatus; changed: boolean }[] = [];
     await consumer.connect();
-    await consumer.subscribe({ topics: ["shipment.shipment.events.v1"], fromBeginning: true });
+    await consumer.subscribe({ topics: [SHIPMENT_EVENTS_TOPIC], fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
         const event = fromBinary(ShipmentChangedSchema, message.value ?? new Uint8Array());

@@ -7,7 +7,7 @@ import { verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { freePort, jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "@tawsil/testing";
-import { createBucket, localStorageEnv, startS3, type S3Handle } from "../../scripts/infra/s3";
+import { createBucket, localStorageEnv, startS3, type S3Handle } from "../../packages/testing/src/infra/s3";
 import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 

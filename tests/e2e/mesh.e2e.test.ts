@@ -18,12 +18,13 @@ import { TawsilProblemError } from "@tawsil/sdk";
 import { problemSchemaErrors } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
-import type { Mesh } from "../../scripts/mesh";
+import type { Mesh } from "@tawsil/testing/mesh";
 import { SERVICES as GATEWAY_PEERS } from "../../gateway/src/config";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
 import { putFleetOnShift, query as dispatchQuery } from "../../services/dispatch/test/support";
 import { createAdminClient, MerchantStatus } from "../../services/merchant/src/cli/admin-client";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /**
  * The walking skeleton as `make dev` runs it: seven processes on the real PostgreSQL and Kafka,
@@ -401,7 +402,7 @@ describe("the mesh", () => {
       const consumer = kafka.consumer({ groupId: `e2e-${randomUUID()}` });
       const seen = new Map<string, { version: number; state: ShipmentState }[]>(created.map((c) => [c.id, []]));
       await consumer.connect();
-      await consumer.subscribe({ topics: ["shipment.shipment.events.v1"], fromBeginning: true });
+      await consumer.subscribe({ topics: [SHIPMENT_EVENTS_TOPIC], fromBeginning: true });
       await consumer.run({
         eachMessage: async ({ message }) => {
           const { shipment } = fromBinary(ShipmentChangedSchema, message.value ?? new Uint8Array());
@@ -683,7 +684,7 @@ describe("the mesh", () => {
       const consumer = new Kafka({ clientId: "e2e-approval", brokers: [...brokers], logLevel: logLevel.NOTHING }).consumer({ groupId: `e2e-${randomUUID()}` });
       const events: { state: ShipmentState; version: number; reasonCode: string }[] = [];
       await consumer.connect();
-      await consumer.subscribe({ topics: ["shipment.shipment.events.v1"], fromBeginning: true });
+      await consumer.subscribe({ topics: [SHIPMENT_EVENTS_TOPIC], fromBeginning: true });
       await consumer.run({
         eachMessage: async ({ message }) => {
           const { shipment } = fromBinary(ShipmentChangedSchema, message.value ?? new Uint8Array());

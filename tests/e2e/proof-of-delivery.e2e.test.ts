@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { freePort } from "@tawsil/testing";
-import { localStorageEnv, startS3, type S3Handle } from "../../scripts/infra/s3";
+import { localStorageEnv, startS3, type S3Handle } from "../../packages/testing/src/infra/s3";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**

@@ -5,7 +5,7 @@ import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admi
 import { createPeerClient } from "@tawsil/rpc";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { query, RIYADH, seedShipments } from "../../scripts/bench/seed/seed";
+import { query, RIYADH, seedShipments } from "../../packages/testing/src/seed/seed";
 import { laneBrokers } from "./support/lane";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 
@@ -177,7 +177,7 @@ describe("the sandbox fleet process", () => {
       newest: new Date(Date.now() - 600_000), spacingSeconds: 0.1, firstNumber: 9_000_000_000, referencePrefix: "FLEET-BACKLOG-",
     });
     const column = (key: keyof (typeof rows)[number]) => rows.map((row) => row[key]);
-    const jobsSql = readFileSync(path.resolve(import.meta.dirname, "../../scripts/bench/seed/dispatch-jobs.sql"), "utf8");
+    const jobsSql = readFileSync(path.resolve(import.meta.dirname, "../../packages/testing/src/seed/dispatch-jobs.sql"), "utf8");
     await query(testMesh.databaseUrls.dispatch, jobsSql, [column("id"), column("created_at"), column("pickup_latitude_micro"), column("pickup_longitude_micro"), column("destination_latitude_micro"), column("destination_longitude_micro"), merchantId, "RUH", "WAITING", 2]);
     // The bench's jobs name no level (its city has none); these wait for the smallest, as a small parcel's would.
     await query(testMesh.databaseUrls.dispatch, "UPDATE dispatch_job SET service_level = 'BIKE' WHERE service_level IS NULL", []);

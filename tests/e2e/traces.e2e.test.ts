@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /**
  * Issue 32 point 6: every process exports its spans to OTEL_EXPORTER_OTLP_ENDPOINT (here a local
@@ -43,10 +44,10 @@ const HOPS: Record<string, (span: ReceivedSpan) => boolean> = {
   "gateway's request": (s) => s.service === "gateway" && s.kind === SERVER && s.name === "HTTP POST",
   "shipment's create": (s) => s.service === "shipment" && s.kind === SERVER && s.name.endsWith("ShipmentService/CreateShipment"),
   "pricing's quote": (s) => s.service === "pricing" && s.kind === SERVER && s.name.includes("PricingService/"),
-  "shipment's relay": (s) => s.service === "shipment" && s.kind === PRODUCER && s.name === "publish shipment.shipment.events.v1",
-  "dispatch's consumer": (s) => s.service === "dispatch" && s.kind === CONSUMER && s.name === "consume shipment.shipment.events.v1",
-  "tracking's consumer": (s) => s.service === "tracking" && s.kind === CONSUMER && s.name === "consume shipment.shipment.events.v1",
-  "webhook's consumer": (s) => s.service === "webhook" && s.kind === CONSUMER && s.name === "consume shipment.shipment.events.v1",
+  "shipment's relay": (s) => s.service === "shipment" && s.kind === PRODUCER && s.name === `publish ${SHIPMENT_EVENTS_TOPIC}`,
+  "dispatch's consumer": (s) => s.service === "dispatch" && s.kind === CONSUMER && s.name === `consume ${SHIPMENT_EVENTS_TOPIC}`,
+  "tracking's consumer": (s) => s.service === "tracking" && s.kind === CONSUMER && s.name === `consume ${SHIPMENT_EVENTS_TOPIC}`,
+  "webhook's consumer": (s) => s.service === "webhook" && s.kind === CONSUMER && s.name === `consume ${SHIPMENT_EVENTS_TOPIC}`,
   "webhook's attempt": (s) => s.service === "webhook" && s.kind === CLIENT && s.name === "webhook attempt",
 };
 const missing = (spans: readonly ReceivedSpan[]) => Object.keys(HOPS).filter((hop) => !spans.some(HOPS[hop]!));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { problemSchemaErrors } from "../../packages/testing/src/problem-schema";
-import { portAccepts } from "../../scripts/infra/kafka";
-import { SERVICES } from "../../scripts/mesh";
+import { portAccepts } from "../../packages/testing/src/infra/kafka";
+import { SERVICES } from "../../packages/topology/src";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
 import { startTestMesh, type TestMesh } from "../e2e/support/test-mesh";
 import { startOwnKafka, type OwnKafka } from "./support/own-kafka";

@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { ownsDatabase, TOPICS, type ServiceName } from "../../scripts/mesh";
-import { ALL_PROCESSES, FLEET, PROCESSES, sourceDir, teamOf } from "../deploy/facts";
+import { FLEET, ownsDatabase, TOPICS, type ServiceName } from "../../packages/topology/src";
+import { ALL_PROCESSES, PROCESSES, sourceDir, teamOf } from "../deploy/facts";
 import { ROOT } from "../deploy/kustomize";
 
 interface Entity {

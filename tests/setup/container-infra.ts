@@ -1,14 +1,14 @@
 /**
  * The suite's PostgreSQL and Kafka as containers through testcontainers (docker or podman, see
- * scripts/containers/runtime.ts), labelled with this run so that its reaper, its teardown and other
+ * packages/testing/src/containers/runtime.ts), labelled with this run so that its reaper, its teardown and other
  * runs' sweeps tell them apart from every other run's.
  */
 import { randomUUID } from "node:crypto";
-import { listContainers, removeRunContainers, RUN_LABEL } from "../../scripts/containers/engine-api";
-import { ensureTestImages, type TestImages } from "../../scripts/containers/images";
-import { runLabels, spawnReaper, sweepDeadRuns } from "../../scripts/containers/reaper";
-import { useEngine, type InfraPath } from "../../scripts/containers/runtime";
-import { startKafkaContainer, startPostgresContainer } from "../../scripts/containers/containers";
+import { listContainers, removeRunContainers, RUN_LABEL } from "../../packages/testing/src/containers/engine-api";
+import { ensureTestImages, type TestImages } from "../../packages/testing/src/containers/images";
+import { runLabels, spawnReaper, sweepDeadRuns } from "../../packages/testing/src/containers/reaper";
+import { useEngine, type InfraPath } from "../../packages/testing/src/containers/runtime";
+import { startKafkaContainer, startPostgresContainer } from "../../packages/testing/src/containers/containers";
 
 export type ContainerPath = Extract<InfraPath, { kind: "docker" | "podman" }>;
 

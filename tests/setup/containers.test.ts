@@ -4,7 +4,7 @@
  * the URL and brokers every test was handed point at their published ports.
  */
 import { describe, expect, inject, it } from "vitest";
-import { listContainers, RUN_LABEL } from "../../scripts/containers/engine-api";
+import { listContainers, RUN_LABEL } from "../../packages/testing/src/containers/engine-api";
 
 const infra = inject("testInfra");
 const adminUrl = inject("databaseAdminUrl");

@@ -2,10 +2,10 @@ import { rmSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { laneLockDir } from "./lane-locks";
 import { freePort } from "../../packages/testing/src/free-port";
-import { chooseInfraPath, type InfraPath } from "../../scripts/containers/runtime";
-import { ensureKafka } from "../../scripts/infra/kafka";
-import { ensurePostgres } from "../../scripts/infra/postgres";
-import { startS3, type S3Handle } from "../../scripts/infra/s3";
+import { chooseInfraPath, type InfraPath } from "../../packages/testing/src/containers/runtime";
+import { ensureKafka } from "../../packages/testing/src/infra/kafka";
+import { ensurePostgres } from "../../packages/testing/src/infra/postgres";
+import { startS3, type S3Handle } from "../../packages/testing/src/infra/s3";
 import { startContainerInfra, type ContainerRun } from "./container-infra";
 import { needsKafka, needsS3 } from "./test-needs";
 

@@ -5,8 +5,8 @@ import type { Logger } from "@tawsil/logging";
 import { AccessRevokedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
 import { Gauge, type Registry } from "prom-client";
 import type { Revocations } from "../auth/revocations";
+import { MERCHANT_EVENTS_TOPIC } from "@tawsil/topology";
 
-export const MERCHANT_EVENTS_TOPIC = "merchant.merchant.events.v1";
 
 /**
  * Every gateway replica hears every AccessRevoked of the merchant service (a broadcast group of

@@ -3,8 +3,8 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { migrateAll } from "../../../scripts/migrate-all";
-import { SERVICES_WITH_DATABASE } from "../../../scripts/mesh";
+import { migrateAll } from "../../testing/src/migrate-all";
+import { SERVICES_WITH_DATABASE } from "../../topology/src";
 import { dropDatabase } from "../src/index";
 import { ADMIN_URL } from "./test-database";
 

@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prismaConfigs } from "../../../scripts/prisma-generate";
+import { prismaConfigs } from "../../testing/src/prisma-configs";
 import { findSchemaDrift, readPrismaSchema, type PrismaSchema } from "../src/drift";
 import { migrate } from "../src/index";
 import { createMigrationsDir, type MigrationsDir } from "./migration-fixtures";

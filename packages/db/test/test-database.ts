@@ -4,7 +4,7 @@ import { databaseUrl, dropDatabase, ensureDatabase } from "../src/index";
 
 /**
  * The server the suite's global setup provides; when a file runs without it, DATABASE_ADMIN_URL
- * or the local server (the same fallbacks as scripts/infra/postgres.ts).
+ * or the local server (the same fallbacks as packages/testing/src/infra/postgres.ts).
  */
 export const ADMIN_URL =
   inject("databaseAdminUrl") ?? process.env.DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

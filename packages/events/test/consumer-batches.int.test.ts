@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createKafka, EVENT_HEADERS, IdempotentConsumer, type ConsumedEvent, type SqlClient } from "@tawsil/events";
 import { createLogger } from "@tawsil/logging";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../testing/src/infra/kafka";
 import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
 
 const brokers = inject("kafkaBrokers");

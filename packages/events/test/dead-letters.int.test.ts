@@ -9,7 +9,7 @@ import { createKafka, DeadLetterAdmin, EVENT_HEADERS, IdempotentConsumer, PARKED
 import { createLogger } from "@tawsil/logging";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../testing/src/infra/kafka";
 import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
 
 const brokers = inject("kafkaBrokers");

@@ -15,9 +15,9 @@ import { createLogger } from "@tawsil/logging";
 import { freePort } from "@tawsil/testing";
 import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureKafka, type KafkaHandle } from "../../../scripts/infra/kafka";
-import { createCertificateAuthority, type CertificateAuthority } from "../../../scripts/infra/kafka/certificates";
-import { TOPICS } from "../../../scripts/mesh";
+import { ensureKafka, type KafkaHandle } from "../../testing/src/infra/kafka";
+import { createCertificateAuthority, type CertificateAuthority } from "../../testing/src/infra/kafka/certificates";
+import { ASSIGNMENT_EVENTS_TOPIC, MERCHANT_EVENTS_TOPIC, SHIPMENT_EVENTS_TOPIC, TOPICS } from "../../topology/src";
 import { deployedAclsOf } from "./fixtures/kafka-user-acls";
 
 const logger = createLogger({ service: "kafka-tls-scram-test", level: "silent" });
@@ -25,9 +25,6 @@ const secret = () => randomBytes(18).toString("base64url");
 const BROKER = { name: "broker", password: secret() };
 const SHIPMENT = { name: "shipment-kafka", password: secret() };
 const DISPATCH = { name: "dispatch-kafka", password: secret() };
-const SHIPMENT_EVENTS = "shipment.shipment.events.v1";
-const ASSIGNMENT_EVENTS = "dispatch.assignment.events.v1";
-const MERCHANT_EVENTS = "merchant.merchant.events.v1";
 
 describe("Kafka over TLS with SCRAM-SHA-512 and the deployed ACLs (a real broker started here)", () => {
   let clusterCa: CertificateAuthority;
@@ -80,10 +77,10 @@ describe("Kafka over TLS with SCRAM-SHA-512 and the deployed ACLs (a real broker
     const consumer = client(settingsOf(DISPATCH)).consumer({ groupId: "dispatch.shipments", maxWaitTimeInMs: 500, allowAutoTopicCreation: false });
     await Promise.all([producer.connect(), consumer.connect()]);
     try {
-      await consumer.subscribe({ topics: [SHIPMENT_EVENTS], fromBeginning: true });
+      await consumer.subscribe({ topics: [SHIPMENT_EVENTS_TOPIC], fromBeginning: true });
       const received = new Promise<string>((resolve) => void consumer.run({ eachMessage: async ({ message }) => resolve(message.value?.toString() ?? "") }));
       const value = `shipment changed ${randomUUID()}`;
-      await producer.send({ topic: SHIPMENT_EVENTS, messages: [{ key: "shipment-1", value }] });
+      await producer.send({ topic: SHIPMENT_EVENTS_TOPIC, messages: [{ key: "shipment-1", value }] });
       expect(await received).toBe(value);
     } finally {
       await Promise.all([producer.disconnect(), consumer.disconnect()]);
@@ -95,7 +92,7 @@ describe("Kafka over TLS with SCRAM-SHA-512 and the deployed ACLs (a real broker
     const joined = new Promise<unknown>((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
     await consumer.connect();
     try {
-      await consumer.subscribe({ topics: [MERCHANT_EVENTS], fromBeginning: true });
+      await consumer.subscribe({ topics: [MERCHANT_EVENTS_TOPIC], fromBeginning: true });
       await consumer.run({ eachMessage: async () => undefined });
       await expect(joined).resolves.toBeDefined();
     } finally {
@@ -107,7 +104,7 @@ describe("Kafka over TLS with SCRAM-SHA-512 and the deployed ACLs (a real broker
     const producer = client(settingsOf(SHIPMENT)).producer({ allowAutoTopicCreation: false });
     await producer.connect();
     try {
-      await expect(producer.send({ topic: ASSIGNMENT_EVENTS, messages: [{ key: "shipment-1", value: "forged" }] })).rejects.toThrow(/not authorized/i);
+      await expect(producer.send({ topic: ASSIGNMENT_EVENTS_TOPIC, messages: [{ key: "shipment-1", value: "forged" }] })).rejects.toThrow(/not authorized/i);
     } finally {
       await producer.disconnect();
     }
@@ -118,7 +115,7 @@ describe("Kafka over TLS with SCRAM-SHA-512 and the deployed ACLs (a real broker
     const crashed = new Promise<Error>((resolve) => consumer.on(consumer.events.CRASH, ({ payload }) => resolve(payload.error)));
     await consumer.connect();
     try {
-      await consumer.subscribe({ topics: [SHIPMENT_EVENTS], fromBeginning: true });
+      await consumer.subscribe({ topics: [SHIPMENT_EVENTS_TOPIC], fromBeginning: true });
       await consumer.run({ eachMessage: async () => undefined });
       // kafkajs reports FindCoordinator's GROUP_AUTHORIZATION_FAILED as a coordinator not found that
       // is not retriable (a coordinator merely unavailable is retriable); the same user joins its own group above.

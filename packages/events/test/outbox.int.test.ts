@@ -7,7 +7,7 @@ import { createKafka, KafkaEventPublisher, OutboxRelay, writeOutbox } from "@taw
 import { createLogger } from "@tawsil/logging";
 import { MoneySchema } from "@tawsil/proto/tawsil/common/v1/money_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../testing/src/infra/kafka";
 import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

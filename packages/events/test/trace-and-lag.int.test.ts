@@ -9,7 +9,7 @@ import { createKafka, IdempotentConsumer, KafkaEventPublisher, OUTBOX_LAG_METRIC
 import { createLogger, currentTraceId, initTracing } from "@tawsil/logging";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../testing/src/infra/kafka";
 import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
 
 const brokers = inject("kafkaBrokers");

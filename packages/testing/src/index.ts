@@ -12,3 +12,4 @@ export { jpeg, pdfHtmlPolyglot, pdfOfSize, png } from "./media-files";
 export { startRedisServer, type RedisServer } from "./redis-server";
 export { OtlpReceiver, type ReceivedSpan } from "./otlp-receiver";
 export { testCertificates, type CertificateAuthority, type TestCertificates } from "./test-certificates";
+export { alive } from "./pid-alive";

@@ -1,6 +1,7 @@
 /** The baseline's persistence: raw `pg`, one transaction per create, one query per read or page. */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { SHIPMENT_EVENTS_TOPIC } from "../../../packages/topology/src";
 
 export interface NewShipment {
   readonly id: string;
@@ -90,8 +91,9 @@ export class BaselineStore {
         shipment.item.quantity,
         shipment.weightKg,
       ]);
-      await client.query("INSERT INTO outbox_event (event_id, topic, key, type, payload) VALUES ($1, 'shipment.shipment.events.v1', $2, 'ShipmentCreated', $3)", [
+      await client.query("INSERT INTO outbox_event (event_id, topic, key, type, payload) VALUES ($1, $2, $3, 'ShipmentCreated', $4)", [
         randomUUID(),
+        SHIPMENT_EVENTS_TOPIC,
         shipment.id,
         Buffer.from(JSON.stringify(snapshot)),
       ]);

@@ -1,6 +1,6 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
 import { afterMs, ceiling } from "../cpu-budget";
-import { FLEET } from "../../mesh-fleet";
+import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { DEADLINE_MS, POLL_MS } from "../scenarios/tracking-freshness";
 import { describeTarget, FRESHNESS } from "../stats";

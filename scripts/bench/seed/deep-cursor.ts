@@ -7,7 +7,7 @@
  */
 import { encodeCursor } from "../../../services/shipment/src/domain/cursor";
 import { call } from "../driver";
-import { query } from "./seed";
+import { query } from "../../../packages/testing/src/seed/seed";
 
 export interface DeepCursor {
   readonly cursor: string;

@@ -1,6 +1,6 @@
 import type { ReadinessCheck } from "@tawsil/rpc";
 import type { StaffingPublisher } from "./app/staffing-publisher";
-import { CITY_STAFFING_TOPIC } from "./infra/events";
+import { CITY_STAFFING_TOPIC } from "@tawsil/topology";
 import type { PrismaClient } from "./infra/prisma/generated/client";
 import { unsentOnTopic } from "./infra/repositories/outbox-pending";
 

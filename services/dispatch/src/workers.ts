@@ -7,9 +7,10 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import type { BacklogOrder } from "./app/ports";
 import type { Config } from "./config";
-import { SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC } from "./consumers/shipment-events";
+import { SHIPMENT_EVENTS_GROUP } from "./consumers/shipment-events";
 import { electOver } from "./infra/leadership";
 import type { PrismaClient } from "./infra/prisma/generated/client";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /** What the workers share with the RPC handlers (composeDispatchService builds them). */
 export interface WorkerParts {

@@ -5,6 +5,7 @@ import { ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { AL_MALAZ, AL_OLAYA, eventually, SAQR_BIKE, startDispatchStack, type DispatchStack } from "./stack";
 import { Code, failure, query } from "./support";
+import { ASSIGNMENT_EVENTS_TOPIC, DRIVER_LOCATION_TOPIC } from "@tawsil/topology";
 
 let stack: DispatchStack;
 
@@ -34,7 +35,7 @@ const openOffer = (driverId: string, shipmentId: string) => async () =>
   (await stack.drivers.listOffers({ driverId })).offers.find((offer) => offer.shipmentId === shipmentId);
 
 async function assignmentChanges(shipmentId: string): Promise<[string, string][]> {
-  const rows = await query<{ payload: Uint8Array }>(stack.dispatchDb.url, `SELECT payload FROM outbox_event WHERE key = $1 AND topic = 'dispatch.assignment.events.v1' ORDER BY seq`, shipmentId);
+  const rows = await query<{ payload: Uint8Array }>(stack.dispatchDb.url, `SELECT payload FROM outbox_event WHERE key = $1 AND topic = $2 ORDER BY seq`, shipmentId, ASSIGNMENT_EVENTS_TOPIC);
   return rows.map((row) => fromBinary(AssignmentChangedSchema, row.payload)).map((event) => [event.change, event.driverRef]);
 }
 
@@ -97,7 +98,7 @@ describe("offers", () => {
 
   it("publishes location reports keyed by the shipment carried, else the driver", async () => {
     await stack.drivers.reportLocations({ driverId: near, fixes: [{ position: nearPickup, accuracyMetres: 5, recordTimeUnixMs: BigInt(Date.now()) }] });
-    const rows = await query<{ key: string }>(stack.dispatchDb.url, `SELECT key FROM outbox_event WHERE topic = 'dispatch.driver-location.v1' ORDER BY seq DESC LIMIT 1`);
+    const rows = await query<{ key: string }>(stack.dispatchDb.url, `SELECT key FROM outbox_event WHERE topic = $1 ORDER BY seq DESC LIMIT 1`, DRIVER_LOCATION_TOPIC);
     expect(rows[0]?.key).toBe(near);
     expect(await failure(stack.drivers.reportLocations({ driverId: randomUUID(), fixes: [{ position: nearPickup, accuracyMetres: 5, recordTimeUnixMs: 0n }] }))).toMatchObject({ code: Code.NotFound, reason: "DRIVER_NOT_FOUND" });
   });

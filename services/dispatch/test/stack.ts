@@ -5,11 +5,12 @@ import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_p
 import { createPeerClient } from "@tawsil/rpc";
 import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { createLogger } from "@tawsil/logging";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { PrismaClient as ShipmentPrisma } from "../../shipment/src/infra/prisma/generated/client";
 import { draft, idempotency, startStack, type Stack } from "../../shipment/test/support";
 import { startDispatchService, type RunningDispatchService } from "../src/server";
 import { createDispatchDatabase, testConfig } from "./support";
+import { SHIPMENT_EVENTS_TOPIC, topicSpec } from "@tawsil/topology";
 
 export { AL_MALAZ, AL_OLAYA, draft, idempotency } from "../../shipment/test/support";
 
@@ -42,7 +43,7 @@ export interface DispatchStack {
  * service. Drivers are the test's own, acting through the replica's driver API.
  */
 export async function startDispatchStack(adminUrl: string, brokers: readonly string[], label: string, env: Record<string, string>): Promise<DispatchStack> {
-  await ensureTopics([...brokers], [{ topic: "shipment.shipment.events.v1", numPartitions: 3 }]);
+  await ensureTopics([...brokers], [topicSpec(SHIPMENT_EVENTS_TOPIC)]);
   const shipments = await startStack(adminUrl, `d${label}`);
   const dispatchDb = await createDispatchDatabase(adminUrl, label);
   const quiet = createLogger({ service: "dispatch-test-relay", level: "silent" });

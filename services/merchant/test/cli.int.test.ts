@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { runTawsil } from "../../../scripts/operator-cli";
+import { runTawsil } from "../../../packages/testing/src/operator-cli";
 import { runCli } from "../src/cli/run-cli";
 import { createMerchantDatabase, startTestService, type TestService } from "./support";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { decodeJwt } from "jose";
 import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { seedDevMerchants } from "../../../scripts/seed-dev";
+import { seedDevMerchants } from "../../../packages/testing/src/seed-dev";
 import { createMerchantDatabase, query, startTestService, type TestService } from "./support";
 
 const GATEWAY = "http://localhost:8080";

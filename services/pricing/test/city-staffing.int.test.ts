@@ -6,11 +6,11 @@ import { DriverService } from "@tawsil/proto/tawsil/dispatch/v1/driver_service_p
 import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { eventually } from "../../dispatch/test/stack";
 import { createDispatchDatabase, putFleetOnShift, query, relayOutbox, startTestService as startDispatch, type TestService as DispatchTestService } from "../../dispatch/test/support";
 import { createMerchantDatabase, startTestService as startMerchant, type TestService as MerchantTestService } from "../../merchant/test/support";
-import { CITY_STAFFING_TOPIC } from "../src/consumers/city-staffing";
+import { CITY_STAFFING_TOPIC } from "@tawsil/topology";
 import { failure, startTestService, type TestService } from "./support";
 
 /**

@@ -5,7 +5,7 @@ import type { Kafka } from "kafkajs";
 import { query } from "../../dispatch/test/support";
 import type { StaffingIndex } from "../src/app/staffing-index";
 import { readConfig, type Config } from "../src/config";
-import { CITY_STAFFING_TOPIC } from "../src/consumers/city-staffing";
+import { CITY_STAFFING_TOPIC } from "@tawsil/topology";
 import { decodeCityStaffing } from "../src/consumers/city-staffing-codec";
 import { startPricingService, type RunningPricingService } from "../src/server";
 

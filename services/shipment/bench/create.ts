@@ -4,7 +4,7 @@
  *   tsx services/shipment/bench/create.ts [seconds]   (DATABASE_ADMIN_URL overrides the local server)
  * A figure to report, not a test.
  */
-import { ensurePostgres } from "../../../scripts/infra/postgres";
+import { ensurePostgres } from "../../../packages/testing/src/infra/postgres";
 import { draft, idempotency, startStack } from "../test/support";
 
 const postgres = await ensurePostgres(process.env.DATABASE_ADMIN_URL ? { adminUrl: process.env.DATABASE_ADMIN_URL } : {});

@@ -5,7 +5,7 @@ import { ShipmentAdminService } from "@tawsil/proto/tawsil/shipment/v1/shipment_
 import { PublicStatus, ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { runTawsil } from "../../../scripts/operator-cli";
+import { runTawsil } from "../../../packages/testing/src/operator-cli";
 import { runShipmentCli } from "../src/cli/run-cli";
 import { Code, draft, failure, idempotency, query, startStack, type Stack } from "./support";
 

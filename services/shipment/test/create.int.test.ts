@@ -7,11 +7,11 @@ import { MerchantStatus } from "@tawsil/proto/tawsil/merchant/v1/merchant_pb";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PaymentMethod, ShipmentSchema, ShipmentState } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { Code, draft, failure, idempotency, query, startStack, violationsOf, type Stack } from "./support";
+import { SHIPMENT_EVENTS_TOPIC, topicSpec } from "@tawsil/topology";
 
-const TOPIC = "shipment.shipment.events.v1";
 let stack: Stack;
 let merchantId = "";
 let otherMerchantId = "";
@@ -158,7 +158,7 @@ async function expectOneShipment(results: { shipment?: unknown; replayed: boolea
 /** Relays the outbox to the real broker and counts the creation events of the shipment found there. */
 async function brokerCreations(shipmentId: string): Promise<number> {
   const brokers = inject("kafkaBrokers");
-  await ensureTopics([...brokers], [{ topic: TOPIC, numPartitions: 3 }]);
+  await ensureTopics([...brokers], [topicSpec(SHIPMENT_EVENTS_TOPIC)]);
   const logger = createLogger({ service: "shipment-test-relay", level: "silent" });
   const kafka = createKafka({ clientId: `shipment-test-${randomUUID().slice(0, 8)}`, brokers, logger });
   const db = createPrismaClient(PrismaClient, { url: stack.databaseUrl, maxConnections: 2 });
@@ -168,7 +168,7 @@ async function brokerCreations(shipmentId: string): Promise<number> {
   let seen = 0;
   try {
     await consumer.connect();
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    await consumer.subscribe({ topic: SHIPMENT_EVENTS_TOPIC, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
         if (message.key?.toString() !== shipmentId || !message.value) return;

@@ -4,7 +4,7 @@ import { MediaAssetService } from "@tawsil/proto/tawsil/shipment/v1/media_asset_
 import { MediaAssetStatus } from "@tawsil/proto/tawsil/shipment/v1/media_asset_pb";
 import { png } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createBucket, localStorageEnv } from "../../../scripts/infra/s3";
+import { createBucket, localStorageEnv } from "../../../packages/testing/src/infra/s3";
 import { Code, failure, query, startStack, violationsOf, type Stack } from "./support";
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createPrismaClient, disconnect } from "@tawsil/db";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createBucket } from "../../../scripts/infra/s3";
+import { createBucket } from "../../../packages/testing/src/infra/s3";
 import { MediaRetention } from "../src/app/media-retention";
 import { declaredAsset, objectKeyOf } from "../src/domain/media-asset";
 import { PrismaMediaStore } from "../src/infra/prisma-media-store";

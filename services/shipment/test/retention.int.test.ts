@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { shipmentRetention } from "../src/infra/retention-policies";
 import { createShipmentDatabase, testConfig } from "./support";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -30,7 +31,7 @@ afterAll(async () => {
 const sql = <T = unknown>(query: string, ...values: unknown[]) => rawQuery<T>(PrismaClient, database.url, query, ...values);
 
 async function outbox(label: string, createdAt: Date, sentAt: Date | null): Promise<void> {
-  await sql(`INSERT INTO outbox_event (event_id, topic, key, type, payload, created_at, sent_at) VALUES ($1::uuid, 'shipment.shipment.events.v1', $2, 't', '\\x00', $3, $4)`, randomUUID(), label, createdAt, sentAt);
+  await sql(`INSERT INTO outbox_event (event_id, topic, key, type, payload, created_at, sent_at) VALUES ($1::uuid, $2, $3, 't', '\\x00', $4, $5)`, randomUUID(), SHIPMENT_EVENTS_TOPIC, label, createdAt, sentAt);
 }
 
 async function record(key: string, expiresAt: Date): Promise<void> {

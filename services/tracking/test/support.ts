@@ -15,7 +15,7 @@ import { PublicStatus, ShipmentSchema, ShipmentState } from "@tawsil/proto/tawsi
 import type { InProcessService } from "@tawsil/rpc";
 import { capturedLogger, createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
 import type { Producer } from "kafkajs";
-import { ensureTopics } from "../../../scripts/infra/kafka";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { startStack as startGatewayStack, type Stack as GatewayStack } from "../../../gateway/test/support/stack";
 import { startStack as startShipmentStack, type Stack as ShipmentStack } from "../../shipment/test/support";
 import { readConfig } from "../src/config";

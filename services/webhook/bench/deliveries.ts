@@ -10,7 +10,7 @@ import { withTransaction } from "@tawsil/db";
 import { createLogger } from "@tawsil/logging";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
-import { ensurePostgres } from "../../../scripts/infra/postgres";
+import { ensurePostgres } from "../../../packages/testing/src/infra/postgres";
 import { enqueueShipmentEvent } from "../src/app/enqueue-event";
 import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
 import { startWebhookService } from "../src/server";

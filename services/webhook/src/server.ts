@@ -7,7 +7,7 @@ import { DeliveryEngine } from "./app/delivery-engine";
 import { ManageEndpoint } from "./app/manage-endpoint";
 import type { Clock, Receiver, Resolver } from "./app/ports";
 import type { Config } from "./config";
-import { ignoredEvent, SHIPMENT_EVENTS_GROUP, SHIPMENT_EVENTS_TOPIC, shipmentEventHandler } from "./consumers/shipment-events";
+import { ignoredEvent, SHIPMENT_EVENTS_GROUP, shipmentEventHandler } from "./consumers/shipment-events";
 import { aresQuery, DnsResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics, droppedDeliveries } from "./infra/metrics";
@@ -22,6 +22,7 @@ import { webhookService } from "./rpc/webhook-service";
 import { connectKafka, kafkaConnection, DeadLetterAdmin, deadLetterAdminRoutes, startConsumer, type EventHandler } from "@tawsil/events";
 import { startRetention } from "@tawsil/retention";
 import { webhookRetention } from "./infra/retention-policies";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /** Fully-qualified names the gRPC health protocol answers for. */
 export const SERVICE_NAMES = [WebhookService.typeName] as const;

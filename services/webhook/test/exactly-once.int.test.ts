@@ -9,8 +9,8 @@ import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
-import { SHIPMENT_EVENTS_TOPIC } from "../src/consumers/shipment-events";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 import { createWebhookDatabase, queueChange, startHarness, startReceiver, verify, type Harness, type TestReceiver } from "./support";
 
 /**

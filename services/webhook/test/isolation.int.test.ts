@@ -10,8 +10,8 @@ import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { Kafka, logLevel, type Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ensureTopics } from "../../../scripts/infra/kafka";
-import { SHIPMENT_EVENTS_TOPIC } from "../src/consumers/shipment-events";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 import { createWebhookDatabase, startHarness, startNameServer, startReceiver, type Harness, type TestNameServer, type TestReceiver } from "./support";
 
 /**

@@ -9,7 +9,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { expect } from "vitest";
 import { artefactDirFor, freePort, recordErrorAnswersFrom, watchProcessLogs } from "@tawsil/testing";
-import { SERVICES, sidePortsFrom } from "../../../scripts/mesh";
+import { SERVICES } from "@tawsil/topology";
+import { sidePortsFrom } from "@tawsil/testing/mesh";
 
 const run = promisify(execFile);
 

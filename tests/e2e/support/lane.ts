@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { inject } from "vitest";
-import { alive } from "../../../scripts/checkout/ports";
+import { alive } from "@tawsil/testing";
 import { laneLockDir } from "../../setup/lane-locks";
 
 let claimed: string[] | undefined;

@@ -13,11 +13,12 @@ import { TawsilClient } from "@tawsil/sdk";
 import { expect, inject } from "vitest";
 import { artefactDirFor, freePort, recordErrorAnswersFrom, validateResponsesFrom, watchProcessLogs } from "@tawsil/testing";
 import { readOpenApiDocument } from "../../../gateway/src/openapi/document";
-import { ensureTopics } from "../../../scripts/infra/kafka";
-import { createBucket, localStorageEnv } from "../../../scripts/infra/s3";
-import { type DatabaseServiceName, freeSidePorts, type Mesh, SERVICES, SERVICES_WITH_DATABASE, startMesh, TOPICS, type ServiceName } from "../../../scripts/mesh";
-import { migrateAll } from "../../../scripts/migrate-all";
-import { seedDevMerchants } from "../../../scripts/seed-dev";
+import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
+import { createBucket, localStorageEnv } from "../../../packages/testing/src/infra/s3";
+import { CITY_STAFFING_TOPIC, type DatabaseServiceName, SERVICES, SERVICES_WITH_DATABASE, TOPICS, type ServiceName } from "@tawsil/topology";
+import { freeSidePorts, type Mesh, startMesh } from "@tawsil/testing/mesh";
+import { migrateAll } from "../../../packages/testing/src/migrate-all";
+import { seedDevMerchants } from "../../../packages/testing/src/seed-dev";
 
 export interface TestMesh {
   readonly mesh: Mesh;
@@ -153,7 +154,7 @@ async function staffingSettled(dispatchDatabaseUrl: string, pricingUrl: string):
   await db.connect();
   try {
     const unsent = async () =>
-      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_event WHERE topic = 'dispatch.city-staffing.v1' AND sent_at IS NULL`)).rows[0]!.n;
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox_event WHERE topic = $1 AND sent_at IS NULL`, [CITY_STAFFING_TOPIC])).rows[0]!.n;
     while ((await unsent()) > 0) {
       if (Date.now() > deadline) throw new Error("dispatch's city staffing was not published within 60 s");
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -10,10 +10,10 @@ import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "no
 import path from "node:path";
 import { inject } from "vitest";
 import { freePort } from "../../../packages/testing/src/free-port";
-import { startKafkaContainer } from "../../../scripts/containers/containers";
-import { removeContainer, startContainer, stopContainer } from "../../../scripts/containers/engine-api";
-import { useEngine } from "../../../scripts/containers/runtime";
-import { describeBroker, ensureKafka } from "../../../scripts/infra/kafka";
+import { startKafkaContainer } from "../../../packages/testing/src/containers/containers";
+import { removeContainer, startContainer, stopContainer } from "../../../packages/testing/src/containers/engine-api";
+import { useEngine } from "../../../packages/testing/src/containers/runtime";
+import { describeBroker, ensureKafka } from "../../../packages/testing/src/infra/kafka";
 import type { ContainerRun } from "../../setup/container-infra";
 
 export interface OwnKafka {

@@ -12,9 +12,9 @@ import pg from "pg";
 import { inject } from "vitest";
 import { freePort } from "../../../packages/testing/src/free-port";
 import { assertEmbeddedPostgresReachable } from "../../../packages/testing/src/embedded-postgres-access";
-import { startPostgresContainer } from "../../../scripts/containers/containers";
-import { removeContainer, startContainer, stopContainer } from "../../../scripts/containers/engine-api";
-import { useEngine } from "../../../scripts/containers/runtime";
+import { startPostgresContainer } from "../../../packages/testing/src/containers/containers";
+import { removeContainer, startContainer, stopContainer } from "../../../packages/testing/src/containers/engine-api";
+import { useEngine } from "../../../packages/testing/src/containers/runtime";
 import type { ContainerRun } from "../../setup/container-infra";
 
 export interface OwnPostgres {

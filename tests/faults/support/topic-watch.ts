@@ -8,6 +8,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { Kafka, logLevel, type Consumer } from "kafkajs";
 import { ShipmentChangedSchema } from "../../../packages/proto/src/gen/tawsil/shipment/v1/events_pb";
 import { publicFactOf } from "../../../services/webhook/src/consumers/shipment-events";
+import { SHIPMENT_EVENTS_TOPIC } from "../../../packages/topology/src";
 
 export interface SeenEvent {
   readonly eventId: string;
@@ -27,7 +28,7 @@ export async function watchShipmentEvents(brokers: string[]): Promise<TopicWatch
   const consumer: Consumer = kafka.consumer({ groupId: `faults-ledger-${randomUUID()}` });
   const events: SeenEvent[] = [];
   await consumer.connect();
-  await consumer.subscribe({ topic: "shipment.shipment.events.v1", fromBeginning: true });
+  await consumer.subscribe({ topic: SHIPMENT_EVENTS_TOPIC, fromBeginning: true });
   await consumer.run({
     eachMessage: async ({ message }) => {
       if (!message.value) return;

@@ -9,7 +9,6 @@ import type { JobWork } from "../app/ports";
 import type { ShipmentStateName } from "../domain/dispatch-job";
 import { gramsOf, longestSideMmOf } from "../domain/parcel-facts";
 
-export const SHIPMENT_EVENTS_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_EVENTS_GROUP = "dispatch.shipments";
 const SHIPMENT_CHANGED = ShipmentChangedSchema.typeName;
 

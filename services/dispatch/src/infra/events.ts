@@ -6,11 +6,8 @@ import { OUTBOX_CHANNEL, outboxRowOf, writeOutbox, type OutboxMessage, type SqlC
 import { AssignmentChangedSchema, CityStaffingSchema, DriverLocationSchema } from "@tawsil/proto/tawsil/dispatch/v1/events_pb";
 import { serviceLevelToProto } from "@tawsil/rpc";
 import type { CityStaffing } from "../domain/city-staffing";
+import { ASSIGNMENT_EVENTS_TOPIC, CITY_STAFFING_TOPIC, DRIVER_LOCATION_TOPIC } from "@tawsil/topology";
 
-export const ASSIGNMENT_TOPIC = "dispatch.assignment.events.v1";
-export const DRIVER_LOCATION_TOPIC = "dispatch.driver-location.v1";
-/** Compacted: the last message per city is that city's state (pricing's eligibility index). */
-export const CITY_STAFFING_TOPIC = "dispatch.city-staffing.v1";
 
 
 /** Records an AssignmentChanged in the caller's transaction (key: the shipment). */
@@ -28,7 +25,7 @@ export async function writeAssignmentChanged(
       occurTime: timestampFromMs(change.at.getTime()),
     }),
   );
-  await writeOutbox(tx, { topic: ASSIGNMENT_TOPIC, key: change.shipmentId, type: AssignmentChangedSchema.typeName, payload });
+  await writeOutbox(tx, { topic: ASSIGNMENT_EVENTS_TOPIC, key: change.shipmentId, type: AssignmentChangedSchema.typeName, payload });
 }
 
 /** A fix as recorded: the driver, the shipment carried (if any), where and when. */

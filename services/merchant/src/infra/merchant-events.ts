@@ -2,8 +2,8 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { writeOutbox, type SqlClient } from "@tawsil/events";
 import { AccessRevokedSchema, MerchantAspect, MerchantChangedSchema } from "@tawsil/proto/tawsil/merchant/v1/events_pb";
+import { MERCHANT_EVENTS_TOPIC } from "@tawsil/topology";
 
-export const MERCHANT_TOPIC = "merchant.merchant.events.v1";
 export const MERCHANT_CHANGED_TYPE = MerchantChangedSchema.typeName;
 
 export type ChangedAspect = "STATUS" | "RATE_CARD" | "SAVED_LOCATIONS" | "BRANCHES";
@@ -17,7 +17,7 @@ export async function announceMerchantChange(tx: SqlClient, merchantId: string, 
     MerchantChangedSchema,
     create(MerchantChangedSchema, { merchantId, aspects: aspects.map((aspect) => MerchantAspect[aspect]), occurTime: timestampFromDate(at) }),
   );
-  await writeOutbox(tx, { topic: MERCHANT_TOPIC, key: merchantId, type: MERCHANT_CHANGED_TYPE, payload });
+  await writeOutbox(tx, { topic: MERCHANT_EVENTS_TOPIC, key: merchantId, type: MERCHANT_CHANGED_TYPE, payload });
 }
 
 /**
@@ -28,5 +28,5 @@ export async function announceMerchantChange(tx: SqlClient, merchantId: string, 
  */
 export async function announceAccessRevoked(tx: SqlClient, merchantId: string, clientId: string | undefined, at = new Date(), key = merchantId): Promise<void> {
   const payload = toBinary(AccessRevokedSchema, create(AccessRevokedSchema, { merchantId, clientId: clientId ?? "", revokeTime: timestampFromDate(at) }));
-  await writeOutbox(tx, { topic: MERCHANT_TOPIC, key, type: AccessRevokedSchema.typeName, payload });
+  await writeOutbox(tx, { topic: MERCHANT_EVENTS_TOPIC, key, type: AccessRevokedSchema.typeName, payload });
 }

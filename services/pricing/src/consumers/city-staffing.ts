@@ -4,8 +4,7 @@ import type { ReadinessCheck } from "@tawsil/rpc";
 import type { Admin, Kafka } from "kafkajs";
 import type { StaffingIndex } from "../app/staffing-index";
 import { decodeCityStaffing } from "./city-staffing-codec";
-
-export const CITY_STAFFING_TOPIC = "dispatch.city-staffing.v1";
+import { CITY_STAFFING_TOPIC } from "@tawsil/topology";
 
 /** How long a caught-up replica's probe waits for the broker's end offsets (well within the probe's own deadline). */
 const CAUGHT_UP_PATIENCE_MS = 300;

@@ -1,8 +1,8 @@
 import { invalidateOnEvents, type BroadcastConsumer, type InvalidatedByEvents } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Kafka } from "kafkajs";
+import { MERCHANT_EVENTS_TOPIC } from "@tawsil/topology";
 
-export const MERCHANT_EVENTS_TOPIC = "merchant.merchant.events.v1";
 
 /** Every merchant change drops that merchant's rate card from this replica's cache. */
 export function listenToMerchantChanges(kafka: Kafka, cache: InvalidatedByEvents, logger: Logger): BroadcastConsumer {

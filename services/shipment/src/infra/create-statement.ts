@@ -2,8 +2,9 @@ import { OUTBOX_CHANNEL, outboxRowOf } from "@tawsil/events";
 import { Prisma } from "./prisma/generated/client";
 import type { NewShipment } from "../app/ports";
 import type { TrackingLink } from "../domain/tracking-link";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
+import { SHIPMENT_CHANGED_TYPE, shipmentChangedPayload } from "./shipment-events";
 import { ITEM_INSERT_COLUMNS, SHIPMENT_INSERT_COLUMNS, itemInsertValues, shipmentInsertValues } from "./shipment-row";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /**
  * The whole write of a create as ONE statement, run after the idempotency lock is held: it reads
@@ -21,7 +22,7 @@ export function createStatement(input: NewShipment, link: TrackingLink): Prisma.
   const { scope, shipment: s, record, now } = input;
   const items = s.items.map((item, position) => itemInsertValues(s.id, item, position));
   const events = input.events.map(({ change, at }) => {
-    const row = outboxRowOf({ topic: SHIPMENT_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, link) });
+    const row = outboxRowOf({ topic: SHIPMENT_EVENTS_TOPIC, key: s.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, link) });
     return Prisma.sql`(${row.eventId}::uuid, ${row.topic}, ${row.key}, ${row.type}, ${Buffer.from(row.payload)}::bytea, ${row.headers}::jsonb)`;
   });
   const media = s.timelineMedia.map((m) => Prisma.sql`(${m.mediaAssetId}::uuid, ${m.purpose}, ${m.sortOrder}::int)`);

@@ -11,9 +11,10 @@ import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
 import type { PrismaClient } from "./prisma/generated/client";
-import { SHIPMENT_CHANGED_TYPE, SHIPMENT_TOPIC, shipmentChangedPayload } from "./shipment-events";
+import { SHIPMENT_CHANGED_TYPE, shipmentChangedPayload } from "./shipment-events";
 import { shipmentFromRow, type ShipmentRow } from "./shipment-row";
 import { selectPendingApproval, selectShipmentById, selectShipmentByTrackingCodeSha256, selectShipmentForUpdate, selectShipmentPage } from "./shipment-select";
+import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 type Tx = TransactionClient<PrismaClient>;
 type Client = PrismaClient | Tx;
@@ -196,7 +197,7 @@ class PrismaShipmentTx implements ShipmentTx {
     if (isTerminal(shipment.state)) {
       await this.tx.mediaAsset.updateMany({ where: { shipmentId: shipment.id }, data: { purgeAfter: new Date(at.getTime() + this.attachedMediaRetentionMs) } });
     }
-    await writeOutbox(this.tx, { topic: SHIPMENT_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
+    await writeOutbox(this.tx, { topic: SHIPMENT_EVENTS_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
   }
 
   async pinLock(shipmentId: string): Promise<PinLock> {

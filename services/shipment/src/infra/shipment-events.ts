@@ -8,7 +8,6 @@ import { shipmentToProto, stateToProto } from "../messages/shipment-message";
 
 /* The shipment service's events as the outbox writes them: topic, type and payload. */
 
-export const SHIPMENT_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_CHANGED_TYPE = "tawsil.shipment.v1.ShipmentChanged";
 
 /**

@@ -5,6 +5,7 @@ import type { Kafka } from "kafkajs";
 import { applyAssignmentFact, applyFacts, applyFixFact, applyShipmentFact, type Fact } from "../app/apply-facts";
 import type { ProjectionBatchWriter, ProjectionWriter } from "../app/ports";
 import { assignmentFactOf, fixFactOf, shipmentFactOf } from "./decode";
+import { ASSIGNMENT_EVENTS_TOPIC, DRIVER_LOCATION_TOPIC, SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 export interface Topics {
   readonly shipments: string;
@@ -13,9 +14,9 @@ export interface Topics {
 }
 
 export const TOPICS: Topics = {
-  shipments: "shipment.shipment.events.v1",
-  assignments: "dispatch.assignment.events.v1",
-  locations: "dispatch.driver-location.v1",
+  shipments: SHIPMENT_EVENTS_TOPIC,
+  assignments: ASSIGNMENT_EVENTS_TOPIC,
+  locations: DRIVER_LOCATION_TOPIC,
 };
 export const PROJECTION_GROUP = "tracking.projections";
 

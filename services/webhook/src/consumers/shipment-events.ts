@@ -8,7 +8,6 @@ import type { Clock, EventRoutes, QueueWriter } from "../app/ports";
 import { eventTypeOf, type PublicStatus } from "../domain/event-types";
 import type { ShipmentFact } from "../domain/webhook-event";
 
-export const SHIPMENT_EVENTS_TOPIC = "shipment.shipment.events.v1";
 export const SHIPMENT_EVENTS_GROUP = "webhook.deliveries";
 
 const STATUS: Record<PublicStatusProto, PublicStatus | undefined> = {
