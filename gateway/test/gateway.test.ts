@@ -164,7 +164,7 @@ describe("the gateway's connections", () => {
   it("stay open 72 s when idle, as fastify's own server would, outliving the ingress's 60 s upstream keep-alive (Node's 5 s default reset reused connections)", async () => {
     const agent = new http.Agent({ keepAlive: true });
     try {
-      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+      const keepAlive = await new Promise<string | string[] | undefined>((resolve, reject) => {
         http.get(`${base}/readyz`, { agent }, (res) => {
           res.resume();
           res.on("end", () => resolve(res.headers["keep-alive"]));

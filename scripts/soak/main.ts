@@ -11,7 +11,8 @@ import { startRedisServer, type RedisServer } from "../../packages/testing/src/r
 import { ROOT } from "../bench/setup";
 import { devDatabasePrefix } from "../checkout/namespace";
 import { DevStack } from "../dev";
-import { freeSidePorts, SERVICES } from "../mesh";
+import { freeSidePorts } from "../../packages/testing/src/mesh";
+import { SERVICES } from "../../packages/topology/src";
 import { renderSoakReport } from "./report";
 import { runSoak } from "./run";
 import { soakEnv, soakSettings, type SoakSettings } from "./settings";

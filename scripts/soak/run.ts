@@ -4,7 +4,7 @@
  * effect checks and the verdict. The caller starts and stops the mesh.
  */
 import { paced } from "../bench/driver";
-import type { Mesh } from "../mesh";
+import type { Mesh } from "../../packages/testing/src/mesh";
 import { shipmentEffects, webhookEffects } from "./effects";
 import { Ledger, runWindow, soakRoutes, type RouteWindow } from "./load";
 import { soakMerchant } from "./merchants";

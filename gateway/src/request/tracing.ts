@@ -14,11 +14,9 @@ const headerGetter = {
   keys: (carrier: http.IncomingHttpHeaders) => Object.keys(carrier),
 };
 
-/** Fastify's server settings, defaults applied, as it hands them to a server factory. */
+/** Of fastify's server settings as it hands them to a server factory (its default applied: 72 s). */
 export interface ServerTimeouts {
-  readonly keepAliveTimeout: number;
-  readonly requestTimeout: number;
-  readonly connectionTimeout: number;
+  readonly keepAliveTimeout?: number;
 }
 
 const REQUEST_ID = Symbol("tawsil.requestId");
@@ -46,13 +44,12 @@ export function tracedServerFactory(handler: http.RequestListener, options: Serv
     (req as Identified)[REQUEST_ID] = requestId;
     runWithRequestId(trace.setSpan(parent, span), requestId, () => handler(req, res));
   });
-  // Fastify sets these only on a server it makes itself. Without them Node keeps an idle
-  // connection 5 s: shorter than the ingress's upstream keep-alive (nginx: 60 s) and than what a
-  // client reusing connections expects, so a request sent as the gateway closes the connection is
-  // reset (a soak saw ECONNRESET on an estimate). Fastify's 72 s outlives the proxy's 60 s.
-  server.keepAliveTimeout = options.keepAliveTimeout;
-  server.requestTimeout = options.requestTimeout;
-  server.setTimeout(options.connectionTimeout);
+  // Fastify sets this only on a server it makes itself. Without it Node keeps an idle connection
+  // 5 s: shorter than the ingress's upstream keep-alive (nginx: 60 s) and than what a client
+  // reusing connections expects, so a request sent as the gateway closes the connection is reset
+  // (a soak saw ECONNRESET on an estimate). Fastify's 72 s outlives the proxy's 60 s. Node's own
+  // request and header deadlines (300 s, 60 s) stay: fastify's server would turn the first off.
+  server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
   return server;
 }
 
