@@ -60,9 +60,18 @@ export function budgetRows(results: BenchResults): TargetRow[] {
     cpuRow("read", "read by id", "1.0-1.4 ms", 0.6),
     cpuRow("tracking", "public tracking read", "1.66 ms (877/s)", 0.5),
     cpuRow("webhook-burst", "webhook delivery (event to attempt, per delivery)", "not in the table", 1.5),
-    explained({ ...rate, met: both }, () => profileLine(burst!)),
+    explained({ ...rate, met: both }, () => `${deliveryCeiling(burst!, cores)}; ${profileLine(burst!)}`),
     explained(idleRow, () => busiestIdle(results)),
   ];
+}
+
+/**
+ * Whether the CPU is what holds the rate down: the most deliveries a second the CPU per delivery
+ * allows on this machine, beside the measured rate (far above it, the sends in flight bound it).
+ */
+function deliveryCeiling(s: ScenarioResult, cores: number): string {
+  const { maxPerSecond } = ceiling(s.cpu ?? [], cores);
+  return Number.isFinite(maxPerSecond) ? `its CPU per delivery allows ${maxPerSecond.toFixed(0)}/s on ${cores} cores` : "no CPU readings";
 }
 
 /** Idle has no profiled round: its busiest processes, whose 5 s slices the idle table shows. */
