@@ -101,3 +101,19 @@ export function ceiling(cpu: readonly ProcessCpu[], cores: number): { totalMs: n
   const totalMs = cpu.filter(isProduct).reduce((sum, p) => sum + processMs(p), 0);
   return { totalMs, maxPerSecond: totalMs > 0 ? (cores * 1000) / totalMs : Number.NaN };
 }
+
+/**
+ * Waits until the product's processes together spend under `percent` of one core over a second
+ * (consumers and relays done with what came before), or `maxSeconds` pass; says which.
+ */
+export async function settled(processes: readonly WatchedProcess[], percent: number, maxSeconds: number, hz = ticksPerSecond()): Promise<boolean> {
+  const product = processes.filter(isProduct);
+  for (let s = 0; s < maxSeconds; s++) {
+    const before = readTicks(product);
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = readTicks(product);
+    const ticks = product.reduce((sum, _, i) => sum + (before[i] && after[i] ? ticksBetween(before[i]!, after[i]!) : 0), 0);
+    if ((ticks / hz) * 100 < percent) return true;
+  }
+  return false;
+}

@@ -8,7 +8,7 @@ import { Client, Pool } from "undici";
 import { roundFigures, type RoundFigures } from "./stats";
 
 export interface BenchRequest {
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "PATCH";
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body?: string;
@@ -65,8 +65,11 @@ function outcome(rec: Recorder, seconds: number, cpuBefore: NodeJS.CpuUsage): Ro
   return { figures: roundFigures(rec.latencies, rec.errors, seconds, clientCpuPercent), failures: rec.failures };
 }
 
-/** `connections` loops, each sending its next request as soon as the previous answered, for `seconds`. */
-export async function closedLoop(endpoint: Endpoint, opts: { connections: number; seconds: number }): Promise<RoundOutcome> {
+/**
+ * `connections` loops, each sending its next request as soon as the previous answered, for
+ * `seconds` or until `requests` have been sent, whichever comes first.
+ */
+export async function closedLoop(endpoint: Endpoint, opts: { connections: number; seconds: number; requests?: number }): Promise<RoundOutcome> {
   const clients = Array.from({ length: opts.connections }, () => new Client(endpoint.origin, { pipelining: 1, keepAliveTimeout: 60_000 }));
   const rec = new Recorder();
   let next = 0;
@@ -76,7 +79,7 @@ export async function closedLoop(endpoint: Endpoint, opts: { connections: number
   try {
     await Promise.all(
       clients.map(async (client) => {
-        while (performance.now() < deadline) await once(client, endpoint, next++, performance.now(), rec);
+        while (performance.now() < deadline && next < (opts.requests ?? Infinity)) await once(client, endpoint, next++, performance.now(), rec);
       }),
     );
   } finally {

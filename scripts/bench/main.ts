@@ -145,6 +145,7 @@ try {
     baselineReadIds: sampleOf(baselineIds, 1000),
     meshDeepCursor: meshDeep,
     trackingDatabaseUrl: stack.databases!.tracking.url,
+    webhookDatabaseUrl: stack.databases!.webhook.url,
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
     meshProcesses: () => [...watchedProcesses(stack), meshDatabases],

@@ -30,7 +30,8 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     return { result: { ...base, status: "unavailable", reason: prepared.reason } };
   }
 
-  const runs: { label: "mesh" | "baseline"; go: (seconds: number) => Promise<RoundOutcome> }[] = [];
+  // `before` sets a round up outside its measured window (and outside its profile).
+  const runs: { label: "mesh" | "baseline"; go: (seconds: number) => Promise<RoundOutcome>; before?: () => Promise<void> }[] = [];
   const opts = (seconds: number) => ({ connections: settings.connections, seconds });
   if (prepared.kind === "load") {
     const { mesh, baseline } = prepared;
@@ -40,7 +41,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     const { mesh, rate } = prepared;
     runs.push({ label: "mesh", go: (s) => paced(mesh, { ...opts(s), rate }) });
   } else {
-    runs.push({ label: "mesh", go: () => prepared.measure() });
+    runs.push({ label: "mesh", go: () => prepared.measure(), ...(prepared.beforeRound ? { before: prepared.beforeRound } : {}) });
   }
 
   ctx.log(`${scenario.name}: ${scenario.title}${prepared.notes ? ` — ${prepared.notes}` : ""}`);
@@ -55,6 +56,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
   for (let r = 1; r <= settings.rounds; r++) {
     let meshRound: { before: Ticks; end: Ticks; requests: number } | undefined;
     for (const run of runs) {
+      await run.before?.();
       const before = readTicks(watched);
       const outcome = await run.go(settings.roundSeconds);
       if (run.label === "mesh") meshRound = { before, end: readTicks(watched), requests: outcome.figures.requests };
@@ -82,10 +84,12 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     ...(cpuRounds.length ? { cpu: medianCpu(cpuRounds) } : {}),
     ...(prepared.kind === "custom" && prepared.lags ? { lags: prepared.lags() } : {}),
   };
-  const meshRun = runs[0]!.go;
+  const meshRun = runs[0]!;
+  // A custom measurement is profiled only when its set-up stays out of the window (beforeRound).
+  const profiled = ctx.profiler && (prepared.kind !== "custom" || meshRun.before);
   return {
     result: judge(scenario, result, ctx.results),
-    ...(ctx.profiler && prepared.kind !== "custom" ? { profile: () => profiledRound(scenario.name, meshRun, ctx) } : {}),
+    ...(profiled ? { profile: () => profiledRound(scenario.name, meshRun, ctx) } : {}),
   };
 }
 
@@ -98,14 +102,15 @@ const KEPT_SHARES = 12;
  * (V8 keeps the source positions it collected), so the bench runs these rounds last, after the
  * idle figures.
  */
-async function profiledRound(label: string, go: (seconds: number) => Promise<RoundOutcome>, ctx: BenchContext): Promise<ScenarioProfile | undefined> {
+async function profiledRound(label: string, run: { go: (seconds: number) => Promise<RoundOutcome>; before?: () => Promise<void> }, ctx: BenchContext): Promise<ScenarioProfile | undefined> {
   const profiler = ctx.profiler!;
   // Node processes only: the broker and PostgreSQL have no profiler to signal.
   const watched = ctx.meshProcesses().filter((p) => p.name !== "kafka broker" && p.pid !== undefined && !p.pids);
   try {
+    await run.before?.();
     await profiler.start(watched);
     const before = readTicks(watched);
-    const outcome = await go(ctx.settings.roundSeconds);
+    const outcome = await run.go(ctx.settings.roundSeconds);
     const cpu = cpuPerRequest(watched, { before, end: readTicks(watched) }, outcome.figures.requests);
     const profiles = await profiler.stop(watched, label);
     ctx.log(`  profiled  mesh     ${formatRound(outcome.figures)}  (.bench/profiles/${label}/)`);

@@ -49,7 +49,7 @@ export const DEFAULTS: BenchSettings = {
 const SKIPPABLE = new Set(["idle", "prisma", "warm-start", "profile"]);
 
 export const USAGE = `make bench BENCH_ARGS="[options]"
-  --scenarios a,b,...     only these scenarios (create, create-paced, estimate, read, list-first, list-deep, tracking, tracking-freshness, webhook-fanout)
+  --scenarios a,b,...     only these scenarios (create, create-paced, estimate, read, list-first, list-deep, tracking, tracking-freshness, webhook-fanout, webhook-burst)
   --seconds N             seconds per round (default ${DEFAULTS.roundSeconds})
   --rounds N              rounds per target (default ${DEFAULTS.rounds})
   --connections N         concurrent connections (default ${DEFAULTS.connections})

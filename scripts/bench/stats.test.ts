@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeTarget, lagFigures, median, medianOfRounds, meets, percentile, ratio, roundFigures } from "./stats";
+import { describeTarget, lagFigures, lagsBehindSchedule, median, medianOfRounds, meets, percentile, ratio, roundFigures } from "./stats";
 
 describe("percentile", () => {
   const values = Array.from({ length: 100 }, (_, i) => i + 1); // 1..100
@@ -72,5 +72,17 @@ describe("lagFigures", () => {
     expect(lagFigures("a", [...lags.slice(0, 99), 2001], 0).met).toBe(false); // one over 2 s
     expect(lagFigures("a", lags, 1).met).toBe(false); // one never seen
     expect(lagFigures("a", [], 0)).toMatchObject({ samples: 0, p99Ms: NaN, maxMs: NaN, met: undefined });
+  });
+});
+
+describe("lags behind a schedule", () => {
+  it("charges the i-th arrival from its instant on the schedule, in arrival order, and an early one nothing", () => {
+    // 500/s from 1000 ms: due at 1000, 1002, 1004, 1006.
+    expect(lagsBehindSchedule([1010, 1001, 1003, 1004], 1000, 500)).toEqual([1, 1, 0, 4]);
+  });
+
+  it("grows by the shortfall per event when the path is slower than the schedule", () => {
+    // 250/s against 500/s: each arrival 2 ms later than the last one's lag.
+    expect(lagsBehindSchedule([0, 4, 8, 12], 0, 500)).toEqual([0, 2, 4, 6]);
   });
 });

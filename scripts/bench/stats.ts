@@ -122,3 +122,14 @@ export function lagFigures(what: string, lagsMs: readonly number[], missed: numb
     met: sorted.length === 0 ? undefined : missed === 0 && p99Ms <= FRESHNESS.p99Ms && maxMs <= FRESHNESS.maxMs,
   };
 }
+
+/**
+ * How far behind a schedule of `ratePerSecond` from `startMs` each arrival came: the i-th arrival
+ * (in time order) is due at start + i / rate, and its lag is its arrival minus that, 0 when it came
+ * early. Charging each event from its scheduled instant, as `paced` charges a request, gives a
+ * backlog released at once the lags a steady arrival at that rate would see behind the same
+ * deliveries: a path that keeps up shows lags near 0, one that does not shows lags that grow.
+ */
+export function lagsBehindSchedule(arrivalsMs: readonly number[], startMs: number, ratePerSecond: number): number[] {
+  return [...arrivalsMs].sort((a, b) => a - b).map((at, i) => Math.max(0, at - (startMs + (i * 1000) / ratePerSecond)));
+}

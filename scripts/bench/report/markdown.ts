@@ -5,12 +5,19 @@ import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { DEADLINE_MS, POLL_MS } from "../scenarios/tracking-freshness";
 import { describeTarget, FRESHNESS } from "../stats";
 import type { BenchResults } from "./results";
-import { targetRows, verdict } from "./targets";
+import { budgetRows } from "./budgets";
+import { describeShares } from "./profile-line";
+import { targetRows, verdict, type TargetRow } from "./targets";
 
 const MIB = 1024 ** 2;
 const n = (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(digits));
 const msCell = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? "–" : v < 10 ? `${v.toFixed(2)} ms` : `${v.toFixed(1)} ms`);
 const table = (head: string[], rows: string[][]) => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+
+/** The targets of an issue beside this run's figures; one shape for every issue's table. */
+function targetTable(rows: readonly TargetRow[]): string {
+  return table(["Target", "When filed", "This run", "Met", "What bounds it"], rows.map((r) => [r.target, r.filed, r.figure, verdict(r.met), r.bound ?? ""]));
+}
 
 function loadRow(s: ScenarioResult): string[] {
   if (s.status === "unavailable") return [s.title, s.reason ?? "not available", "", "", "", "", "", "", "", ""];
@@ -34,7 +41,12 @@ function loadRow(s: ScenarioResult): string[] {
 export function renderSummary(results: BenchResults): string {
   const parts: string[] = [];
   parts.push("## Targets (issue 9)\n");
-  parts.push(table(["Target", "When filed", "This run", "Met", "What bounds it"], targetRows(results).map((r) => [r.target, r.filed, r.figure, verdict(r.met), r.bound ?? ""])));
+  parts.push(targetTable(targetRows(results)));
+  parts.push("\n## CPU budgets (issue 34)\n");
+  parts.push(targetTable(budgetRows(results)));
+  parts.push(
+    `\nCPU per request: every process of the product, the Kafka broker and the PostgreSQL backends of the mesh's databases, while the round ran and after it (until the next mesh round: consumers and relays catching up; the create's consequences are counted there), medians over the rounds, the sandbox fleet left out (see the table "What bounds each path"). Webhook delivery: per first attempt from the resume of a paused backlog to the last arrival (the consumer's routing of the event is in the create's figure). A target missed names the scenario's busiest processes and what its profiled round spent their main thread on; the links open the profiles (Chrome DevTools, speedscope).`,
+  );
   parts.push("\n## Load: medians over the rounds\n");
   parts.push(
     table(
@@ -134,16 +146,7 @@ function profileTable(s: ScenarioResult): string | undefined {
   if (!profile?.processes.length) return undefined;
   const rows = [...profile.processes]
     .sort((a, b) => (Number.isFinite(b.cpuMsPerRequest) ? b.cpuMsPerRequest : 0) - (Number.isFinite(a.cpuMsPerRequest) ? a.cpuMsPerRequest : 0))
-    .map((p) => {
-      const share = (ms: number) => (p.busyMs > 0 ? `${((100 * ms) / p.busyMs).toFixed(0)}%` : "–");
-      return [
-        p.name,
-        n(p.cpuMsPerRequest, 2),
-        p.owners.slice(0, 6).map((o) => `${o.name} ${share(o.ms)}`).join(", "),
-        p.functions.slice(0, 3).map((f) => `${f.name.replaceAll("|", "\\|")} ${share(f.ms)}`).join(", "),
-        `\`${p.file}\``,
-      ];
-    });
+    .map((p) => [p.name, n(p.cpuMsPerRequest, 2), describeShares(p, "owners", 6), describeShares(p, "functions", 3), `\`${p.file}\``]);
   return `### ${s.title}: profiled round (${profile.requests} requests in ${n(profile.seconds)} s, not counted in the figures)\n\n${table(["Process", "CPU ms/request", "Main thread by owner (% of its busy time)", "Hottest functions (self time)", "Profile"], rows)}`;
 }
 

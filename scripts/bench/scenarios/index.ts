@@ -7,6 +7,7 @@ import { read } from "./read";
 import type { Scenario } from "./scenario";
 import { tracking } from "./tracking";
 import { trackingFreshness } from "./tracking-freshness";
+import { webhookBurst } from "./webhook-burst";
 import { webhookFanout } from "./webhook-fanout";
 
-export const SCENARIOS: readonly Scenario[] = [create, createPaced, estimate, read, listFirst, listDeep, tracking, trackingFreshness, webhookFanout];
+export const SCENARIOS: readonly Scenario[] = [create, createPaced, estimate, read, listFirst, listDeep, tracking, trackingFreshness, webhookFanout, webhookBurst];

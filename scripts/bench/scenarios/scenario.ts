@@ -29,6 +29,8 @@ export interface BenchContext {
   readonly meshDeepCursor: DeepCursor | undefined;
   /** The tracking service's own database, which the freshness scenario watches. */
   readonly trackingDatabaseUrl: string | undefined;
+  /** The webhook service's own database, where webhook-burst sees its backlog queued. */
+  readonly webhookDatabaseUrl: string | undefined;
   readonly baselineDeepCursor: string | undefined;
   /** Results of the scenarios that ran before this one. */
   readonly results: ReadonlyMap<string, ScenarioResult>;
@@ -44,8 +46,12 @@ export type Prepared =
   | { readonly kind: "load"; readonly mesh: Endpoint; readonly baseline?: Endpoint; readonly notes?: string }
   /** Rounds at a fixed request rate against the mesh only. */
   | { readonly kind: "paced"; readonly mesh: Endpoint; readonly rate: number; readonly notes?: string }
-  /** Rounds of a measurement of the scenario's own (deliveries, say) against the mesh only; lags, read once the rounds are over, are the projections' freshness. */
-  | { readonly kind: "custom"; readonly measure: () => Promise<RoundOutcome>; readonly notes?: string; readonly lags?: () => readonly LagFigures[] }
+  /**
+   * Rounds of a measurement of the scenario's own (deliveries, say) against the mesh only; lags,
+   * read once the rounds are over, are the projections' freshness. `beforeRound` sets a round up
+   * outside the measured window (its CPU is in no figure); a scenario that has one is also profiled.
+   */
+  | { readonly kind: "custom"; readonly measure: () => Promise<RoundOutcome>; readonly beforeRound?: () => Promise<void>; readonly notes?: string; readonly lags?: () => readonly LagFigures[] }
   | { readonly kind: "unavailable"; readonly reason: string };
 
 export interface Scenario {
