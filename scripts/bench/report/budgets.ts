@@ -5,7 +5,7 @@
  * the scenario's busiest processes and what their profiled round spent the time on.
  */
 import { ceiling } from "../cpu-budget";
-import { FLEET } from "../../mesh-fleet";
+import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult } from "../scenarios/scenario";
 import { TARGET_RATE } from "../scenarios/webhook-burst";
 import { meets } from "../stats";

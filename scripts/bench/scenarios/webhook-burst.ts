@@ -14,7 +14,7 @@
  */
 import { closedLoop } from "../driver";
 import { settled } from "../cpu-budget";
-import { query } from "../seed/seed";
+import { query } from "../../../packages/testing/src/seed/seed";
 import { lagsBehindSchedule, percentile, roundFigures } from "../stats";
 import { createEndpoint } from "./create";
 import type { Scenario } from "./scenario";
