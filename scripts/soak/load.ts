@@ -22,8 +22,9 @@ export class Ledger {
   readonly #cancelTried = new Set<string>();
   #references = 0;
 
+  /** Also the create's Idempotency-Key, which must be 16 to 128 characters: the count is padded to keep it so. */
   nextReference(run: string): string {
-    return `SOAK-${run}-${this.#references++}`;
+    return `SOAK-${run}-${String(this.#references++).padStart(6, "0")}`;
   }
 
   /** The healthy merchant's shipments, newest first. */
