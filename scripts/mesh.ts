@@ -3,16 +3,17 @@
  * the sandbox fleet (scripts/mesh-fleet.ts), waits until each one's /readyz answers 200, and stops
  * them all again. `make dev` (scripts/dev.ts)
  * and the end-to-end tests both run the mesh through this one module; `make soak` (scripts/soak/)
- * runs it with two replicas of every process but the fleet (MeshOptions.replicas).
+ * and tests/e2e/replicas.e2e.test.ts run it with two replicas of every process but the fleet
+ * (MeshOptions.replicas).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../packages/rpc/src/identity-keys";
-import { freePort } from "../packages/testing/src/free-port";
 import { staleTargets } from "./build";
 import { FLEET, fleetDir, fleetEnv, fleetPorts, type FleetPorts } from "./mesh-fleet";
+import { MeshNames, peerName } from "./mesh-names";
 
 export const SERVICES = ["merchant", "shipment", "pricing", "dispatch", "tracking", "webhook"] as const;
 export type ServiceName = (typeof SERVICES)[number];
@@ -30,6 +31,7 @@ export const ownsDatabase = (name: ServiceName): name is DatabaseServiceName => 
 export const ADMIN_SERVICES = ["merchant", "shipment", "dispatch", "tracking", "webhook"] as const satisfies readonly ServiceName[];
 export type AdminServiceName = (typeof ADMIN_SERVICES)[number];
 const hasAdmin = (name: ServiceName): name is AdminServiceName => (ADMIN_SERVICES as readonly ServiceName[]).includes(name);
+const isService = (name: string): name is ServiceName => (SERVICES as readonly string[]).includes(name);
 
 /** The ports beside each process's own: the admin listeners and every process's /metrics. */
 export interface SidePorts {
@@ -120,11 +122,13 @@ export interface MeshOptions {
   /** Settings only the fleet receives (FLEET_FAILURE_RATE, say), applied last. */
   readonly fleetEnv?: Record<string, string>;
   /**
-   * Instances of the gateway and of each service (the fleet stays one process); default 1. The
-   * first runs on the ports given above, the others on free ones. There is no load balancer here:
-   * the r-th replica of a process calls the r-th replica of its peers, so load spread over the
-   * gateways spreads over every service; consumers of one group share the topics' partitions. The
-   * gateways share their rate limits only when `env` names a Redis (RATE_LIMIT_REDIS_URL).
+   * Instances of the gateway and of each service (the fleet stays one process); default 1, at
+   * most 2. Replica r listens on a loopback address of its own (replicaHost), every replica on
+   * the ports given above. With replicas, a process calls each peer by a name that resolves to
+   * its ready replicas' addresses (scripts/mesh-names.ts), as a headless Service's name does in a
+   * cluster: its calls spread over the peer's replicas, and leave one that restarts.
+   * Consumers of one group share the topics' partitions. The gateways share their rate limits
+   * only when `env` names a Redis (RATE_LIMIT_REDIS_URL).
    */
   readonly replicas?: number;
 }
@@ -155,19 +159,40 @@ export interface Mesh {
   readonly processes: readonly RunningProcess[];
   /** SIGTERM to every process, SIGKILL to any still alive after `graceMs`; resolves when all exited. */
   stop(graceMs?: number): Promise<void>;
-  /** Stops one process and starts it again with the same settings (as a deploy would); resolves once it is ready. */
-  restart(name: string): Promise<RunningProcess>;
+  /**
+   * Stops one process and starts it again, as a rollout replaces a pod: with the same settings, or
+   * with `envChanges` over them (kept for its later restarts; an empty value unsets a setting);
+   * resolves once it is ready.
+   */
+  restart(name: string, envChanges?: Record<string, string>): Promise<RunningProcess>;
 }
 
 export interface LaunchSpec {
   readonly name: string;
   readonly replicaOf: string;
   readonly cwd: string;
+  /** The address it listens on; default 127.0.0.1. */
+  readonly host?: string;
   readonly port: number;
   readonly adminPort: number | undefined;
   readonly metricsPort: number;
   readonly env: Record<string, string>;
+  /** A module node loads before the bundle (--import). */
+  readonly preload?: string;
 }
+
+/** The loopback address replica `r` (0 for the first) of every process listens on. */
+export const replicaHost = (r: number): string => `127.0.0.${r + 1}`;
+
+/**
+ * The pause before a service replica of a mesh with replicas is stopped, once it left its name:
+ * the deploy's preStop hook (`sleep 5`, deploy/base), which covers the 5 s a caller may keep a
+ * name's old addresses (packages/rpc's SpreadTransport resolves again every 5 s, as kube-dns caches).
+ */
+const PRE_STOP_MS = 5_000;
+
+/** Loaded into every process of a mesh with replicas: resolves the names of MeshNames' file. */
+const MESH_HOSTS_PRELOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), "mesh-hosts.mjs");
 
 export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const log = opts.log ?? (() => {});
@@ -179,31 +204,46 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`, ...opts.env };
   // Every process signs its calls and checks its callers, as in a cluster.
   const identityKeys = opts.identityKeys ?? generateIdentityKeys(IDENTITIES);
-  const replicaPorts: ReplicaPorts[] = [{ gateway: opts.gatewayPort, services: opts.servicePorts, sidePorts: opts.sidePorts }];
-  for (let r = 1; r < (opts.replicas ?? 1); r++) replicaPorts.push(await freeReplicaPorts());
-  const launches: LaunchSpec[] = replicaPorts.flatMap((ports, r) => replicaLaunches(opts, common, identityKeys, ports, r));
+  // Two loopback addresses and a name resolving to both (replicaHost, peerName): no more.
+  if ((opts.replicas ?? 1) > 2) throw new Error("a mesh runs at most 2 replicas of a process");
+  const replicas = Array.from({ length: opts.replicas ?? 1 }, (_, r) => r);
+  const names = replicas.length > 1 ? new MeshNames(path.join(opts.logDir, "mesh-names.json")) : undefined;
+  const launches: LaunchSpec[] = replicas.flatMap((r) => replicaLaunches(opts, common, identityKeys, r, names));
   const start = (spec: LaunchSpec) => launch(spec, opts.logDir);
   const processes: RunningProcess[] = launches.map(start);
+  /** Ready, and listed under its service's name from then on (a gateway or the fleet has none). */
+  const serving = async (p: RunningProcess) => {
+    await waitReady(p, opts.readyTimeoutMs ?? 90_000, log);
+    if (isService(p.replicaOf)) names?.list(p.replicaOf, new URL(p.url).hostname);
+  };
   const mesh: Mesh = {
     gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`,
-    gatewayUrls: replicaPorts.map((ports) => `http://127.0.0.1:${ports.gateway}`),
+    gatewayUrls: replicas.map((r) => `http://${replicaHost(r)}:${opts.gatewayPort}`),
     identityKeys,
     processes,
     stop: (graceMs) => stopAll(processes, graceMs),
-    async restart(name) {
+    async restart(name, envChanges = {}) {
       const at = processes.findIndex((p) => p.name === name);
       const spec = launches[at];
       if (!spec) throw new Error(`no process called ${name}`);
+      // Out of its service's name first, as a terminating pod leaves its Service's endpoints, then
+      // serving on through the pause of its preStop hook, while its callers resolve the name again.
+      if (names && isService(spec.replicaOf)) {
+        names.unlist(spec.replicaOf, spec.host ?? "127.0.0.1");
+        await new Promise((resolve) => setTimeout(resolve, PRE_STOP_MS));
+      }
       await stopAll([processes[at]!]);
-      const started = start(spec);
+      const env = Object.fromEntries(Object.entries({ ...spec.env, ...envChanges }).filter(([, value]) => value !== ""));
+      launches[at] = { ...spec, env };
+      const started = start(launches[at]);
       processes[at] = started;
-      await waitReady(started, opts.readyTimeoutMs ?? 90_000, log);
+      await serving(started);
       return started;
     },
   };
 
   try {
-    await Promise.all(processes.map((p) => waitReady(p, opts.readyTimeoutMs ?? 90_000, log)));
+    await Promise.all(processes.map(serving));
     // The fleet registers its drivers through the admin listeners and drives through the gateway: after them.
     if (opts.fleet ?? true) {
       const ports = await fleetPorts(opts.fleetPorts);
@@ -219,35 +259,29 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   return mesh;
 }
 
-/** The ports of one replica of every process but the fleet. */
-interface ReplicaPorts {
-  readonly gateway: number;
-  /** In SERVICES order. */
-  readonly services: readonly number[];
-  readonly sidePorts: SidePorts;
-}
-
-async function freeReplicaPorts(): Promise<ReplicaPorts> {
-  const services: number[] = [];
-  for (const _ of SERVICES) services.push(await freePort());
-  return { gateway: await freePort(), services, sidePorts: await freeSidePorts(freePort) };
-}
-
-/** The gateway and the six services of replica `r` (0 for the first), each calling its peers of the same replica. */
-function replicaLaunches(opts: MeshOptions, common: Record<string, string>, identityKeys: IdentityKeys, ports: ReplicaPorts, r: number): LaunchSpec[] {
+/**
+ * The gateway and the six services of replica `r` (0 for the first). With one replica each calls
+ * its peers at their address; with more, by names resolving to their ready replicas (`names`).
+ */
+function replicaLaunches(opts: MeshOptions, common: Record<string, string>, identityKeys: IdentityKeys, r: number, names: MeshNames | undefined): LaunchSpec[] {
   const named = (name: string) => (r === 0 ? name : `${name}-${r + 1}`);
+  const host = replicaHost(r);
+  const peerHosts: Record<string, string> = names ? { MESH_HOSTS_FILE: names.file } : {};
   const serviceUrls = Object.fromEntries(
-    SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(ports.services, i)}`]),
+    SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://${names ? peerName(name) : host}:${port(opts.servicePorts, i)}`]),
   );
+  const placed = { host, ...(names ? { preload: MESH_HOSTS_PRELOAD } : {}) };
   const launches: LaunchSpec[] = SERVICES.map((name, i) => ({
     name: named(name),
     replicaOf: name,
     cwd: path.join(ROOT, "services", name),
-    port: port(ports.services, i),
-    adminPort: hasAdmin(name) ? ports.sidePorts.admin[name] : undefined,
-    metricsPort: ports.sidePorts.metrics[name],
+    ...placed,
+    port: port(opts.servicePorts, i),
+    adminPort: hasAdmin(name) ? opts.sidePorts.admin[name] : undefined,
+    metricsPort: opts.sidePorts.metrics[name],
     env: {
       ...common,
+      ...peerHosts,
       // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
       ...serviceUrls,
       ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
@@ -262,11 +296,12 @@ function replicaLaunches(opts: MeshOptions, common: Record<string, string>, iden
     name: named("gateway"),
     replicaOf: "gateway",
     cwd: path.join(ROOT, "gateway"),
-    port: ports.gateway,
+    ...placed,
+    port: opts.gatewayPort,
     adminPort: undefined,
-    metricsPort: ports.sidePorts.metrics.gateway,
+    metricsPort: opts.sidePorts.metrics.gateway,
     // The broker carries access revocations to the gateway.
-    env: { ...common, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
+    env: { ...common, ...peerHosts, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
   });
   return launches;
 }
@@ -277,21 +312,21 @@ function port(ports: readonly number[], i: number): number {
   return value;
 }
 
-export function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
+export function launch({ name, replicaOf, cwd, host = "127.0.0.1", port, adminPort, metricsPort, env, preload }: LaunchSpec, logDir: string): RunningProcess {
   const logFile = path.join(logDir, `${name}.log`);
   const out = createWriteStream(logFile, { flags: "a" });
   // The compiled bundle (`make build`, scripts/build.ts), never the TypeScript through tsx: what
   // runs here is what the image runs. Source maps point stack traces at the TypeScript.
-  const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(preload ? [`--import=${pathToFileURL(preload).href}`] : []), BUNDLE], {
     cwd,
     env: {
       ...PROCESS_ENV,
       ...process.env,
       ...env,
-      HOST: "127.0.0.1",
+      HOST: host,
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
-      ...(adminPort === undefined ? {} : { ADMIN_PORT: String(adminPort) }),
+      ...(adminPort === undefined ? {} : { ADMIN_HOST: host, ADMIN_PORT: String(adminPort) }),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -306,9 +341,9 @@ export function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env
   return {
     name,
     replicaOf,
-    url: `http://127.0.0.1:${port}`,
-    adminUrl: adminPort === undefined ? undefined : `http://127.0.0.1:${adminPort}`,
-    metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    url: `http://${host}:${port}`,
+    adminUrl: adminPort === undefined ? undefined : `http://${host}:${adminPort}`,
+    metricsUrl: `http://${host}:${metricsPort}`,
     logFile,
     logWritten,
     child,
