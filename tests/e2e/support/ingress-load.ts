@@ -68,11 +68,11 @@ export class IngressLoad {
   async #send(route: LoadRoute): Promise<void> {
     const origin = this.#inService[this.#turn++ % this.#inService.length]!;
     const endpoint = route.endpoint(origin);
-    const req = endpoint.request(0);
     const byStatus = (this.answers[route.name] ??= {});
     let status = "no answer";
     let body = "";
     try {
+      const req = endpoint.request(0);
       const res = await fetch(`${origin}${req.path}`, { method: req.method, headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }) });
       status = String(res.status);
       body = await res.text();
