@@ -12,7 +12,8 @@
 import { startRedisServer, type RedisServer } from "@tawsil/testing";
 import type { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { accessToken, requestToken, startStack, type Credentials, type Stack } from "./support/stack";
+import { alternate as alternateProbes, asClient, codesFrom, countOf, failedAuthenticationOf, tokenRequestFrom, tokenRequestOf, trackingRead } from "./support/limit-probes";
+import { accessToken, startStack, type Credentials, type Stack } from "./support/stack";
 
 const BURST = 200;
 const TOKEN_PER_MINUTE = 20;
@@ -64,17 +65,7 @@ async function newClient(): Promise<Credentials> {
 }
 
 /** `count` guarded requests of one token, alternating between `bases`; the statuses in order. */
-async function alternate(bases: readonly string[], token: string, count: number): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const res = await fetch(`${bases[i % bases.length]}/test/needs-write`, { headers: { authorization: `Bearer ${token}` } });
-    statuses.push(res.status);
-    await res.arrayBuffer();
-  }
-  return statuses;
-}
-
-const countOf = (statuses: readonly number[], status: number) => statuses.filter((s) => s === status).length;
+const alternate = (bases: readonly string[], token: string, count: number) => alternateProbes(bases, count, asClient(token, "/test/needs-write"));
 
 describe("two gateway replicas sharing one Redis", () => {
   it("give a client alternating between them its burst once, within 10%; in memory, twice", async () => {
@@ -98,17 +89,7 @@ describe("two gateway replicas sharing one Redis", () => {
   });
 
   it("hold the token endpoint's per-client-id limit across them; in memory, twice", async () => {
-    // A well-formed client id without grant_type: counted by the per-client limit, then refused
-    // with invalid_request before the merchant service is asked or a failure is recorded.
-    const ask = async (bases: readonly string[], clientId: string) => {
-      const statuses: number[] = [];
-      for (let i = 0; i < TOKEN_PER_MINUTE * 3; i++) {
-        const res = await requestToken(bases[i % 2]!, {}, { clientId, clientSecret: "tws_sk_whatever" });
-        statuses.push(res.status);
-        await res.arrayBuffer();
-      }
-      return statuses;
-    };
+    const ask = (bases: readonly string[], clientId: string) => alternateProbes(bases, TOKEN_PER_MINUTE * 3, tokenRequestOf(clientId));
     const withRedis = await ask(
       shared.map((r) => r.baseUrl),
       `tws_ci_${"A".repeat(22)}`,
@@ -119,31 +100,16 @@ describe("two gateway replicas sharing one Redis", () => {
   });
 
   it("lock a client id after five failed authentications across them; in memory, after ten", async () => {
-    // A malformed client id fails authentication at the gateway, counted toward the lockout.
-    const fail = async (bases: readonly string[], clientId: string) => {
-      const statuses: number[] = [];
-      for (let i = 0; i < 12; i++) {
-        const res = await requestToken(bases[i % 2]!, { grant_type: "client_credentials" }, { clientId, clientSecret: "wrong" });
-        statuses.push(res.status);
+    const fail = (bases: readonly string[], clientId: string) =>
+      alternateProbes(bases, 12, failedAuthenticationOf(clientId), (res) => {
         if (res.status === 429) expect(res.headers.get("ratelimit-policy")).toBe('"auth-failures";q=5;w=60');
-        await res.arrayBuffer();
-      }
-      return statuses;
-    };
+      });
     expect(await fail(shared.map((r) => r.baseUrl), "lock-me-shared")).toEqual([...Array<number>(5).fill(401), ...Array<number>(7).fill(429)]);
     expect(await fail(memory, "lock-me-in-memory")).toEqual([...Array<number>(10).fill(401), ...Array<number>(2).fill(429)]);
   });
 
   it("hold public tracking's per-code limit across them; in memory, twice", async () => {
-    const read = async (bases: readonly string[], code: string) => {
-      const statuses: number[] = [];
-      for (let i = 0; i < PER_CODE * 3; i++) {
-        const res = await fetch(`${bases[i % 2]}/v2/public/tracking/${code}`);
-        statuses.push(res.status);
-        await res.arrayBuffer();
-      }
-      return statuses;
-    };
+    const read = (bases: readonly string[], code: string) => alternateProbes(bases, PER_CODE * 3, trackingRead(() => code));
     const withRedis = await read(shared.map((r) => r.baseUrl), "S".repeat(43));
     expect(countOf(withRedis, 429)).toBe(PER_CODE * 2);
     expect(withRedis.slice(PER_CODE).every((s) => s === 429)).toBe(true);
@@ -153,20 +119,11 @@ describe("two gateway replicas sharing one Redis", () => {
 });
 
 describe("two gateway replicas sharing one Redis, per client address", () => {
-  const from = (address: string) => ({ "x-forwarded-for": address });
-
   it("hold the token endpoint's per-address limit across them; in memory, twice", async () => {
-    // Not a form: counted by the address limit alone, then answered invalid_request.
-    const ask = async (bases: readonly string[], address: string) => {
-      const statuses: number[] = [];
-      for (let i = 0; i < TOKEN_PER_ADDRESS * 2 + 10; i++) {
-        const res = await fetch(`${bases[i % 2]}/oauth/token`, { method: "POST", headers: { "content-type": "application/json", ...from(address) }, body: "{}" });
-        statuses.push(res.status);
+    const ask = (bases: readonly string[], address: string) =>
+      alternateProbes(bases, TOKEN_PER_ADDRESS * 2 + 10, tokenRequestFrom(address), (res) => {
         if (res.status === 429) expect(res.headers.get("ratelimit-policy")).toBe(`"token-address";q=${TOKEN_PER_ADDRESS};w=60`);
-        await res.arrayBuffer();
-      }
-      return statuses;
-    };
+      });
     const withRedis = await ask(shared.map((r) => r.baseUrl), "203.0.113.77");
     expect(countOf(withRedis, 400)).toBe(TOKEN_PER_ADDRESS);
     expect(withRedis.slice(TOKEN_PER_ADDRESS).every((s) => s === 429)).toBe(true);
@@ -174,16 +131,7 @@ describe("two gateway replicas sharing one Redis, per client address", () => {
   });
 
   it("hold public tracking's per-address limit across codes across them; in memory, twice", async () => {
-    const read = async (bases: readonly string[], address: string) => {
-      const statuses: number[] = [];
-      for (let i = 0; i < TRACKING_PER_ADDRESS * 2 + 10; i++) {
-        const code = `${address.replaceAll(".", "")}${String(i).padStart(4, "0")}`.padEnd(43, "x");
-        const res = await fetch(`${bases[i % 2]}/v2/public/tracking/${code}`, { headers: from(address) });
-        statuses.push(res.status);
-        await res.arrayBuffer();
-      }
-      return statuses;
-    };
+    const read = (bases: readonly string[], address: string) => alternateProbes(bases, TRACKING_PER_ADDRESS * 2 + 10, trackingRead(codesFrom(address), address));
     const withRedis = await read(shared.map((r) => r.baseUrl), "198.51.100.7");
     expect(withRedis.length - countOf(withRedis, 429)).toBe(TRACKING_PER_ADDRESS);
     expect(countOf(await read(memory, "198.51.100.8"), 429)).toBe(10);

@@ -24,6 +24,9 @@ import { buildGateway } from "../../src/app";
 import { readConfig, SERVICES } from "../../src/config";
 import { readOpenApiDocument } from "../../src/openapi/document";
 import { startRedisServer, validateResponsesFrom, type RedisServer } from "@tawsil/testing";
+import { requestToken } from "./token-request";
+
+export { requestToken };
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../services/merchant/prisma/migrations");
 
@@ -170,19 +173,6 @@ export async function startStack(opts: {
     await dropDatabase(opts.adminUrl, dbName);
     throw error;
   }
-}
-
-/** POST /oauth/token with form parameters and optional Basic credentials. */
-export function requestToken(baseUrl: string, form: Record<string, string>, basic?: Credentials, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${baseUrl}/oauth/token`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      ...(basic ? { authorization: `Basic ${Buffer.from(`${basic.clientId}:${basic.clientSecret}`).toString("base64")}` } : {}),
-      ...headers,
-    },
-    body: new URLSearchParams(form).toString(),
-  });
 }
 
 export async function accessToken(baseUrl: string, credentials: Credentials, scope?: string): Promise<string> {

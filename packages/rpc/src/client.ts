@@ -4,6 +4,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { context, propagation } from "@opentelemetry/api";
+import { interceptedTransport } from "./intercepted-transport";
 import { currentRequestId } from "./request-context";
 import { audienceOf, SERVICE_TOKEN_HEADER, type ServiceIdentity } from "./service-identity";
 import { dnsAddresses, SpreadTransport, type Lookup } from "./spread-transport";
@@ -66,13 +67,14 @@ export function createPeerClient<T extends DescService>(service: T, baseUrl: str
   if (isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) {
     return createClient(service, createConnectTransport({ baseUrl, ...common, ...(sessionOptions ? { nodeOptions: sessionOptions } : {}) }));
   }
-  const spread = new SpreadTransport(url, (replicaUrl, sessionManager) => createConnectTransport({ baseUrl: replicaUrl, sessionManager, ...common }), {
+  // The interceptors run once per call, around the spread (intercepted-transport.ts), not per replica tried.
+  const spread = new SpreadTransport(url, (replicaUrl, sessionManager) => createConnectTransport({ baseUrl: replicaUrl, sessionManager, ...common, interceptors: [] }), {
     lookup: opts.lookup ?? dnsAddresses,
     resolveEveryMs: opts.resolveEveryMs ?? 5_000,
     downForMs: 1_000,
     ...(sessionOptions ? { sessionOptions } : {}),
   });
-  return createClient(service, spread);
+  return createClient(service, interceptedTransport(spread, baseUrl, interceptors));
 }
 
 /** A cleartext connection to the session's authority, as node:http2 opens one, that reports its close once it was established. */

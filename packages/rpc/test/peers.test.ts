@@ -117,6 +117,24 @@ describe("a peer client over replicas", () => {
     expect(b.served.count).toBe(4);
   });
 
+  it("runs its interceptors once per call, around the replicas it tries: a replica that refused and was passed over is not the call's outcome", async () => {
+    // Replica a serves; replica b's address is still named but nothing listens there (its pod restarting).
+    const a = await pricingReplica("127.0.0.1", 0);
+    const seen: string[] = [];
+    const client = createPeerClient(PricingService, `http://pricing.test:${a.server.port}`, {
+      identity: identityOf("gateway"),
+      timeoutMs: 8000,
+      lookup: async () => ["127.0.0.1", "127.0.0.2"],
+      // As the gateway's per-peer circuit does: a call that could not reach the service marks it down.
+      interceptors: [(next) => (req) => next(req).then((res) => (seen.push("ok"), res), (e: unknown) => (seen.push(Code[ConnectError.from(e).code]), Promise.reject(e)))],
+    });
+    const codes = [];
+    for (let i = 0; i < 6; i++) codes.push(await codeOf(client.quoteDelivery({})));
+    expect(codes).toEqual(Array.from({ length: 6 }, () => "ok"));
+    expect(seen).toEqual(Array.from({ length: 6 }, () => "ok"));
+    expect(a.served.count).toBe(6);
+    expect(a.served.callers).toEqual(Array.from({ length: 6 }, () => "gateway"));
+  });
 
   it("spreads calls over every address the name resolves to, and moves them all to the survivor when one stops", async () => {
     const a = await pricingReplica("127.0.0.1", 0, { delayMs: 2 });

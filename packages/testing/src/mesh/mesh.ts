@@ -2,8 +2,8 @@
  * Starts the gateway and the six services as separate processes against given infrastructure, then
  * the sandbox fleet (./fleet.ts), waits until each one's /readyz answers 200, and stops them all
  * again. `make dev` (scripts/dev.ts), `make bench` (scripts/bench) and the end-to-end tests all run
- * the mesh through this one module; `make soak` (scripts/soak/) runs it with two replicas of every
- * process but the fleet (MeshOptions.replicas).
+ * the mesh through this one module; `make soak` (scripts/soak/) and tests/e2e/replicas.e2e.test.ts
+ * run it with two replicas of every process but the fleet (MeshOptions.replicas).
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -11,12 +11,27 @@ import { fileURLToPath } from "node:url";
 import { FLEET, hasAdmin, IDENTITIES, ownsDatabase, SERVICES, type DatabaseServiceName, type ServiceName } from "@tawsil/topology";
 import { generateIdentityKeys, identityEnvFor, type IdentityKeys } from "../../../rpc/src/identity-keys";
 import { staleTargets } from "../bundles";
-import { freePort } from "../free-port";
 import { fleetDir, fleetEnv, fleetPorts, type FleetPorts } from "./fleet";
+import { MeshNames, peerName } from "./mesh-names";
 import { launch, stopAll, waitReady, type LaunchSpec, type RunningProcess } from "./process";
-import { freeSidePorts, type SidePorts } from "./side-ports";
+import { type SidePorts } from "./side-ports";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "..", "..", "..", "..");
+const isService = (name: string): name is ServiceName => (SERVICES as readonly string[]).includes(name);
+
+/** The loopback address replica `r` (0 for the first) of every process listens on. */
+export const replicaHost = (r: number): string => `127.0.0.${r + 1}`;
+
+/**
+ * The pause before a service replica of a mesh with replicas is stopped, once it left its name:
+ * the deploy's preStop hook (`sleep 5`, deploy/base), which covers the 5 s a caller may keep a
+ * name's old addresses (packages/rpc's SpreadTransport resolves again every 5 s, as kube-dns caches).
+ */
+const PRE_STOP_MS = 5_000;
+
+/** Loaded into every process of a mesh with replicas: resolves the names of MeshNames' file. */
+const MESH_HOSTS_PRELOAD = path.join(HERE, "mesh-hosts.mjs");
 
 export interface MeshOptions {
   /** Database url per service that owns one (already migrated). */
@@ -46,11 +61,13 @@ export interface MeshOptions {
   /** Settings only the fleet receives (FLEET_FAILURE_RATE, say), applied last. */
   readonly fleetEnv?: Record<string, string>;
   /**
-   * Instances of the gateway and of each service (the fleet stays one process); default 1. The
-   * first runs on the ports given above, the others on free ones. There is no load balancer here:
-   * the r-th replica of a process calls the r-th replica of its peers, so load spread over the
-   * gateways spreads over every service; consumers of one group share the topics' partitions. The
-   * gateways share their rate limits only when `env` names a Redis (RATE_LIMIT_REDIS_URL).
+   * Instances of the gateway and of each service (the fleet stays one process); default 1, at
+   * most 2. Replica r listens on a loopback address of its own (replicaHost), every replica on
+   * the ports given above. With replicas, a process calls each peer by a name that resolves to
+   * its ready replicas' addresses (./mesh-names.ts), as a headless Service's name does in a
+   * cluster: its calls spread over the peer's replicas, and leave one that restarts.
+   * Consumers of one group share the topics' partitions. The gateways share their rate limits
+   * only when `env` names a Redis (RATE_LIMIT_REDIS_URL).
    */
   readonly replicas?: number;
 }
@@ -65,8 +82,12 @@ export interface Mesh {
   readonly processes: readonly RunningProcess[];
   /** SIGTERM to every process, SIGKILL to any still alive after `graceMs`; resolves when all exited. */
   stop(graceMs?: number): Promise<void>;
-  /** Stops one process and starts it again with the same settings (as a deploy would); resolves once it is ready. */
-  restart(name: string): Promise<RunningProcess>;
+  /**
+   * Stops one process and starts it again, as a rollout replaces a pod: with the same settings, or
+   * with `envChanges` over them (kept for its later restarts; an empty value unsets a setting);
+   * resolves once it is ready.
+   */
+  restart(name: string, envChanges?: Record<string, string>): Promise<RunningProcess>;
 }
 
 export async function startMesh(opts: MeshOptions): Promise<Mesh> {
@@ -79,31 +100,46 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   const common = { LOG_LEVEL: "info", TAWSIL_ENVIRONMENT: "sandbox", PUBLIC_BASE_URL: `http://localhost:${opts.gatewayPort}`, ...opts.env };
   // Every process signs its calls and checks its callers, as in a cluster.
   const identityKeys = opts.identityKeys ?? generateIdentityKeys(IDENTITIES);
-  const replicaPorts: ReplicaPorts[] = [{ gateway: opts.gatewayPort, services: opts.servicePorts, sidePorts: opts.sidePorts }];
-  for (let r = 1; r < (opts.replicas ?? 1); r++) replicaPorts.push(await freeReplicaPorts());
-  const launches: LaunchSpec[] = replicaPorts.flatMap((ports, r) => replicaLaunches(opts, common, identityKeys, ports, r));
+  // Two loopback addresses and a name resolving to both (replicaHost, peerName): no more.
+  if ((opts.replicas ?? 1) > 2) throw new Error("a mesh runs at most 2 replicas of a process");
+  const replicas = Array.from({ length: opts.replicas ?? 1 }, (_, r) => r);
+  const names = replicas.length > 1 ? new MeshNames(path.join(opts.logDir, "mesh-names.json")) : undefined;
+  const launches: LaunchSpec[] = replicas.flatMap((r) => replicaLaunches(opts, common, identityKeys, r, names));
   const start = (spec: LaunchSpec) => launch(spec, opts.logDir);
   const processes: RunningProcess[] = launches.map(start);
+  /** Ready, and listed under its service's name from then on (a gateway or the fleet has none). */
+  const serving = async (p: RunningProcess) => {
+    await waitReady(p, opts.readyTimeoutMs ?? 90_000, log);
+    if (isService(p.replicaOf)) names?.list(p.replicaOf, new URL(p.url).hostname);
+  };
   const mesh: Mesh = {
     gatewayUrl: `http://127.0.0.1:${opts.gatewayPort}`,
-    gatewayUrls: replicaPorts.map((ports) => `http://127.0.0.1:${ports.gateway}`),
+    gatewayUrls: replicas.map((r) => `http://${replicaHost(r)}:${opts.gatewayPort}`),
     identityKeys,
     processes,
     stop: (graceMs) => stopAll(processes, graceMs),
-    async restart(name) {
+    async restart(name, envChanges = {}) {
       const at = processes.findIndex((p) => p.name === name);
       const spec = launches[at];
       if (!spec) throw new Error(`no process called ${name}`);
+      // Out of its service's name first, as a terminating pod leaves its Service's endpoints, then
+      // serving on through the pause of its preStop hook, while its callers resolve the name again.
+      if (names && isService(spec.replicaOf)) {
+        names.unlist(spec.replicaOf, spec.host ?? "127.0.0.1");
+        await new Promise((resolve) => setTimeout(resolve, PRE_STOP_MS));
+      }
       await stopAll([processes[at]!]);
-      const started = start(spec);
+      const env = Object.fromEntries(Object.entries({ ...spec.env, ...envChanges }).filter(([, value]) => value !== ""));
+      launches[at] = { ...spec, env };
+      const started = start(launches[at]);
       processes[at] = started;
-      await waitReady(started, opts.readyTimeoutMs ?? 90_000, log);
+      await serving(started);
       return started;
     },
   };
 
   try {
-    await Promise.all(processes.map((p) => waitReady(p, opts.readyTimeoutMs ?? 90_000, log)));
+    await Promise.all(processes.map(serving));
     // The fleet registers its drivers through the admin listeners and drives through the gateway: after them.
     if (opts.fleet ?? true) {
       const ports = await fleetPorts(opts.fleetPorts);
@@ -119,35 +155,29 @@ export async function startMesh(opts: MeshOptions): Promise<Mesh> {
   return mesh;
 }
 
-/** The ports of one replica of every process but the fleet. */
-interface ReplicaPorts {
-  readonly gateway: number;
-  /** In SERVICES order. */
-  readonly services: readonly number[];
-  readonly sidePorts: SidePorts;
-}
-
-async function freeReplicaPorts(): Promise<ReplicaPorts> {
-  const services: number[] = [];
-  for (const _ of SERVICES) services.push(await freePort());
-  return { gateway: await freePort(), services, sidePorts: await freeSidePorts(freePort) };
-}
-
-/** The gateway and the six services of replica `r` (0 for the first), each calling its peers of the same replica. */
-function replicaLaunches(opts: MeshOptions, common: Record<string, string>, identityKeys: IdentityKeys, ports: ReplicaPorts, r: number): LaunchSpec[] {
+/**
+ * The gateway and the six services of replica `r` (0 for the first). With one replica each calls
+ * its peers at their address; with more, by names resolving to their ready replicas (`names`).
+ */
+function replicaLaunches(opts: MeshOptions, common: Record<string, string>, identityKeys: IdentityKeys, r: number, names: MeshNames | undefined): LaunchSpec[] {
   const named = (name: string) => (r === 0 ? name : `${name}-${r + 1}`);
+  const host = replicaHost(r);
+  const peerHosts: Record<string, string> = names ? { MESH_HOSTS_FILE: names.file } : {};
   const serviceUrls = Object.fromEntries(
-    SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${port(ports.services, i)}`]),
+    SERVICES.map((name, i) => [`${name.toUpperCase()}_SERVICE_URL`, `http://${names ? peerName(name) : host}:${port(opts.servicePorts, i)}`]),
   );
+  const placed = { host, ...(names ? { preload: MESH_HOSTS_PRELOAD } : {}) };
   const launches: LaunchSpec[] = SERVICES.map((name, i) => ({
     name: named(name),
     replicaOf: name,
     cwd: path.join(ROOT, "services", name),
-    port: port(ports.services, i),
-    adminPort: hasAdmin(name) ? ports.sidePorts.admin[name] : undefined,
-    metricsPort: ports.sidePorts.metrics[name],
+    ...placed,
+    port: port(opts.servicePorts, i),
+    adminPort: hasAdmin(name) ? opts.sidePorts.admin[name] : undefined,
+    metricsPort: opts.sidePorts.metrics[name],
     env: {
       ...common,
+      ...peerHosts,
       // Peers' addresses, for the services that call others (pricing, shipment, dispatch).
       ...serviceUrls,
       ...(ownsDatabase(name) ? { DATABASE_URL: opts.databaseUrls[name] } : {}),
@@ -162,11 +192,12 @@ function replicaLaunches(opts: MeshOptions, common: Record<string, string>, iden
     name: named("gateway"),
     replicaOf: "gateway",
     cwd: path.join(ROOT, "gateway"),
-    port: ports.gateway,
+    ...placed,
+    port: opts.gatewayPort,
     adminPort: undefined,
-    metricsPort: ports.sidePorts.metrics.gateway,
+    metricsPort: opts.sidePorts.metrics.gateway,
     // The broker carries access revocations to the gateway.
-    env: { ...common, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
+    env: { ...common, ...peerHosts, ...serviceUrls, KAFKA_BROKERS: opts.kafkaBrokers.join(","), ...identityEnvFor(identityKeys, "gateway"), ...opts.gatewayEnv },
   });
   return launches;
 }

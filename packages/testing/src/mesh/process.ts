@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { BUNDLE, NODE_FLAGS, PROCESS_ENV } from "@tawsil/topology";
 
 export interface RunningProcess {
@@ -27,27 +28,31 @@ export interface LaunchSpec {
   readonly name: string;
   readonly replicaOf: string;
   readonly cwd: string;
+  /** The address it listens on; default 127.0.0.1. */
+  readonly host?: string;
   readonly port: number;
   readonly adminPort: number | undefined;
   readonly metricsPort: number;
   readonly env: Record<string, string>;
+  /** A module node loads before the bundle (--import). */
+  readonly preload?: string;
 }
 
-export function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env }: LaunchSpec, logDir: string): RunningProcess {
+export function launch({ name, replicaOf, cwd, host = "127.0.0.1", port, adminPort, metricsPort, env, preload }: LaunchSpec, logDir: string): RunningProcess {
   const logFile = path.join(logDir, `${name}.log`);
   const out = createWriteStream(logFile, { flags: "a" });
   // The compiled bundle (`make build`, scripts/build.ts), never the TypeScript through tsx: what
   // runs here is what the image runs. Source maps point stack traces at the TypeScript.
-  const child = spawn(process.execPath, [...NODE_FLAGS, BUNDLE], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(preload ? [`--import=${pathToFileURL(preload).href}`] : []), BUNDLE], {
     cwd,
     env: {
       ...PROCESS_ENV,
       ...process.env,
       ...env,
-      HOST: "127.0.0.1",
+      HOST: host,
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
-      ...(adminPort === undefined ? {} : { ADMIN_PORT: String(adminPort) }),
+      ...(adminPort === undefined ? {} : { ADMIN_HOST: host, ADMIN_PORT: String(adminPort) }),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -62,9 +67,9 @@ export function launch({ name, replicaOf, cwd, port, adminPort, metricsPort, env
   return {
     name,
     replicaOf,
-    url: `http://127.0.0.1:${port}`,
-    adminUrl: adminPort === undefined ? undefined : `http://127.0.0.1:${adminPort}`,
-    metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    url: `http://${host}:${port}`,
+    adminUrl: adminPort === undefined ? undefined : `http://${host}:${adminPort}`,
+    metricsUrl: `http://${host}:${metricsPort}`,
     logFile,
     logWritten,
     child,
