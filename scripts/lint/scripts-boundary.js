@@ -13,10 +13,7 @@ export const SCRIPTS_IMPORT = { regex: "(^|/)scripts/", message: MESSAGE };
 export const scriptsBoundaryRules = [
   {
     files: ["**/*.ts"],
-    // tests/e2e/soak.e2e.test.ts is `make soak` itself at make test's scale, on the run's own mesh
-    // and brokers: it runs scripts/soak's code, which leans on the bench's load driver; moving both
-    // into a package would make a package of scripts. The one test file that may.
-    ignores: ["scripts/**", "tests/e2e/soak.e2e.test.ts"],
+    ignores: ["scripts/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [SCRIPTS_IMPORT] }],
       "no-restricted-syntax": ["error", { selector: "ImportExpression[source.value=/(^|\\u002F)scripts\\u002F/]", message: MESSAGE }],
