@@ -5,8 +5,8 @@
  */
 import type { WatchedProcess } from "./idle";
 import { FLEET } from "../../packages/topology/src";
-import { pidsWhoseCommand, sample, ticksPerSecond } from "./proc";
-import { median } from "./stats";
+import { pidsWhoseCommand, sample, ticksPerSecond } from "../../packages/testing/src/load/proc";
+import { median } from "../../packages/testing/src/load/stats";
 
 /**
  * utime + stime of each watched process, in clock ticks, by pid (a group has several; undefined

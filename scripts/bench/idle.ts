@@ -1,6 +1,6 @@
 /** Idle CPU and memory of the mesh's processes, read from /proc over a window. */
-import { cpuPercent, sample, ticksPerSecond } from "./proc";
-import { median } from "./stats";
+import { cpuPercent, sample, ticksPerSecond } from "../../packages/testing/src/load/proc";
+import { median } from "../../packages/testing/src/load/stats";
 
 export interface WatchedProcess {
   readonly name: string;

@@ -12,7 +12,7 @@ import { dropDatabase } from "../../packages/db/src/index";
 import { encodeCursor } from "./baseline/app";
 import { prepareBaselineDatabase, seedBaselineShipments } from "./baseline/database";
 import { databaseBackends } from "./cpu-budget";
-import { call } from "./driver";
+import { call } from "../../packages/testing/src/load/driver";
 import { measureIdleMesh, watchedProcesses } from "./idle-phase";
 import { benchNotes } from "./notes";
 import { measurePrismaOverhead } from "./prisma-overhead";

@@ -20,7 +20,7 @@ import { createPrismaClient, databaseUrl, dropDatabase, ensureDatabase, migrate,
 import { PrismaClient } from "../../services/shipment/src/infra/prisma/generated/client";
 import { selectShipmentById, selectShipmentPage } from "../../services/shipment/src/infra/shipment-select";
 import { RIYADH, seedShipments } from "../../packages/testing/src/seed/seed";
-import { ratio } from "./stats";
+import { ratio } from "../../packages/testing/src/load/stats";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 

@@ -1,8 +1,8 @@
 /** Runs one scenario: warm-up, then interleaved rounds (mesh, baseline, mesh, ...), reporting each. */
 import { cpuPerRequest, medianCpu, readTicks, type ProcessCpu, type Ticks } from "./cpu-budget";
-import { closedLoop, paced, type RoundOutcome } from "./driver";
+import { closedLoop, paced, type RoundOutcome } from "../../packages/testing/src/load/driver";
 import type { BenchContext, Prepared, Scenario, ScenarioProfile, ScenarioResult, TargetFigures } from "./scenarios/scenario";
-import { medianOfRounds, meets, ratio, type RoundFigures } from "./stats";
+import { medianOfRounds, meets, ratio, type RoundFigures } from "../../packages/testing/src/load/stats";
 
 export function formatRound(f: RoundFigures): string {
   return `${f.throughput.toFixed(1).padStart(8)} req/s  p50 ${ms(f.p50Ms)}  p99 ${ms(f.p99Ms)}  errors ${f.errors}  client cpu ${f.clientCpuPercent.toFixed(0)}%`;

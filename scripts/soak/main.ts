@@ -13,9 +13,9 @@ import { devDatabasePrefix } from "../checkout/namespace";
 import { DevStack } from "../dev";
 import { freeSidePorts } from "../../packages/testing/src/mesh";
 import { SERVICES } from "../../packages/topology/src";
-import { renderSoakReport } from "./report";
-import { runSoak } from "./run";
-import { soakEnv, soakSettings, type SoakSettings } from "./settings";
+import { renderSoakReport } from "../../packages/testing/src/soak/report";
+import { runSoak } from "../../packages/testing/src/soak/run";
+import { soakEnv, soakSettings, type SoakSettings } from "../../packages/testing/src/soak/settings";
 
 const t0 = Date.now();
 const log = (line: string) => console.log(`[soak ${((Date.now() - t0) / 1000).toFixed(1).padStart(7)}s] ${line}`);

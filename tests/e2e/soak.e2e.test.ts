@@ -1,14 +1,14 @@
 /**
- * Issue 31's soak at `make test`'s scale: 3 minutes of `make soak` (scripts/soak/) against a mesh
+ * Issue 31's soak at `make test`'s scale: 3 minutes of `make soak` (@tawsil/testing's soak, scripts/soak/main.ts its command) against a mesh
  * with two replicas of the gateway and of every service, on this file's lane. Its thresholds are
- * the soak's contract (scripts/soak/verdict.ts), not timing assertions of an ordinary test; `make
+ * the soak's contract (packages/testing/src/soak/verdict.ts), not timing assertions of an ordinary test; `make
  * soak` runs the same for 30 minutes.
  */
 import { startRedisServer, type RedisServer } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { renderSoakReport } from "../../scripts/soak/report";
-import { runSoak } from "../../scripts/soak/run";
-import { soakEnv, soakSettings } from "../../scripts/soak/settings";
+import { renderSoakReport } from "../../packages/testing/src/soak/report";
+import { runSoak } from "../../packages/testing/src/soak/run";
+import { soakEnv, soakSettings } from "../../packages/testing/src/soak/settings";
 import { laneBrokers } from "./support/lane";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 

@@ -8,7 +8,7 @@ import { ceiling } from "../cpu-budget";
 import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult } from "../scenarios/scenario";
 import { TARGET_RATE } from "../scenarios/webhook-burst";
-import { meets } from "../stats";
+import { meets } from "../../../packages/testing/src/load/stats";
 import { profileLine } from "./profile-line";
 import type { BenchResults } from "./results";
 import { judgedRow, type TargetRow } from "./targets";

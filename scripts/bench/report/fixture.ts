@@ -1,6 +1,6 @@
 /** A run's results for the report's tests: a create that misses its targets, a paced create, an unavailable scenario, idle and Prisma figures. */
 import type { ScenarioResult } from "../scenarios/scenario";
-import { medianOfRounds, type RoundFigures } from "../stats";
+import { medianOfRounds, type RoundFigures } from "../../../packages/testing/src/load/stats";
 import type { BenchResults } from "./results";
 
 export const round = (throughput: number, p50Ms: number, p99Ms: number): RoundFigures => ({ throughput, p50Ms, p99Ms, requests: throughput * 8, errors: 0, seconds: 8, clientCpuPercent: 10 });

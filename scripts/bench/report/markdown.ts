@@ -3,7 +3,7 @@ import { afterMs, ceiling } from "../cpu-budget";
 import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { DEADLINE_MS, POLL_MS } from "../scenarios/tracking-freshness";
-import { describeTarget, FRESHNESS } from "../stats";
+import { describeTarget, FRESHNESS } from "../../../packages/testing/src/load/stats";
 import type { BenchResults } from "./results";
 import { budgetRows } from "./budgets";
 import { describeShares } from "./profile-line";

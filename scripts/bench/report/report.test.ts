@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScenarioResult } from "../scenarios/scenario";
-import { lagFigures } from "../stats";
+import { lagFigures } from "../../../packages/testing/src/load/stats";
 import { figures, RESULTS, round, SCENARIOS } from "./fixture";
 import { renderReport, renderSummary } from "./markdown";
 import { renderSvg } from "./svg";

@@ -1,7 +1,7 @@
 /** The issue's targets next to this run's figures. */
 import { ceiling, processMs } from "../cpu-budget";
 import type { ScenarioResult } from "../scenarios/scenario";
-import { meets, ratio, type Target } from "../stats";
+import { meets, ratio, type Target } from "../../../packages/testing/src/load/stats";
 import type { BenchResults } from "./results";
 
 /** One target of an issue beside this run's figure: a row of the targets tables (issue 9, issue 34). */

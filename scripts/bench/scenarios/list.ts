@@ -1,4 +1,4 @@
-import { ratio } from "../stats";
+import { ratio } from "../../../packages/testing/src/load/stats";
 import type { Scenario } from "./scenario";
 
 const lister = (origin: string, token: string, cursor: string | undefined) => {

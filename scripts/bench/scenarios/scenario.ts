@@ -6,9 +6,9 @@ import type { ProcessCpu } from "../cpu-budget";
 import type { WatchedProcess } from "../idle";
 import type { ProcessProfile, MeshProfiler } from "../profiler";
 import type { DeepCursor } from "../seed/deep-cursor";
-import type { Endpoint, RoundOutcome } from "../driver";
+import type { Endpoint, RoundOutcome } from "../../../packages/testing/src/load/driver";
 import type { BenchSettings } from "../settings";
-import type { LagFigures, MedianFigures, RoundFigures, Target } from "../stats";
+import type { LagFigures, MedianFigures, RoundFigures, Target } from "../../../packages/testing/src/load/stats";
 
 export interface BenchContext {
   readonly settings: BenchSettings;

@@ -7,8 +7,8 @@
  * it) to the first poll that finds it. The figures are pooled over the rounds.
  */
 import pg from "pg";
-import { call, paced } from "../driver";
-import { lagFigures, roundFigures, type LagFigures } from "../stats";
+import { call, paced } from "../../../packages/testing/src/load/driver";
+import { lagFigures, roundFigures, type LagFigures } from "../../../packages/testing/src/load/stats";
 import { createEndpoint } from "./create";
 import { authJson, type Scenario } from "./scenario";
 

@@ -3,7 +3,7 @@
  * shipments the bench creates through the API (the tracking projection is built from their
  * events). Not available while the gateway has no such route.
  */
-import { call } from "../driver";
+import { call } from "../../../packages/testing/src/load/driver";
 import { shapeA } from "./create";
 import { problemCode, authJson, type BenchContext, type Scenario } from "./scenario";
 

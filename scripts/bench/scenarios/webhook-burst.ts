@@ -12,10 +12,10 @@
  * is a fair start: occurredAt charges the pause the bench imposed, and the resume charges the
  * last event of the backlog the time to send all the others (p99 = 99% of the backlog / rate).
  */
-import { closedLoop } from "../driver";
+import { closedLoop } from "../../../packages/testing/src/load/driver";
 import { settled } from "../cpu-budget";
 import { query } from "../../../packages/testing/src/seed/seed";
-import { lagsBehindSchedule, percentile, roundFigures } from "../stats";
+import { lagsBehindSchedule, percentile, roundFigures } from "../../../packages/testing/src/load/stats";
 import { createEndpoint } from "./create";
 import type { Scenario } from "./scenario";
 import { registerReceiver, setEndpointStatus } from "./webhook-receiver";

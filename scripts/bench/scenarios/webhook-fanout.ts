@@ -4,8 +4,8 @@
  * delivery's arrival (./webhook-receiver.ts). Paced by the creates: webhook-burst measures what
  * the delivery path can do on its own.
  */
-import { paced } from "../driver";
-import { roundFigures } from "../stats";
+import { paced } from "../../../packages/testing/src/load/driver";
+import { roundFigures } from "../../../packages/testing/src/load/stats";
 import { createEndpoint } from "./create";
 import type { Scenario } from "./scenario";
 import { registerReceiver } from "./webhook-receiver";

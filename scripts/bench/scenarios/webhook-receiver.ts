@@ -6,7 +6,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { call } from "../driver";
+import { call } from "../../../packages/testing/src/load/driver";
 import { authJson, problemCode, type BenchContext } from "./scenario";
 
 export interface Receiver {

@@ -6,7 +6,7 @@
  * walking the pages through the API instead, for at most `walkSeconds`.
  */
 import { encodeCursor } from "../../../services/shipment/src/domain/cursor";
-import { call } from "../driver";
+import { call } from "../../../packages/testing/src/load/driver";
 import { query } from "../../../packages/testing/src/seed/seed";
 
 export interface DeepCursor {

@@ -2,10 +2,10 @@
  * Steady load through every gateway replica, as an ingress controller sends it: each request to
  * the next replica in service, in turn. A rollout takes a replica out of service before it stops
  * it and puts it back once the new one is ready (Kubernetes removes a terminating pod from the
- * ingress's endpoints). Each route runs at its own rate (the soak's mix, scripts/soak/load.ts);
+ * ingress's endpoints). Each route runs at its own rate (the soak's mix, packages/testing/src/soak/load.ts);
  * every answer is counted by route and status, and a request that got no answer is counted apart.
  */
-import type { Endpoint } from "../../../scripts/bench/driver";
+import type { Endpoint } from "../../../packages/testing/src/load/driver";
 
 /** A route of the mix: its requests per second over all replicas, and what it sends to a replica. */
 export interface LoadRoute {

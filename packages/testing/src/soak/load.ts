@@ -3,8 +3,8 @@
  * driver: latency counts from the scheduled instant), split evenly over the gateway replicas. What
  * the creates and cancels did is kept in the ledger, for the effect checks at the end.
  */
-import { paced, type Endpoint } from "../bench/driver";
-import type { RoundFigures } from "../bench/stats";
+import { paced, type Endpoint } from "../load/driver";
+import type { RoundFigures } from "../load/stats";
 import type { SoakMerchant } from "./merchants";
 
 /** A shipment the soak created, as its answer said. */

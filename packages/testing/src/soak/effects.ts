@@ -4,7 +4,7 @@
  * shipment.created and shipment.cancelled of the soak's healthy merchant.
  */
 import pg from "pg";
-import { percentile } from "../bench/stats";
+import { percentile } from "../load/stats";
 import type { Ledger } from "./load";
 import type { SoakMerchant } from "./merchants";
 import type { SoakReceiver } from "./receivers";

@@ -5,7 +5,7 @@
  */
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
-import { sample as procSample } from "../bench/proc";
+import { sample as procSample } from "../load/proc";
 
 export interface ProcessSample {
   readonly rssBytes: number;

@@ -3,8 +3,8 @@
  * receivers, a warm-up, the windows of steady load with a sample after each, a drain, then the
  * effect checks and the verdict. The caller starts and stops the mesh.
  */
-import { paced } from "../bench/driver";
-import type { Mesh } from "../../packages/testing/src/mesh";
+import { paced } from "../load/driver";
+import type { Mesh } from "../mesh";
 import { shipmentEffects, webhookEffects } from "./effects";
 import { Ledger, runWindow, soakRoutes, type RouteWindow } from "./load";
 import { soakMerchant } from "./merchants";

@@ -4,8 +4,8 @@
  * whose receiver is slow and one whose receiver hangs.
  */
 import { randomUUID } from "node:crypto";
-import { createAdminClient, MerchantStatus } from "../../services/merchant/src/cli/admin-client";
-import { call } from "../bench/driver";
+import { createAdminClient, MerchantStatus } from "../../../../services/merchant/src/cli/admin-client";
+import { call } from "../load/driver";
 import type { ReceiverBehaviour } from "./receivers";
 
 const TERMS = { baseFee: "15.00", includedKm: "10", perKmFee: "1.50", includedWeightKg: "5", perKgFee: "2.00", codFeePercent: "1.5", codFeeMinimum: "5.00", maxCodAmount: "5000.00", requirementSurcharges: [] };

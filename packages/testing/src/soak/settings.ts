@@ -1,5 +1,5 @@
 /** `make soak`'s settings: how long it runs, its windows, and the shortened retention periods. */
-import { BENCH_ENV } from "../bench/setup";
+import { BENCH_ENV } from "../load/bench-env";
 
 export interface SoakSettings {
   readonly minutes: number;
