@@ -9,7 +9,7 @@
  * then restart the Deployments. `--public-key <name>=<base64 SPKI>` adds a caller that is not
  * one of ours to the ConfigMap (none today: drivers reach dispatch through the gateway).
  *
- * Rotating one process's key later, without a refused call (scripts/identity-rotation.ts), is
+ * Rotating one process's key later, without a refused call (packages/rpc/src/identity-rotation.ts), is
  * three runs, each reading the two objects from kubectl and writing back what changes, each
  * followed by the rollout it prints on stderr (deploy/README.md has the whole procedure):
  *
@@ -18,7 +18,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { generateIdentityKeys, publicKeysSetting } from "../packages/rpc/src/identity-keys";
-import { identityObjectsOf, PHASES, rotate, type Phase } from "./identity-rotation";
+import { identityObjectsOf, PHASES, rotate, type Phase } from "../packages/rpc/src/identity-rotation";
 import { IDENTITIES } from "../packages/topology/src";
 
 /** The manifests, as one YAML stream (JSON documents are YAML). */

@@ -2,7 +2,7 @@ import { commonEnv, loadConfig } from "../packages/config/src/index";
 import { describe, expect, it } from "vitest";
 import { CallerVerifier, ServiceIdentity } from "../packages/rpc/src/index";
 import { identityManifests, rolloutAfter } from "./identity-keys";
-import { identityObjectsOf, keysPerCaller, NEXT_PRIVATE_KEY, PRIVATE_KEY, PUBLIC_KEYS, rotate, type IdentityObjects, type KubeObject } from "./identity-rotation";
+import { identityObjectsOf, keysPerCaller, NEXT_PRIVATE_KEY, PRIVATE_KEY, PUBLIC_KEYS, rotate, type IdentityObjects, type KubeObject } from "../packages/rpc/src/identity-rotation";
 
 /** The objects as `kubectl get -o json` shows them once identity-keys.ts's output is applied (stringData stored as data). */
 function asStored(name: string): IdentityObjects {

@@ -13,11 +13,7 @@ export const SCRIPTS_IMPORT = { regex: "(^|/)scripts/", message: MESSAGE };
 export const scriptsBoundaryRules = [
   {
     files: ["**/*.ts"],
-    // tests/e2e/support/identity-objects.ts rotates the service identity keys with the operator's
-    // own tool (scripts/identity-rotation.ts), which is what tests/e2e/replicas.e2e.test.ts proves
-    // deploy/README.md's procedure with: a copy would prove only the copy. The one file that may,
-    // until that tool's core moves into a package.
-    ignores: ["scripts/**", "tests/e2e/support/identity-objects.ts"],
+    ignores: ["scripts/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [SCRIPTS_IMPORT] }],
       "no-restricted-syntax": ["error", { selector: "ImportExpression[source.value=/(^|\\u002F)scripts\\u002F/]", message: MESSAGE }],

@@ -1,10 +1,10 @@
 /**
  * The cluster's identity objects for a test mesh (each process's Secret `<name>-identity`, the
- * ConfigMap `service-identity`), so a test rotates keys with scripts/identity-rotation.ts as
+ * ConfigMap `service-identity`), so a test rotates keys with packages/rpc/src/identity-rotation.ts (what scripts/identity-keys.ts runs) as
  * deploy/README.md's procedure does, and starts each process from what the objects hold then.
  */
 import type { IdentityKeys } from "@tawsil/rpc";
-import { keysPerCaller, PRIVATE_KEY, PUBLIC_KEYS, PUBLIC_KEYS_CONFIG_MAP, rotate, type KubeObject, type Phase } from "../../../scripts/identity-rotation";
+import { keysPerCaller, PRIVATE_KEY, PUBLIC_KEYS, PUBLIC_KEYS_CONFIG_MAP, rotate, type KubeObject, type Phase } from "../../../packages/rpc/src/identity-rotation";
 
 export class IdentityObjects {
   readonly #secrets = new Map<string, KubeObject>();

@@ -14,7 +14,7 @@
  * Each phase refuses to run out of order (switch before publish has reached the ConfigMap, retire
  * while a new key still waits), and publish run twice keeps the key it made the first time.
  */
-import { generateIdentityKeys, identityKeysOf } from "../packages/rpc/src/identity-keys";
+import { generateIdentityKeys, identityKeysOf } from "./identity-keys";
 
 export const PRIVATE_KEY = "SERVICE_IDENTITY_PRIVATE_KEY";
 /** Where publish leaves the new private key until switch: in the process's Secret, read by no pod. */
