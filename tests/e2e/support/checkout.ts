@@ -41,15 +41,24 @@ export interface DevPorts {
   readonly KAFKA_CONTROLLER_PORT: number;
 }
 
+/** The ports one `make dev` numbers from FIRST_SERVICE_PORT: services, admin listeners, metrics (first..first+26). */
+const DEV_PORT_BLOCK = 27;
+const handedOutBlocks: number[] = [];
+
 /** Free ports for one `make dev`: the six services take consecutive ports from FIRST_SERVICE_PORT. */
 export async function freeDevPorts(): Promise<DevPorts> {
   for (;;) {
     const first = 20_000 + Math.floor(Math.random() * 10_000);
+    // A block handed out before may be free only because its checkout is stopped for a while (the
+    // test restarts checkout A while B runs): never give another checkout a block overlapping it.
+    if (handedOutBlocks.some((other) => Math.abs(other - first) < DEV_PORT_BLOCK)) continue;
     // The services' ports and, numbered from the same first port, their admin and metrics ports.
     const side = sidePortsFrom(first);
     const ports = [...SERVICES.map((_, i) => first + i), ...Object.values(side.admin), ...Object.values(side.metrics)];
     const free = await Promise.all(ports.map(bindable));
-    if (free.every(Boolean)) return { GATEWAY_PORT: await freePort(), FIRST_SERVICE_PORT: first, KAFKA_PORT: await freePort(), KAFKA_CONTROLLER_PORT: await freePort() };
+    if (!free.every(Boolean)) continue;
+    handedOutBlocks.push(first);
+    return { GATEWAY_PORT: await freePort(), FIRST_SERVICE_PORT: first, KAFKA_PORT: await freePort(), KAFKA_CONTROLLER_PORT: await freePort() };
   }
 }
 
