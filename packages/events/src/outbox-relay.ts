@@ -25,9 +25,17 @@ export interface OutboxRelayOptions<Tx extends SqlClient> {
  */
 const RELAY_LOCK = 0x7a_77_73_01; // "tws" + 1: any constant unique within the service's database
 
-const CLAIM = `SELECT event_id::text AS "eventId", topic, key, type, payload, headers
-  FROM outbox_event WHERE sent_at IS NULL ORDER BY seq LIMIT $1`;
-const MARK_SENT = `UPDATE outbox_event SET sent_at = now(), attempts = attempts + 1 WHERE event_id = ANY($1::uuid[])`;
+/**
+ * Claims the oldest unsent rows and marks them sent, in one statement: the mark commits only with
+ * the transaction, after the broker acknowledged, so a failed publish rolls it back. The relay lock
+ * is taken by the same statement (an InitPlan, evaluated once before any row is read): a replica
+ * that does not get it claims nothing. UPDATE ... RETURNING keeps no order, so the rows come back
+ * with their seq and are put in outbox order here.
+ */
+const CLAIM_AND_MARK = `UPDATE outbox_event o SET sent_at = now(), attempts = o.attempts + 1
+  FROM (SELECT seq FROM outbox_event WHERE sent_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK})) ORDER BY seq LIMIT $1) batch
+  WHERE o.seq = batch.seq
+  RETURNING o.seq, o.event_id::text AS "eventId", o.topic, o.key, o.type, o.payload, o.headers`;
 const COUNT_FAILURE = `UPDATE outbox_event SET attempts = attempts + 1 WHERE event_id = ANY($1::uuid[])`;
 
 /**
@@ -72,13 +80,11 @@ export class OutboxRelay<Tx extends SqlClient> {
     let claimed: PublishedRecord[] = [];
     try {
       return await this.#opts.runInTransaction(async (tx) => {
-        const [lock] = await tx.$queryRawUnsafe<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS locked`);
-        if (!lock?.locked) return 0;
-        claimed = await tx.$queryRawUnsafe<PublishedRecord[]>(CLAIM, this.#opts.batchSize);
-        if (claimed.length === 0) return 0;
+        const rows = await tx.$queryRawUnsafe<(PublishedRecord & { seq: bigint })[]>(CLAIM_AND_MARK, this.#opts.batchSize);
+        if (rows.length === 0) return 0;
+        claimed = rows.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
         await this.#opts.publisher.publish(claimed);
         await this.#opts.afterPublish?.(claimed);
-        await tx.$executeRawUnsafe(MARK_SENT, claimed.map((r) => r.eventId));
         return claimed.length;
       });
     } catch (error) {
