@@ -3,7 +3,7 @@ import type { TransactionClient } from "@tawsil/db";
 import type { WebhookEvent } from "../domain/webhook-event";
 import type { ClaimedDelivery, ClaimRequest, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
 import { readRoute, type EndpointRoutes } from "./endpoint-routes";
-import type { PrismaClient, WebhookEndpoint } from "./prisma/generated/client";
+import type { PrismaClient } from "./prisma/generated/client";
 import type { SecretBox } from "./secret-box";
 
 /*
@@ -14,7 +14,8 @@ import type { SecretBox } from "./secret-box";
  * attempt, moves next_attempt_at to the lease's end and sets a fresh claim token. The send happens
  * after that commits; a worker that dies mid-send leaves the row to be claimed again when the
  * lease ends. The window read is the limit times the cap: enough that one endpoint's backlog at
- * the head of the queue cannot fill a claim with rows it may not take.
+ * the head of the queue cannot fill a claim with rows it may not take. What the send needs of the
+ * endpoint (url, sealed secrets) comes back with each row: no second statement per claim.
  */
 const CLAIM = `
 WITH candidate AS (
@@ -33,8 +34,9 @@ WITH candidate AS (
 )
 UPDATE webhook_delivery d
 SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), claimed_by = $9, first_attempt_at = COALESCE(d.first_attempt_at, $1)
-FROM due WHERE d.id = due.id
-RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id::text AS endpoint_id, d.trace_parent`;
+FROM due, webhook_endpoint e WHERE d.id = due.id AND e.id = d.endpoint_id
+RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id::text AS endpoint_id, d.trace_parent,
+  e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_valid_until`;
 
 /* A claim given back unsent: due now, its attempt not counted, if it is still ours. */
 const RELEASE = `
@@ -96,6 +98,10 @@ interface ClaimedRow {
   occurred_at: Date;
   endpoint_id: string;
   trace_parent: string | null;
+  url: string;
+  secret_sealed: Uint8Array;
+  previous_secret_sealed: Uint8Array | null;
+  previous_secret_valid_until: Date | null;
 }
 
 export class PrismaDeliveryQueue implements DeliveryQueue {
@@ -110,37 +116,28 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
     const leaseUntil = new Date(now.getTime() + request.leaseMs);
     const window = Math.min(request.limit * request.perEndpoint, 10_000);
     const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, request.limit, leaseUntil, full, window, request.perEndpoint, busy.map(([id]) => id), busy.map(([, n]) => n), request.holder);
-    if (rows.length === 0) return [];
-    const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.endpoint_id))] } } });
-    const byId = new Map(endpoints.map((e) => [e.id, e]));
-    return rows.flatMap((row) => {
-      const endpoint = byId.get(row.endpoint_id);
-      if (!endpoint) return []; // deleted meanwhile: its deliveries went with it
-      return [
-        {
-          id: row.id,
-          claimToken: row.claim_token,
-          endpointId: row.endpoint_id,
-          leaseUntil,
-          attempt: Number(row.attempts),
-          body: row.payload,
-          eventType: row.event_type,
-          occurredAt: row.occurred_at,
-          traceParent: row.trace_parent ?? undefined,
-          url: endpoint.url,
-          secrets: this.#secretsOf(endpoint),
-        },
-      ];
-    });
+    return rows.map((row) => ({
+      id: row.id,
+      claimToken: row.claim_token,
+      endpointId: row.endpoint_id,
+      leaseUntil,
+      attempt: Number(row.attempts),
+      body: row.payload,
+      eventType: row.event_type,
+      occurredAt: row.occurred_at,
+      traceParent: row.trace_parent ?? undefined,
+      url: row.url,
+      secrets: this.#secretsOf(row),
+    }));
   }
 
   /** Opened per row: an endpoint whose secret does not open fails its own attempt (SECRET_UNREADABLE), not the claim. */
-  #secretsOf(endpoint: WebhookEndpoint): ClaimedDelivery["secrets"] {
+  #secretsOf(row: ClaimedRow): ClaimedDelivery["secrets"] {
     try {
       return {
-        secret: this.box.open(endpoint.secretSealed, endpoint.id),
-        previousSecret: endpoint.previousSecretSealed ? this.box.open(endpoint.previousSecretSealed, endpoint.id) : undefined,
-        previousSecretValidUntil: endpoint.previousSecretValidUntil ?? undefined,
+        secret: this.box.open(row.secret_sealed, row.endpoint_id),
+        previousSecret: row.previous_secret_sealed ? this.box.open(row.previous_secret_sealed, row.endpoint_id) : undefined,
+        previousSecretValidUntil: row.previous_secret_valid_until ?? undefined,
       };
     } catch {
       return undefined;
