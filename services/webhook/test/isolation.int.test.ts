@@ -12,7 +12,7 @@ import { Kafka, logLevel, type Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTopics } from "../../../packages/testing/src/infra/kafka";
 import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
-import { createWebhookDatabase, startHarness, startNameServer, startReceiver, type Harness, type TestNameServer, type TestReceiver } from "./support";
+import { createWebhookDatabase, deliveryRowsRead, startHarness, startNameServer, startReceiver, type Harness, type TestNameServer, type TestReceiver } from "./support";
 
 /**
  * decisions.md section 11, isolation: one merchant's endpoint (hanging, unresolvable, paused with a
@@ -150,22 +150,8 @@ describe("one merchant's endpoint never delays another merchant's deliveries", (
     await client.updateEndpoint({ merchantId, expectedVersion: endpoint!.version, status: EndpointStatus.PAUSED });
     await sql(`UPDATE webhook_delivery SET next_attempt_at = now() - interval '1 hour' WHERE endpoint_id = $1::uuid`, id);
     await sql(`ANALYZE webhook_delivery`); // as autovacuum would after such a change
-    // Each connection reports its counts when idle, at most once a second and later when the
-    // server is busy: read until two readings 2 s apart agree (the engine idles meanwhile; a claim
-    // that walked the backlog would keep the count climbing).
-    const read = async () => {
-      let last = -1;
-      for (let tries = 0; tries < 10; tries++) {
-        await sql(`SELECT pg_stat_clear_snapshot()::text`);
-        const [row] = await sql<{ n: bigint }>(
-          `SELECT (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'webhook_delivery') + (SELECT COALESCE(sum(seq_tup_read), 0) FROM pg_stat_user_tables WHERE relname = 'webhook_delivery') AS n`,
-        );
-        if (Number(row!.n) === last) return last;
-        last = Number(row!.n);
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-      }
-      return last;
-    };
+    // The engine idles meanwhile: a claim that walked the backlog would keep the count climbing.
+    const read = () => deliveryRowsRead(harness.service);
     const before = await read();
     const latencies = await healthyLatencies(12);
     const rowsRead = (await read()) - before;

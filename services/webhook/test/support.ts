@@ -227,3 +227,23 @@ export async function startNameServer(): Promise<TestNameServer> {
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }
+
+/**
+ * Index and table rows of webhook_delivery read so far on `service`'s database. Each connection
+ * reports its counts when idle, at most once a second and later when the server is busy: read
+ * until two readings 2 s apart agree (a sender that kept walking rows would keep it climbing).
+ */
+export async function deliveryRowsRead(service: RunningWebhookService): Promise<number> {
+  const db = service.parts.database.client;
+  let last = -1;
+  for (let tries = 0; tries < 10; tries++) {
+    await db.$queryRawUnsafe(`SELECT pg_stat_clear_snapshot()::text`);
+    const [row] = await db.$queryRawUnsafe<{ n: bigint }[]>(
+      `SELECT (SELECT COALESCE(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'webhook_delivery') + (SELECT COALESCE(sum(seq_tup_read), 0) FROM pg_stat_user_tables WHERE relname = 'webhook_delivery') AS n`,
+    );
+    if (Number(row!.n) === last) return last;
+    last = Number(row!.n);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  return last;
+}

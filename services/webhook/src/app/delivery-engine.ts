@@ -56,6 +56,13 @@ export class DeliveryEngine {
   readonly #unrecorded = new Map<string, number>();
   /** The last claim failed: it may have committed rows this replica never received. */
   #claimFailed = false;
+  /**
+   * Endpoints that reached their cap, so likely with more due: each of their freed slots is
+   * refilled from their own rows (#refill) until a refill finds fewer than it could take.
+   */
+  readonly #backlogged = new Set<string>();
+  /** The claim under way, if any: claims run one after another (#claimWith). */
+  #claiming: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: DeliveryEngineOptions) {
     this.#recorder = new AttemptRecorder(opts.queue, opts.clock, opts.logger);
@@ -80,6 +87,7 @@ export class DeliveryEngine {
     this.#running = false;
     this.wake();
     await this.#loop;
+    await this.#claiming;
     await Promise.all(this.#attempts);
     await this.#recorder.idle();
   }
@@ -92,19 +100,62 @@ export class DeliveryEngine {
   }
 
   /** Claims for the free slots and starts each attempt; the promises end when each is recorded. */
-  async #claim(): Promise<Promise<void>[]> {
-    const limit = this.opts.concurrency - this.#inFlight;
-    if (limit <= 0) return [];
-    if (!this.#recovered) await this.#recoverClaims();
-    if (this.#claimFailed) await this.#releaseUnknownClaims();
-    let claims: ClaimedDelivery[];
+  #claim(): Promise<Promise<void>[]> {
+    return this.#claimWith(() => {
+      const limit = this.opts.concurrency - this.#inFlight;
+      if (limit <= 0) return [];
+      return this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy, holder: this.#holder });
+    });
+  }
+
+  /**
+   * A slot of an endpoint that reached its cap freed: refill it from that endpoint's own due rows.
+   * Its backlog is likely still due, and the general claim would read every endpoint's due rows by
+   * time for it, then look for the next due one past the capped endpoint's whole backlog, once per
+   * delivery. When the endpoint has no more due (or the pool is full), the general loop is woken
+   * as before: other endpoints' rows and this one's retries are its business.
+   */
+  async #refill(endpointId: string): Promise<void> {
     try {
-      claims = await this.opts.queue.claimDue(this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, perEndpoint: this.opts.perEndpoint, busy: this.#busy, holder: this.#holder });
+      await this.#claimWith(() => {
+        const limit = Math.min(this.opts.perEndpoint - (this.#busy.get(endpointId) ?? 0), this.opts.concurrency - this.#inFlight);
+        if (!this.#running || limit <= 0) return [];
+        return this.opts.queue.claimDueOf(endpointId, this.opts.clock.now(), { limit, leaseMs: this.opts.leaseMs, holder: this.#holder }).then((claims) => {
+          if (claims.length < limit) {
+            this.#backlogged.delete(endpointId);
+            this.wake();
+          }
+          return claims;
+        });
+      });
     } catch (err) {
-      this.#claimFailed = true;
-      throw err;
+      this.opts.logger.error({ err }, "refilling an endpoint's webhook deliveries failed; the next claim retries");
+      this.wake();
     }
-    return claims.map((claim) => this.#start(claim));
+  }
+
+  /**
+   * Claims one at a time, whichever asks (the loop, a refill), so each sees the slots the last one
+   * took; first what a previous life or a failed claim left behind.
+   */
+  #claimWith(fetch: () => ClaimedDelivery[] | Promise<ClaimedDelivery[]>): Promise<Promise<void>[]> {
+    const run = this.#claiming.then(async () => {
+      if (!this.#recovered) await this.#recoverClaims();
+      if (this.#claimFailed) await this.#releaseUnknownClaims();
+      let claims: ClaimedDelivery[];
+      try {
+        claims = await fetch();
+      } catch (err) {
+        this.#claimFailed = true;
+        throw err;
+      }
+      return claims.map((claim) => this.#start(claim));
+    });
+    this.#claiming = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /**
@@ -128,17 +179,21 @@ export class DeliveryEngine {
   #start(claim: ClaimedDelivery): Promise<void> {
     this.#inFlight++;
     this.#inFlightIds.add(claim.id);
-    this.#busy.set(claim.endpointId, (this.#busy.get(claim.endpointId) ?? 0) + 1);
+    const busy = (this.#busy.get(claim.endpointId) ?? 0) + 1;
+    this.#busy.set(claim.endpointId, busy);
+    if (busy === this.opts.perEndpoint) this.#backlogged.add(claim.endpointId);
     const attempt = this.#attempt(claim).finally(() => {
       // A claim may have been short of this slot: the pool was full or this endpoint at its cap.
-      const starved = this.#inFlight === this.opts.concurrency || this.#busy.get(claim.endpointId) === this.opts.perEndpoint;
+      const poolFull = this.#inFlight === this.opts.concurrency;
       this.#inFlight--;
       this.#inFlightIds.delete(claim.id);
       const left = (this.#busy.get(claim.endpointId) ?? 1) - 1;
       if (left === 0) this.#busy.delete(claim.endpointId);
       else this.#busy.set(claim.endpointId, left);
       this.#attempts.delete(attempt);
-      if (starved && this.#running) this.wake();
+      if (!this.#running) return;
+      if (poolFull) this.wake();
+      else if (this.#backlogged.has(claim.endpointId)) void this.#refill(claim.endpointId);
     });
     this.#attempts.add(attempt);
     return attempt;

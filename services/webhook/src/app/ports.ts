@@ -116,6 +116,11 @@ export interface DeliveryQueue {
    * minus `busy` of each endpoint, leasing each for `leaseMs`; no two callers get the same row.
    */
   claimDue(now: Date, request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /**
+   * Claims up to `limit` due deliveries of one endpoint (if ACTIVE), oldest first, as claimDue
+   * would: a capped endpoint's freed slot refilled without reading any other endpoint's rows.
+   */
+  claimDueOf(endpointId: string, now: Date, request: Pick<ClaimRequest, "limit" | "leaseMs" | "holder">): Promise<ClaimedDelivery[]>;
   /** Records each attempt and its outcome, together; one whose claim was lost (its lease expired and another worker took it) is ignored. */
   complete(results: readonly CompletedAttempt[]): Promise<void>;
   /** Gives back claims that were not attempted (too little lease left): due again at `now`, the attempt not counted. */

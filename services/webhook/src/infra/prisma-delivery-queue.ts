@@ -14,8 +14,7 @@ import type { SecretBox } from "./secret-box";
  * attempt, moves next_attempt_at to the lease's end and sets a fresh claim token. The send happens
  * after that commits; a worker that dies mid-send leaves the row to be claimed again when the
  * lease ends. The window read is the limit times the cap: enough that one endpoint's backlog at
- * the head of the queue cannot fill a claim with rows it may not take. What the send needs of the
- * endpoint (url, sealed secrets) comes back with each row: no second statement per claim.
+ * the head of the queue cannot fill a claim with rows it may not take.
  */
 const CLAIM = `
 WITH candidate AS (
@@ -32,11 +31,35 @@ WITH candidate AS (
     AND d.status = 'PENDING' AND NOT d.held AND d.next_attempt_at <= $1 AND e.status = 'ACTIVE'
   FOR UPDATE OF d SKIP LOCKED
 )
-UPDATE webhook_delivery d
-SET attempts = d.attempts + 1, next_attempt_at = $3, claim_token = gen_random_uuid(), claimed_by = $9, first_attempt_at = COALESCE(d.first_attempt_at, $1)
+${claimRows("$1", "$3", "$9")}`;
+
+/*
+ * The claim of one endpoint's freed slot: its oldest due rows from its own slice of the claimable
+ * index (endpoint_id, next_attempt_at), taken as CLAIM takes them.
+ */
+const CLAIM_OF_ENDPOINT = `
+WITH due AS (
+  SELECT d.id FROM webhook_delivery d
+  WHERE d.endpoint_id = $2::uuid AND d.status = 'PENDING' AND NOT d.held AND d.next_attempt_at <= $1
+    AND EXISTS (SELECT 1 FROM webhook_endpoint e WHERE e.id = $2::uuid AND e.status = 'ACTIVE')
+  ORDER BY d.next_attempt_at
+  LIMIT $4
+  FOR UPDATE OF d SKIP LOCKED
+)
+${claimRows("$1", "$3", "$5")}`;
+
+/**
+ * Leases the `due` rows: counts the attempt, moves next_attempt_at to the lease's end, sets a
+ * fresh claim token and the holder. What the send needs of the endpoint (url, sealed secrets)
+ * comes back with each row: no second statement per claim.
+ */
+function claimRows(now: string, leaseUntil: string, holder: string): string {
+  return `UPDATE webhook_delivery d
+SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}, claim_token = gen_random_uuid(), claimed_by = ${holder}, first_attempt_at = COALESCE(d.first_attempt_at, ${now})
 FROM due, webhook_endpoint e WHERE d.id = due.id AND e.id = d.endpoint_id
 RETURNING d.id, d.claim_token::text AS claim_token, d.attempts, d.payload, d.event_type, d.occurred_at, d.endpoint_id::text AS endpoint_id, d.trace_parent,
   e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_valid_until`;
+}
 
 /* A claim given back unsent: due now, its attempt not counted, if it is still ours. */
 const RELEASE = `
@@ -116,6 +139,16 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
     const leaseUntil = new Date(now.getTime() + request.leaseMs);
     const window = Math.min(request.limit * request.perEndpoint, 10_000);
     const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM, now, request.limit, leaseUntil, full, window, request.perEndpoint, busy.map(([id]) => id), busy.map(([, n]) => n), request.holder);
+    return this.#claimed(rows, leaseUntil);
+  }
+
+  async claimDueOf(endpointId: string, now: Date, request: Pick<ClaimRequest, "limit" | "leaseMs" | "holder">): Promise<ClaimedDelivery[]> {
+    const leaseUntil = new Date(now.getTime() + request.leaseMs);
+    const rows = await this.db.$queryRawUnsafe<ClaimedRow[]>(CLAIM_OF_ENDPOINT, now, endpointId, leaseUntil, request.limit, request.holder);
+    return this.#claimed(rows, leaseUntil);
+  }
+
+  #claimed(rows: readonly ClaimedRow[], leaseUntil: Date): ClaimedDelivery[] {
     return rows.map((row) => ({
       id: row.id,
       claimToken: row.claim_token,
