@@ -1,4 +1,5 @@
-export { createPrismaClient, disconnect } from "./prisma-client";
+export { createPrismaClient, disconnect, openPool, prismaClientOn } from "./prisma-client";
+export { PgSql, TransactionTimeoutError, type RawSql } from "./pg-sql";
 export type { Disconnectable, PrismaClientClass, PrismaClientOptions } from "./prisma-client";
 export { CONSUMER_TRANSACTION, RELAY_TRANSACTION, transactionRunner, withTransaction } from "./transaction";
 export type { Db, IsolationLevel, TransactionClient, TransactionOptions } from "./transaction";

@@ -48,14 +48,33 @@ export function createPrismaClient<Client extends Disconnectable>(
   ClientClass: PrismaClientClass<Client>,
   options: PrismaClientOptions,
 ): Client {
-  // Our pool, so that a lost connection fails with a SQLSTATE (connection-aware-pool.ts); the
-  // adapter ends it on $disconnect, and would open a pool of the same options after that.
-  const pool = new ConnectionAwarePool({
+  return prismaClientOn(ClientClass, openPool(options), { ...options, endsPool: true });
+}
+
+/**
+ * The pool a service's database work runs on: our pool, so that a lost connection fails with a
+ * SQLSTATE (connection-aware-pool.ts). One per process, shared by the Prisma client and the raw
+ * statements of the hot paths (pg-sql.ts), so the connection budget stays one number.
+ */
+export function openPool(options: Pick<PrismaClientOptions, "url" | "maxConnections" | "connectionTimeoutMs">): ConnectionAwarePool {
+  return new ConnectionAwarePool({
     connectionString: options.url,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
     ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
   });
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true, ...(options.onPoolError === undefined ? {} : { onPoolError: options.onPoolError }) });
+}
+
+/**
+ * The generated client on `pool`. With `endsPool`, its $disconnect ends the pool (and would open
+ * one of the same options after that); without, the pool is the caller's to end (openDatabase:
+ * the pool also serves raw statements, and Prisma, which connects lazily, may never have used it).
+ */
+export function prismaClientOn<Client extends Disconnectable>(
+  ClientClass: PrismaClientClass<Client>,
+  pool: ConnectionAwarePool,
+  options: Pick<PrismaClientOptions, "onPoolError" | "errorFormat"> & { endsPool: boolean },
+): Client {
+  const adapter = new PrismaPg(pool, { disposeExternalPool: options.endsPool, ...(options.onPoolError === undefined ? {} : { onPoolError: options.onPoolError }) });
   return new ClientClass({ adapter, errorFormat: options.errorFormat ?? "minimal" });
 }
 

@@ -1,4 +1,5 @@
-import { createPrismaClient, disconnect, type Disconnectable, type PrismaClientClass } from "./prisma-client";
+import { PgSql } from "./pg-sql";
+import { disconnect, openPool, prismaClientOn, type Disconnectable, type PrismaClientClass } from "./prisma-client";
 import { databaseReadinessCheck } from "./readiness";
 
 interface WarnLogger {
@@ -7,6 +8,8 @@ interface WarnLogger {
 
 export interface ServiceDatabase<Client> {
   readonly client: Client;
+  /** Raw SQL and transactions on the same pool, without Prisma: for the hot paths (pg-sql.ts). */
+  readonly sql: PgSql;
   /** For /readyz and the health protocol. */
   readonly readiness: ReturnType<typeof databaseReadinessCheck>;
   /** Ends the pool; register it last for shutdown, after everything that queries. */
@@ -19,11 +22,17 @@ export function openDatabase<Client extends Disconnectable & { $queryRawUnsafe<T
   ClientClass: PrismaClientClass<Client>,
   opts: { url: string; maxConnections: number; logger: WarnLogger },
 ): ServiceDatabase<Client> {
-  const client = createPrismaClient(ClientClass, {
-    url: opts.url,
-    maxConnections: opts.maxConnections,
-    // An idle pooled connection that breaks (e.g. a database restart) is replaced, not fatal.
-    onPoolError: (err) => opts.logger.warn({ err }, "idle database connection failed"),
-  });
-  return { client, readiness: databaseReadinessCheck(client), name: "database", close: () => disconnect(client) };
+  const pool = openPool({ url: opts.url, maxConnections: opts.maxConnections });
+  // An idle pooled connection that breaks (e.g. a database restart) is replaced, not fatal. Ours,
+  // not the adapter's: it listens only once Prisma first connects, and the raw statements may
+  // be all a process runs on the pool.
+  pool.on("error", (err) => opts.logger.warn({ err }, "idle database connection failed"));
+  const client = prismaClientOn(ClientClass, pool, { endsPool: false });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await disconnect(client);
+      await pool.end();
+    })());
+  return { client, sql: new PgSql(pool), readiness: databaseReadinessCheck(client), name: "database", close };
 }

@@ -29,12 +29,17 @@ const RELAY_LOCK = 0x7a_77_73_01; // "tws" + 1: any constant unique within the s
  * Claims the oldest unsent rows and marks them sent, in one statement: the mark commits only with
  * the transaction, after the broker acknowledged, so a failed publish rolls it back. The relay lock
  * is taken by the same statement (an InitPlan, evaluated once before any row is read): a replica
- * that does not get it claims nothing. UPDATE ... RETURNING keeps no order, so the rows come back
- * with their seq and are put in outbox order here.
+ * that does not get it claims nothing. But the statement's snapshot is older than its lock: a
+ * relay that got the lock just as another committed its batch still reads that batch as unsent.
+ * Hence `o.sent_at IS NULL` on the updated row too, which PostgreSQL checks again on the committed
+ * version of a row changed since the snapshot (READ COMMITTED's re-check), so such a row is
+ * skipped instead of published twice (three racing relays published 403 of 400 events without
+ * it, once the pool's statements ran without Prisma in between). UPDATE ... RETURNING keeps no
+ * order, so the rows come back with their seq and are put in outbox order here.
  */
 const CLAIM_AND_MARK = `UPDATE outbox_event o SET sent_at = now(), attempts = o.attempts + 1
   FROM (SELECT seq FROM outbox_event WHERE sent_at IS NULL AND (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK})) ORDER BY seq LIMIT $1) batch
-  WHERE o.seq = batch.seq
+  WHERE o.seq = batch.seq AND o.sent_at IS NULL
   RETURNING o.seq, o.event_id::text AS "eventId", o.topic, o.key, o.type, o.payload, o.headers`;
 const COUNT_FAILURE = `UPDATE outbox_event SET attempts = attempts + 1 WHERE event_id = ANY($1::uuid[])`;
 

@@ -3,6 +3,7 @@ import { listenForNotifications } from "@tawsil/db";
 import { OUTBOX_CHANNEL, OutboxRelay, writeOutbox, type PublishedRecord } from "@tawsil/events";
 import { createLogger } from "@tawsil/logging";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { RawSql } from "@tawsil/db";
 import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
 
 const adminUrl = inject("databaseAdminUrl");
@@ -26,7 +27,7 @@ describe("outbox relay woken by notifications", () => {
   let url: string;
   let drop: () => Promise<void>;
   const published: PublishedRecord[] = [];
-  let relay: OutboxRelay<Parameters<Parameters<FixtureClient["$transaction"]>[0]>[0]>;
+  let relay: OutboxRelay<RawSql>;
   let listener: { close(): Promise<void> };
 
   beforeAll(async () => {

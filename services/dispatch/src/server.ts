@@ -1,4 +1,4 @@
-import { listenForNotifications, openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
+import { CONSUMER_TRANSACTION, listenForNotifications, openDatabase, RELAY_TRANSACTION, type RawSql, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { DispatchService } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_service_pb";
 import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
@@ -47,7 +47,7 @@ export interface DispatchServiceParts extends ServiceParts {
   /** What the background workers share with the RPC handlers. */
   readonly context: DispatchContext;
   /** The shipment events' handler, for the consumer (workers.ts) and the dead letters' replays alike. */
-  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
+  readonly shipmentEvents: EventHandler<RawSql>;
   readonly driverApi: DriverApi;
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
@@ -64,7 +64,7 @@ export interface DispatchServiceParts extends ServiceParts {
 export async function composeDispatchService(config: Config, logger: Logger): Promise<DispatchServiceParts> {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const repository = new CatalogueRepository(database.client);
-  const store = new PrismaDispatchStore(database.client);
+  const store = new PrismaDispatchStore(database.sql);
   // Each reload of the catalogue or the index republishes what changed of every city's staffing;
   // the publisher exists once both are loaded (the first publication is awaited below).
   let staffing: StaffingPublisher | undefined;
@@ -112,11 +112,11 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
   };
-  const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.client), offerWaiters);
+  const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.sql), offerWaiters);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   // Shipment events, applied through the job work of the consumer's transaction.
-  const shipmentEvents = shipmentEventHandler(context, (tx: TransactionClient<PrismaClient>) => new PrismaJobWork(tx));
-  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEvents });
+  const shipmentEvents = shipmentEventHandler(context, (tx: RawSql) => new PrismaJobWork(tx));
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: database.sql.runner(CONSUMER_TRANSACTION), handler: shipmentEvents });
   const driverAdmin = new DriverAdmin({
     registry: new PrismaDriverRegistry(database.client),
     setAvailability: (input) => driverApi.setAvailability(input),
@@ -192,7 +192,7 @@ export async function dispatchProcess(config: Config, logger: Logger): Promise<S
   const broker = connectKafka({ clientId: "dispatch", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("dispatch");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
-  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: parts.database.sql.runner(RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const workers = await startDispatchWorkers(parts, config, logger, { kafka: broker.kafka, registry: metrics.registry });
   const checks = [...parts.checks, staffingRelayed(parts.database.client)];
   const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS), ...consumerRetention(config), stepKeyRetention], logger, registry: metrics.registry });

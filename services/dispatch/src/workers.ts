@@ -1,4 +1,4 @@
-import { transactionRunner, type TransactionClient } from "@tawsil/db";
+import { CONSUMER_TRANSACTION, type PgSql, type RawSql } from "@tawsil/db";
 import { startConsumer, type EventHandler } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer, Metrics } from "@tawsil/rpc";
@@ -9,14 +9,13 @@ import type { BacklogOrder } from "./app/ports";
 import type { Config } from "./config";
 import { SHIPMENT_EVENTS_GROUP } from "./consumers/shipment-events";
 import { electOver } from "./infra/leadership";
-import type { PrismaClient } from "./infra/prisma/generated/client";
 import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /** What the workers share with the RPC handlers (composeDispatchService builds them). */
 export interface WorkerParts {
   readonly context: DispatchContext;
-  readonly database: { readonly client: PrismaClient };
-  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
+  readonly database: { readonly sql: PgSql };
+  readonly shipmentEvents: EventHandler<RawSql>;
 }
 
 /** DISPATCH_BACKLOG_ORDER, else the environment's: the sandbox serves its newest shipment first (BacklogOrder). */
@@ -40,7 +39,7 @@ export async function startDispatchWorkers(
     if (opts.kafka) {
       const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
       const deadLetters = { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, ...(opts.registry ? { registry: opts.registry } : {}) };
-      closers.push(await startConsumer(subscription, transactionRunner(parts.database.client), parts.shipmentEvents, logger, { deadLetters }));
+      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });

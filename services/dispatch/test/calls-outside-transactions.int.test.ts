@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createPrismaClient, disconnect } from "@tawsil/db";
+import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CatalogueCache } from "../src/app/catalogue-cache";
@@ -12,15 +12,18 @@ import { SAQR_BIKE } from "./stack";
 import { createDispatchDatabase, query } from "./support";
 
 let database: TestDatabase;
+let opened: ServiceDatabase<PrismaClient>;
 let client: PrismaClient;
 
 beforeAll(async () => {
   database = await createDispatchDatabase(inject("databaseAdminUrl"), "calls");
-  client = createPrismaClient(PrismaClient, { url: database.url, maxConnections: 3 });
+  // As the service opens it: the Prisma client and the raw statements on one pool.
+  opened = openDatabase(PrismaClient, { url: database.url, maxConnections: 3, logger: { warn: () => {} } });
+  client = opened.client;
 });
 
 afterAll(async () => {
-  if (client) await disconnect(client);
+  if (opened) await opened.close();
   await database?.drop();
 });
 
@@ -64,7 +67,7 @@ describe("a job step", () => {
     const repository = new CatalogueRepository(client);
     const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
     await catalogue.start();
-    const { store, open } = watchedStore(new PrismaDispatchStore(client));
+    const { store, open } = watchedStore(new PrismaDispatchStore(opened.sql));
     const calls: { call: string; openTransactions: number }[] = [];
     let version = 2n;
     const shipments: Shipments = {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createPrismaClient, disconnect } from "@tawsil/db";
+import { openDatabase, type PgSql, type ServiceDatabase } from "@tawsil/db";
 import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CatalogueCache } from "../src/app/catalogue-cache";
@@ -12,10 +12,8 @@ import { CatalogueRepository } from "../src/infra/repositories/catalogue";
 import { eventually, SAQR_BIKE } from "./stack";
 import { createDispatchDatabase, query } from "./support";
 
-const MODELS = new Set(["driver", "dispatchJob", "offer", "carrier", "carrierService", "outboxEvent"]);
-
-/** The client, counting every statement issued through it (model calls and raw SQL), transactions included. */
-function countingClient(db: PrismaClient): { db: PrismaClient; statements: () => number } {
+/** The pool's raw SQL, counting every statement issued through it, transactions included. */
+function countingClient(db: PgSql): { db: PgSql; statements: () => number } {
   let statements = 0;
   const counted =
     (fn: (...args: unknown[]) => unknown, self: object) =>
@@ -27,18 +25,10 @@ function countingClient(db: PrismaClient): { db: PrismaClient; statements: () =>
     new Proxy(target, {
       get(object, prop) {
         const value: unknown = Reflect.get(object, prop);
-        if (prop === "$transaction" && typeof value === "function") {
+        if (prop === "transaction" && typeof value === "function") {
           return (fn: (tx: object) => unknown, options?: unknown) => value.call(object, (tx: object) => fn(wrap(tx)), options);
         }
         if (typeof prop === "string" && /^\$(query|execute)Raw/.test(prop) && typeof value === "function") return counted(value as never, object);
-        if (typeof prop === "string" && MODELS.has(prop) && typeof value === "object" && value !== null) {
-          return new Proxy(value, {
-            get: (delegate, op) => {
-              const method: unknown = Reflect.get(delegate, op);
-              return typeof method === "function" ? counted(method as never, delegate) : method;
-            },
-          });
-        }
         return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(object) : value;
       },
     });
@@ -53,15 +43,18 @@ const noShipments: Shipments = {
 };
 
 let database: TestDatabase;
+let opened: ServiceDatabase<PrismaClient>;
 let client: PrismaClient;
 
 beforeAll(async () => {
   database = await createDispatchDatabase(inject("databaseAdminUrl"), "idle");
-  client = createPrismaClient(PrismaClient, { url: database.url, maxConnections: 3 });
+  // As the service opens it: the Prisma client and the raw statements on one pool.
+  opened = openDatabase(PrismaClient, { url: database.url, maxConnections: 3, logger: { warn: () => {} } });
+  client = opened.client;
 });
 
 afterAll(async () => {
-  if (client) await disconnect(client);
+  if (opened) await opened.close();
   await database?.drop();
 });
 
@@ -89,7 +82,7 @@ describe("an idle dispatcher", () => {
     const repository = new CatalogueRepository(client);
     const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
     await catalogue.start();
-    const counting = countingClient(client);
+    const counting = countingClient(opened.sql);
     const ctx = { store: new PrismaDispatchStore(counting.db), shipments: noShipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000 };
     const elect = electOver({ databaseUrl: database.url, retryMs: 1_000, logger });
     const dispatcher = new Dispatcher(ctx, { elect, safetyNetMs: 3_600_000, unresolvedBackoffMs: 30_000, backlogOrder: "OLDEST_FIRST" });

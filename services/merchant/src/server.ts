@@ -1,4 +1,4 @@
-import { openDatabase, RELAY_TRANSACTION, transactionRunner, type ServiceDatabase } from "@tawsil/db";
+import { openDatabase, RELAY_TRANSACTION, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
@@ -119,7 +119,7 @@ export async function merchantProcess(config: Config, logger: Logger): Promise<S
   const broker = connectKafka({ clientId: "merchant", logger, ...kafkaConnection(config) });
   const metrics = createMetrics("merchant");
   // Its lag on the service's /metrics (outbox_oldest_unsent_age_seconds, the OutboxLag alert).
-  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
+  const relay = await startOutboxRelay({ kafka: broker.kafka, logger, runInTransaction: parts.database.sql.runner(RELAY_TRANSACTION), databaseUrl: config.DATABASE_URL, registry: metrics.registry });
   const retention = startRetention(config, { policies: [outboxRetention(config.OUTBOX_RETENTION_DAYS)], logger, registry: metrics.registry });
   return { name: "merchant", config, logger, metrics, serviceNames: SERVICE_NAMES, routes: parts.routes, admin: parts.admin, callers: parts.callers, checks: parts.checks, closers: [retention, relay, ...parts.closers] };
 }

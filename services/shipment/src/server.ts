@@ -1,4 +1,4 @@
-import { openDatabase, RELAY_TRANSACTION, transactionRunner } from "@tawsil/db";
+import { openDatabase, RELAY_TRANSACTION } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { MerchantService } from "@tawsil/proto/tawsil/merchant/v1/merchant_service_pb";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
@@ -59,7 +59,7 @@ export interface ShipmentServiceParts extends ServiceParts {
  */
 export function composeShipmentService(config: Config, logger: Logger): ShipmentServiceParts {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
-  const store = new PrismaShipmentStore(database.client, {
+  const store = new PrismaShipmentStore(database.sql, {
     maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
     timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
     trackingLink: (shipmentId) => trackingLinkOf(config.PUBLIC_BASE_URL, config.TRACKING_LINK_SECRET, shipmentId),
@@ -163,7 +163,7 @@ export async function shipmentProcess(config: Config, logger: Logger): Promise<S
   const relay = await startOutboxRelay({
     kafka: broker.kafka,
     logger,
-    runInTransaction: transactionRunner(parts.database.client, RELAY_TRANSACTION),
+    runInTransaction: parts.database.sql.runner(RELAY_TRANSACTION),
     databaseUrl: config.DATABASE_URL,
     registry: parts.metrics.registry,
   });

@@ -1,4 +1,4 @@
-import { openDatabase, transactionRunner, type ServiceDatabase, type TransactionClient } from "@tawsil/db";
+import { CONSUMER_TRANSACTION, openDatabase, type RawSql, type ServiceDatabase } from "@tawsil/db";
 import type { Logger } from "@tawsil/logging";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createMetrics, processIdentity, startInProcess, type Closer, type InProcessService, type Metrics, type ServiceParts, type ServiceSpec } from "@tawsil/rpc";
@@ -45,7 +45,7 @@ export interface WebhookServiceParts extends ServiceParts {
   /** Merchants' endpoints for the consumer, in memory; bypassed until started (startWebhookWorkers). */
   readonly endpointRoutes: EndpointRoutes;
   /** The shipment events' handler, for the consumer and the dead letters' replays alike. */
-  readonly shipmentEvents: EventHandler<TransactionClient<PrismaClient>>;
+  readonly shipmentEvents: EventHandler<RawSql>;
   /** Attempts before the consumer parks an event it cannot apply (CONSUMER_MAX_ATTEMPTS). */
   readonly maxAttempts: number;
   /** Moves secrets sealed under another key to the current one; run in the background by webhookProcess. */
@@ -59,7 +59,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const clock = overrides.clock ?? systemClock;
   const resolver = overrides.resolver ?? new DnsResolver(aresQuery({ servers: config.WEBHOOK_DNS_SERVERS }));
   const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
-  const endpointRoutes = new EndpointRoutes({ db: database.client, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }) });
+  const endpointRoutes = new EndpointRoutes({ db: database.sql, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }) });
   const metrics = createMetrics("webhook");
   const dropped = droppedDeliveries(metrics.registry);
   const manage = new ManageEndpoint({
@@ -70,7 +70,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     rotationQuota: config.WEBHOOK_ROTATIONS_PER_HOUR,
     rotationWindowSeconds: 3600,
   });
-  const queue = new PrismaDeliveryQueue(database.client, box);
+  const queue = new PrismaDeliveryQueue(database.sql, box);
   const receiver = overrides.receiver ?? new PinnedHttpReceiver();
   const engine = new DeliveryEngine({
     queue,
@@ -91,8 +91,8 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   // Shipment events, queued through the writer of the consumer's transaction (endpoints from memory).
-  const shipmentEvents = shipmentEventHandler(clock, () => engine.wake(), (tx: TransactionClient<PrismaClient>) => new PrismaQueueWriter(tx, endpointRoutes));
-  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: transactionRunner(database.client), handler: shipmentEvents });
+  const shipmentEvents = shipmentEventHandler(clock, () => engine.wake(), (tx: RawSql) => new PrismaQueueWriter(tx, endpointRoutes));
+  const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: database.sql.runner(CONSUMER_TRANSACTION), handler: shipmentEvents });
   return {
     admin: deadLetterAdminRoutes(deadLetters),
     routes: (router) => router.service(WebhookService, webhookService({ manage, logger })),
@@ -119,7 +119,7 @@ export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Lo
     closers.push(parts.endpointRoutes);
     const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
     closers.unshift(
-      await startConsumer(subscription, transactionRunner(parts.database.client), parts.shipmentEvents, logger, {
+      await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, {
         ignores: ignoredEvent(parts.clock, parts.endpointRoutes),
         deadLetters: { maxAttempts: parts.maxAttempts, registry: parts.metrics.registry },
       }),

@@ -126,7 +126,7 @@ describe("two webhook replicas", () => {
     await createPeerClient(WebhookService, first.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
     const shipmentId = await queueChange(first.service, { merchantId, status: "CREATED" }, new Date());
     // What "webhook-a" held when it was SIGKILLed between its claim and its send: a 120 s lease.
-    const queue = new PrismaDeliveryQueue(first.service.parts.database.client, new SecretBox(Buffer.from(key, "base64")));
+    const queue = new PrismaDeliveryQueue(first.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64")));
     const [claimed] = await queue.claimDue(new Date(), { limit: 10, leaseMs: 120_000, perEndpoint: 4, busy: new Map(), holder: "webhook-a" });
     expect(claimed?.attempt).toBe(1);
     await first.close();
@@ -193,7 +193,7 @@ describe("two webhook replicas", () => {
     await createPeerClient(WebhookService, h.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
     const t0 = new Date();
     const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, t0);
-    const queue = new PrismaDeliveryQueue(h.service.parts.database.client, new SecretBox(Buffer.from(key, "base64")));
+    const queue = new PrismaDeliveryQueue(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64")));
     const request: ClaimRequest = { limit: 10, leaseMs: 1_000, perEndpoint: 4, busy: new Map(), holder: "replica-a" };
     const [lost] = await queue.claimDue(t0, request);
     const [held] = await queue.claimDue(new Date(t0.getTime() + 1_001), request); // the first lease lapsed

@@ -3,7 +3,8 @@ import type { BacklogOrder } from "../app/ports";
 import type { Driver as FreeDriver } from "../domain/driver";
 import { levelCanHonour } from "../domain/requirements";
 import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, type DriverRecord } from "./job-sql";
-import { Prisma, type PrismaClient } from "./prisma/generated/client";
+import type { RawSql } from "@tawsil/db";
+import { Prisma } from "./prisma/generated/client";
 
 /**
  * The dispatcher's reads that are not about one job: each is an index lookup whose cost does not
@@ -11,33 +12,36 @@ import { Prisma, type PrismaClient } from "./prisma/generated/client";
  */
 
 /** A driver who could take an offer now: on duty, carrying nothing, holding no open offer. */
-export async function freeDriver(db: PrismaClient, driverId: string): Promise<FreeDriver | undefined> {
+export async function freeDriver(db: RawSql, driverId: string): Promise<FreeDriver | undefined> {
   const rows = await db.$queryRaw<DriverRecord[]>`SELECT ${Prisma.raw(DRIVER_COLUMNS)} FROM driver d WHERE d.id = ${driverId}::uuid AND ${Prisma.raw(FREE_DRIVER)}`;
   return rows[0] ? driverFromRecord(rows[0]) : undefined;
 }
 
 /** Every free driver: bounded by the fleet, not by the backlog. */
-export async function freeDriverIds(db: PrismaClient): Promise<string[]> {
-  const rows = await db.driver.findMany({ where: { available: true, currentShipmentId: null, offers: { none: { state: "OPEN" } } }, select: { id: true } });
+export async function freeDriverIds(db: RawSql): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`SELECT d.id::text AS id FROM driver d WHERE ${Prisma.raw(FREE_DRIVER)}`;
   return rows.map((row) => row.id);
 }
 
 /** Offered jobs left without an open offer (a decline whose wake-up was lost): at most one per driver offered. */
-export async function offeredJobsWithoutOffer(db: PrismaClient): Promise<string[]> {
-  const rows = await db.dispatchJob.findMany({ where: { state: "OFFERED", offers: { none: { state: "OPEN" } } }, select: { shipmentId: true } });
-  return rows.map((row) => row.shipmentId);
+export async function offeredJobsWithoutOffer(db: RawSql): Promise<string[]> {
+  const rows = await db.$queryRaw<{ shipment_id: string }[]>`
+    SELECT j.shipment_id::text AS shipment_id FROM dispatch_job j
+     WHERE j.state = 'OFFERED' AND NOT EXISTS (SELECT 1 FROM offer o WHERE o.shipment_id = j.shipment_id AND o.state = 'OPEN')`;
+  return rows.map((row) => row.shipment_id);
 }
 
 /** Open offers whose time is up, earliest first. */
-export async function dueOffers(db: PrismaClient, now: Date, limit: number): Promise<string[]> {
-  const rows = await db.offer.findMany({ where: { state: "OPEN", expiresAt: { lte: now } }, orderBy: { expiresAt: "asc" }, take: limit, select: { shipmentId: true } });
-  return rows.map((row) => row.shipmentId);
+export async function dueOffers(db: RawSql, now: Date, limit: number): Promise<string[]> {
+  const rows = await db.$queryRaw<{ shipment_id: string }[]>`
+    SELECT shipment_id::text AS shipment_id FROM offer WHERE state = 'OPEN' AND expires_at <= ${now}::timestamptz ORDER BY expires_at LIMIT ${limit}::int`;
+  return rows.map((row) => row.shipment_id);
 }
 
 /** When the next open offer expires, if any. */
-export async function nextOfferExpiry(db: PrismaClient): Promise<Date | undefined> {
-  const row = await db.offer.findFirst({ where: { state: "OPEN" }, orderBy: { expiresAt: "asc" }, select: { expiresAt: true } });
-  return row?.expiresAt;
+export async function nextOfferExpiry(db: RawSql): Promise<Date | undefined> {
+  const [row] = await db.$queryRaw<{ expires_at: Date }[]>`SELECT expires_at FROM offer WHERE state = 'OPEN' ORDER BY expires_at LIMIT 1`;
+  return row?.expires_at;
 }
 
 /**
@@ -45,7 +49,7 @@ export async function nextOfferExpiry(db: PrismaClient): Promise<Date | undefine
  * (offerable_at cleared) so the next release never returns them again however long they wait for
  * a driver. A held job cancelled meanwhile is released too (its step then does nothing).
  */
-export async function releaseHeldJobs(db: PrismaClient, now: Date, limit: number): Promise<string[]> {
+export async function releaseHeldJobs(db: RawSql, now: Date, limit: number): Promise<string[]> {
   const rows = await db.$queryRaw<{ shipment_id: string }[]>`
     UPDATE dispatch_job SET offerable_at = NULL, updated_at = clock_timestamp()
      WHERE shipment_id IN (SELECT shipment_id FROM dispatch_job WHERE offerable_at <= ${now}::timestamptz
@@ -55,9 +59,9 @@ export async function releaseHeldJobs(db: PrismaClient, now: Date, limit: number
 }
 
 /** The earliest instant a held job may be offered (the first entry of the offerable_at index). */
-export async function nextHeldRelease(db: PrismaClient): Promise<Date | undefined> {
-  const row = await db.dispatchJob.findFirst({ where: { offerableAt: { not: null } }, orderBy: { offerableAt: "asc" }, select: { offerableAt: true } });
-  return row?.offerableAt ?? undefined;
+export async function nextHeldRelease(db: RawSql): Promise<Date | undefined> {
+  const [row] = await db.$queryRaw<{ offerable_at: Date }[]>`SELECT offerable_at FROM dispatch_job WHERE offerable_at IS NOT NULL ORDER BY offerable_at LIMIT 1`;
+  return row?.offerable_at;
 }
 
 /**
@@ -67,7 +71,7 @@ export async function nextHeldRelease(db: PrismaClient): Promise<Date | undefine
  * or that gave up before the driver became free again. A job held for its pickup window is not
  * offered before its time. `skip` excludes jobs already looked at.
  */
-export async function nextJobFor(db: PrismaClient, driver: FreeDriver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder): Promise<string | undefined> {
+export async function nextJobFor(db: RawSql, driver: FreeDriver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder): Promise<string | undefined> {
   const honoured = [...service.requirements].filter((requirement) => levelCanHonour(service.level, requirement));
   const rows = await db.$queryRawUnsafe<{ shipment_id: string }[]>(
     `SELECT shipment_id::text AS shipment_id FROM dispatch_job

@@ -5,9 +5,10 @@ import type { Offer, OfferState } from "../domain/offer";
 import type { ServiceLevel } from "../domain/service-level";
 
 /*
- * The statements every shipment event and every dispatcher step run, as Prisma's typed raw SQL
- * (issue 9 item 3): on this machine the model API spends several times PostgreSQL's own cost per
- * statement in the client, and a created shipment runs these five to ten times. The columns and
+ * The statements every shipment event, dispatcher step and driver request run, as raw SQL on the
+ * pool (issue 9 item 3, issue 34): on this machine the model API spends several times PostgreSQL's
+ * own cost per statement in the client, Prisma's raw API still a quarter of dispatch's CPU, and a
+ * created shipment runs these five to ten times. The columns and
  * their meaning are the models' in schema.prisma; the schema-drift test keeps them in step.
  */
 
@@ -39,6 +40,17 @@ export const JOB_COLUMNS = `shipment_id::text AS shipment_id, merchant_id::text 
   pickup_latitude_micro, pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm,
   requirements, cash_on_delivery, state::text AS state, shipment_version, attempts, tried_driver_ids::text[] AS tried_driver_ids, deadline,
   unresolved_count, retry_at, offerable_at`;
+
+/** A job with what its driver is told (decisions.md section 17): the driver API's reads. */
+export interface JobWithDeliveryRecord extends JobRecord {
+  pickup_address: string | null;
+  destination_address: string | null;
+  cod_amount: string | null;
+  recipient_name: string | null;
+  recipient_phone: string | null;
+}
+
+export const JOB_WITH_DELIVERY_COLUMNS = `${JOB_COLUMNS}, pickup_address, destination_address, cod_amount, recipient_name, recipient_phone`;
 
 export interface DriverRecord {
   id: string;
@@ -80,6 +92,17 @@ export function jobFromRecord(row: JobRecord): DispatchJob {
     unresolvedCount: row.unresolved_count,
     retryAt: dateOrNull(row.retry_at),
     offerableAt: dateOrNull(row.offerable_at),
+  };
+}
+
+/** Null addresses: a job created before they were kept, which tells the driver nothing more. */
+export function jobWithDeliveryFromRecord(row: JobWithDeliveryRecord): DispatchJob {
+  return {
+    ...jobFromRecord(row),
+    delivery:
+      row.pickup_address === null
+        ? undefined
+        : { pickupAddress: row.pickup_address, destinationAddress: row.destination_address ?? "", codAmount: row.cod_amount ?? "0.00", recipientName: row.recipient_name ?? "", recipientPhone: row.recipient_phone ?? "" },
   };
 }
 

@@ -1,20 +1,25 @@
-import { withTransaction } from "@tawsil/db";
+import type { PgSql } from "@tawsil/db";
 import type { BacklogOrder, CurrentJob, DispatchStore, DriverJob, JobWork, OpenOffer } from "../app/ports";
 import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, nextJobFor, offeredJobsWithoutOffer, releaseHeldJobs } from "./dispatch-queries";
-import { jobFromRow } from "./dispatch-rows";
+import { JOB_WITH_DELIVERY_COLUMNS, jobWithDeliveryFromRecord, type JobWithDeliveryRecord } from "./job-sql";
 import { PrismaJobWork } from "./prisma-job-work";
-import type { PrismaClient } from "./prisma/generated/client";
+import { Prisma } from "./prisma/generated/client";
 
-/** Dispatch's PostgreSQL database through Prisma. */
+const JOB = Prisma.raw(JOB_WITH_DELIVERY_COLUMNS);
+
+/**
+ * Dispatch's PostgreSQL database, every statement raw SQL on the pool (ServiceDatabase.sql): the
+ * driver API's reads run for every request of every driver on shift.
+ */
 export class PrismaDispatchStore implements DispatchStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: PgSql) {}
 
   transaction<R>(fn: (work: JobWork) => Promise<R>): Promise<R> {
     // No call to another service runs inside: these stay short, so the limits are generous only for a busy machine.
-    return withTransaction(this.db, (tx) => fn(new PrismaJobWork(tx)), { timeoutMs: 30_000, maxWaitMs: 10_000 });
+    return this.db.transaction((tx) => fn(new PrismaJobWork(tx)), { timeoutMs: 30_000, maxWaitMs: 10_000 });
   }
 
   freeDriver = (driverId: string): Promise<Driver | undefined> => freeDriver(this.db, driverId);
@@ -28,30 +33,36 @@ export class PrismaDispatchStore implements DispatchStore {
   nextJobFor = (driver: Driver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder) => nextJobFor(this.db, driver, service, now, skip, order);
 
   async driverExists(driverId: string): Promise<boolean> {
-    return (await this.db.driver.findUnique({ where: { id: driverId }, select: { id: true } })) !== null;
+    return (await this.db.$queryRaw<unknown[]>`SELECT 1 FROM driver WHERE id = ${driverId}::uuid`).length > 0;
   }
 
   async openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]> {
-    const offers = await this.db.offer.findMany({ where: { driverId, state: "OPEN", expiresAt: { gt: now } }, include: { job: true }, orderBy: { createdAt: "asc" } });
-    return offers.map((offer) => ({ offerId: offer.id, expiresAt: offer.expiresAt, ...driverJobOf(jobFromRow(offer.job)) }));
+    const rows = await this.db.$queryRaw<(JobWithDeliveryRecord & { offer_id: string; offer_expires_at: Date })[]>`
+      SELECT o.id::text AS offer_id, o.expires_at AS offer_expires_at, j.*
+        FROM offer o CROSS JOIN LATERAL (SELECT ${JOB} FROM dispatch_job WHERE shipment_id = o.shipment_id) j
+       WHERE o.driver_id = ${driverId}::uuid AND o.state = 'OPEN' AND o.expires_at > ${now}::timestamptz
+       ORDER BY o.created_at`;
+    return rows.map((row) => ({ offerId: row.offer_id, expiresAt: row.offer_expires_at, ...driverJobOf(jobWithDeliveryFromRecord(row)) }));
   }
 
   async currentJobsOf(driverId: string): Promise<CurrentJob[]> {
-    const driver = await this.db.driver.findUnique({ where: { id: driverId }, select: { currentShipmentId: true } });
-    if (!driver?.currentShipmentId) return [];
-    const row = await this.db.dispatchJob.findUnique({ where: { shipmentId: driver.currentShipmentId } });
-    if (!row) return [];
-    const job = jobFromRow(row);
-    return [{ ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "", recipientPhone: job.delivery?.recipientPhone ?? "" }];
+    const rows = await this.db.$queryRaw<JobWithDeliveryRecord[]>`
+      SELECT ${JOB} FROM dispatch_job WHERE shipment_id = (SELECT current_shipment_id FROM driver WHERE id = ${driverId}::uuid)`;
+    return rows.map((row) => {
+      const job = jobWithDeliveryFromRecord(row);
+      return { ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "", recipientPhone: job.delivery?.recipientPhone ?? "" };
+    });
   }
 
   async offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined> {
-    return (await this.db.offer.findUnique({ where: { id: offerId }, select: { shipmentId: true, driverId: true } })) ?? undefined;
+    const [row] = await this.db.$queryRaw<{ shipment_id: string; driver_id: string }[]>`
+      SELECT shipment_id::text AS shipment_id, driver_id::text AS driver_id FROM offer WHERE id = ${offerId}::uuid`;
+    return row ? { shipmentId: row.shipment_id, driverId: row.driver_id } : undefined;
   }
 
   async job(shipmentId: string): Promise<DispatchJob | undefined> {
-    const row = await this.db.dispatchJob.findUnique({ where: { shipmentId } });
-    return row ? jobFromRow(row) : undefined;
+    const [row] = await this.db.$queryRaw<JobWithDeliveryRecord[]>`SELECT ${JOB} FROM dispatch_job WHERE shipment_id = ${shipmentId}::uuid`;
+    return row ? jobWithDeliveryFromRecord(row) : undefined;
   }
 }
 

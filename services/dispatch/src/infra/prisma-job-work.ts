@@ -1,18 +1,18 @@
-import type { TransactionClient } from "@tawsil/db";
+import type { RawSql } from "@tawsil/db";
 import type { AssignmentChange, DriverChange, JobWork } from "../app/ports";
 import type { Coordinate } from "@tawsil/domain";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import type { Offer, OfferState } from "../domain/offer";
 import { randomUUID } from "node:crypto";
-import { driverFromRow, offerFromRow } from "./dispatch-rows";
 import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, JOB_COLUMNS, jobFromRecord, OFFER_COLUMNS, offerFromRecord, type DriverRecord, type JobRecord, type OfferRecord } from "./job-sql";
 import { writeAssignmentChanged, writeCityStaffing, writeDriverLocations } from "./events";
 import type { CityStaffing } from "../domain/city-staffing";
-import { Prisma, type PrismaClient } from "./prisma/generated/client";
+import { Prisma } from "./prisma/generated/client";
 import { announceOffer, announceShiftChange, wakeForDriver, wakeForJob } from "./wake-ups";
 
-export type Tx = TransactionClient<PrismaClient>;
+/** One transaction of the pool (ServiceDatabase.sql), or Prisma's: both answer the raw calls used here. */
+export type Tx = RawSql;
 
 const JOB = Prisma.raw(JOB_COLUMNS);
 const DRIVER = Prisma.raw(DRIVER_COLUMNS);
@@ -20,9 +20,8 @@ const FREE = Prisma.raw(FREE_DRIVER);
 const OFFER = Prisma.raw(OFFER_COLUMNS);
 
 /**
- * JobWork over one Prisma transaction (the dispatch store's, or the event consumer's). What every
- * shipment event and dispatcher step runs is typed raw SQL (job-sql.ts); the rarer steps use the
- * model API.
+ * JobWork over one transaction (the dispatch store's, or the event consumer's), every statement
+ * raw SQL (job-sql.ts) on the pool's connection.
  */
 export class PrismaJobWork implements JobWork {
   constructor(private readonly tx: Tx) {}
@@ -72,8 +71,8 @@ export class PrismaJobWork implements JobWork {
   }
 
   async offer(offerId: string): Promise<Offer | undefined> {
-    const row = await this.tx.offer.findUnique({ where: { id: offerId } });
-    return row ? offerFromRow(row) : undefined;
+    const rows = await this.tx.$queryRaw<OfferRecord[]>`SELECT ${OFFER} FROM offer WHERE id = ${offerId}::uuid`;
+    return rows[0] ? offerFromRecord(rows[0]) : undefined;
   }
 
   async createOffer(offer: { shipmentId: string; driverId: string; expiresAt: Date }): Promise<Offer> {
@@ -93,8 +92,8 @@ export class PrismaJobWork implements JobWork {
   }
 
   async driver(driverId: string): Promise<Driver | undefined> {
-    const row = await this.tx.driver.findUnique({ where: { id: driverId } });
-    return row ? driverFromRow(row) : undefined;
+    const rows = await this.tx.$queryRaw<DriverRecord[]>`SELECT ${DRIVER} FROM driver d WHERE d.id = ${driverId}::uuid`;
+    return rows[0] ? driverFromRecord(rows[0]) : undefined;
   }
 
   async freeDrivers(cityCode: string, serviceIds: readonly string[]): Promise<Driver[]> {
@@ -104,11 +103,17 @@ export class PrismaJobWork implements JobWork {
   }
 
   async updateDriver(driverId: string, change: DriverChange): Promise<void> {
-    const { position, ...rest } = change;
-    await this.tx.driver.update({
-      where: { id: driverId },
-      data: { ...rest, ...(position ? { latitudeMicro: position.latitudeMicro, longitudeMicro: position.longitudeMicro } : {}) },
-    });
+    // Only the fields the change names; a null current shipment is a change too.
+    const set: Prisma.Sql[] = [];
+    if (change.available !== undefined) set.push(Prisma.sql`available = ${change.available}::boolean`);
+    if (change.availableSince !== undefined) set.push(Prisma.sql`available_since = ${change.availableSince}::timestamptz`);
+    if (change.position !== undefined) set.push(Prisma.sql`latitude_micro = ${change.position.latitudeMicro}::int, longitude_micro = ${change.position.longitudeMicro}::int`);
+    if (change.positionAt !== undefined) set.push(Prisma.sql`position_at = ${change.positionAt}::timestamptz`);
+    if (change.currentShipmentId !== undefined) set.push(Prisma.sql`current_shipment_id = ${change.currentShipmentId}::uuid`);
+    set.push(Prisma.sql`updated_at = clock_timestamp()`);
+    const updated = await this.tx.$executeRaw`UPDATE driver SET ${Prisma.join(set, ", ")} WHERE id = ${driverId}::uuid`;
+    // As the model API's update did: a driver that is not there is an error, not a no-op.
+    if (updated !== 1) throw new Error(`driver ${driverId} does not exist`);
   }
 
   recordAssignmentChange(change: { shipmentId: string; offerId: string; driverId: string; change: AssignmentChange; at: Date }): Promise<void> {

@@ -1,4 +1,4 @@
-import { sqlStateOf, violatedConstraintOf, withTransaction, type TransactionClient } from "@tawsil/db";
+import { sqlStateOf, violatedConstraintOf, type PgSql, type RawSql } from "@tawsil/db";
 import { VersionConflictError } from "@tawsil/errors";
 import { writeOutbox } from "@tawsil/events";
 import { ShipmentNumberTakenError, type CreateOutcome, type IdempotencyScope, type NewShipment, type ShipmentStore, type ShipmentTx, type StoredRecord } from "../app/ports";
@@ -10,15 +10,13 @@ import { isTerminal, type ShipmentState } from "../domain/lifecycle";
 import type { Shipment, ShipmentChange } from "../domain/shipment";
 import type { TrackingLink } from "../domain/tracking-link";
 import { createStatement, type CreateStatementRow } from "./create-statement";
-import type { PrismaClient } from "./prisma/generated/client";
+import { Prisma } from "./prisma/generated/client";
 import { SHIPMENT_CHANGED_TYPE, shipmentChangedPayload } from "./shipment-events";
 import { shipmentFromRow, type ShipmentRow } from "./shipment-row";
 import { selectPendingApproval, selectShipmentById, selectShipmentByTrackingCodeSha256, selectShipmentForUpdate, selectShipmentPage } from "./shipment-select";
 import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
-type Tx = TransactionClient<PrismaClient>;
-type Client = PrismaClient | Tx;
-
+type Tx = RawSql;
 
 export interface StoreOptions {
   /** How long a transaction may wait for a pooled connection: concurrent duplicates queue for it. */
@@ -31,15 +29,19 @@ export interface StoreOptions {
   readonly attachedMediaRetentionMs: number;
 }
 
-/** Shipments, their items, idempotency records and the outbox, in the service's own database. */
+/**
+ * Shipments, their items, idempotency records and the outbox, in the service's own database: raw
+ * SQL on the pool (ServiceDatabase.sql) for every statement, since each create, read and state
+ * change runs these (issue 34: Prisma's raw API was a fifth of the service's CPU per create).
+ */
 export class PrismaShipmentStore implements ShipmentStore {
   constructor(
-    private readonly db: PrismaClient,
+    private readonly db: PgSql,
     private readonly options: StoreOptions,
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return withTransaction(this.db, (tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink, this.options.attachedMediaRetentionMs)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return this.db.transaction((tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink, this.options.attachedMediaRetentionMs)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -49,8 +51,7 @@ export class PrismaShipmentStore implements ShipmentStore {
   /** Four round trips: BEGIN, the lock, one statement that reads and writes everything, COMMIT. */
   async createOnce(input: NewShipment): Promise<CreateOutcome> {
     try {
-      return await withTransaction(
-        this.db,
+      return await this.db.transaction(
         async (tx) => {
           await lockScope(tx, input.scope, input.waitMs);
           const [row] = await tx.$queryRaw<CreateStatementRow[]>(createStatement(input, this.options.trackingLink(input.shipment.id)));
@@ -70,7 +71,7 @@ export class PrismaShipmentStore implements ShipmentStore {
     }
   }
 
-  /** Typed raw SQL: the hottest read, where Prisma's own CPU per statement exceeded the query's. */
+  /** The hottest read, where Prisma's own CPU per statement exceeded the query's. */
   async findById(id: string): Promise<Shipment | null> {
     const [row] = await this.db.$queryRaw<ShipmentRow[]>(selectShipmentById(id));
     return row ? shipmentFromRow(row) : null;
@@ -86,8 +87,8 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 
   async terminalAt(shipmentId: string): Promise<Date | null> {
-    const row = await this.db.shipment.findUnique({ where: { id: shipmentId }, select: { terminalAt: true } });
-    return row?.terminalAt ?? null;
+    const [row] = await this.db.$queryRaw<{ terminal_at: Date | null }[]>`SELECT terminal_at FROM shipment WHERE id = ${shipmentId}::uuid`;
+    return row?.terminal_at ?? null;
   }
 
   /**
@@ -106,10 +107,16 @@ export class PrismaShipmentStore implements ShipmentStore {
   }
 }
 
-async function findRecord(db: Client, scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
-  const row = await db.idempotencyRecord.findFirst({ where: { ...scope, expiresAt: { gt: now } } });
-  return row ? storedRecordOf({ ...row, id: String(row.id) }) : null;
+async function findRecord(db: RawSql, scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
+  const [row] = await db.$queryRaw<{ id: string; fingerprint: string; snapshot: Uint8Array | null; errorReason: string | null }[]>`
+    SELECT id::text AS id, fingerprint, snapshot, error_reason AS "errorReason" FROM idempotency_record
+     WHERE ${scopeIs(scope)} AND expires_at > ${now}::timestamptz`;
+  return row ? storedRecordOf(row) : null;
 }
+
+/** The record's unique key: one scope holds at most one record. */
+const scopeIs = (scope: IdempotencyScope) =>
+  Prisma.sql`operation = ${scope.operation} AND merchant_id = ${scope.merchantId}::uuid AND client_id = ${scope.clientId} AND key = ${scope.key}`;
 
 function storedRecordOf(row: { id: string; fingerprint: string; snapshot: Uint8Array | null; errorReason: string | null }): StoredRecord {
   if (row.snapshot) return { fingerprint: row.fingerprint, outcome: { kind: "snapshot", snapshot: new Uint8Array(row.snapshot) } };
@@ -163,18 +170,12 @@ class PrismaShipmentTx implements ShipmentTx {
     // refusal found here: a caller that replays refusals never gets this far, so this is one that
     // the caller set aside (a 409 stored under a cancel's derived key before decisions.md section 3
     // stopped storing those).
-    await this.tx.idempotencyRecord.deleteMany({ where: { ...scope, OR: [{ expiresAt: { lte: now } }, { errorReason: { not: null } }] } });
-    await this.tx.idempotencyRecord.create({
-      data: {
-        ...scope,
-        fingerprint: record.fingerprint,
-        shipmentId: record.shipmentId,
-        snapshot: record.outcome.kind === "snapshot" ? Buffer.from(record.outcome.snapshot) : null,
-        errorReason: record.outcome.kind === "refused" ? record.outcome.reason : null,
-        createdAt: now,
-        expiresAt,
-      },
-    });
+    await this.tx.$executeRaw`DELETE FROM idempotency_record WHERE ${scopeIs(scope)} AND (expires_at <= ${now}::timestamptz OR error_reason IS NOT NULL)`;
+    await this.tx.$executeRaw`
+      INSERT INTO idempotency_record (operation, merchant_id, client_id, key, fingerprint, shipment_id, snapshot, error_reason, created_at, expires_at)
+      VALUES (${scope.operation}, ${scope.merchantId}::uuid, ${scope.clientId}, ${scope.key}, ${record.fingerprint}, ${record.shipmentId}::uuid,
+        ${record.outcome.kind === "snapshot" ? Buffer.from(record.outcome.snapshot) : null}::bytea,
+        ${record.outcome.kind === "refused" ? record.outcome.reason : null}, ${now}::timestamptz, ${expiresAt}::timestamptz)`;
   }
 
   /** The row lock and the read in one statement (they were two round trips). */
@@ -188,25 +189,29 @@ class PrismaShipmentTx implements ShipmentTx {
     const at = change.shipment.state === "READY_FOR_DISPATCH" && shipment.approvedAt ? shipment.approvedAt : new Date();
     // The version guard is belt and braces: callers hold the row lock. The terminal time is the
     // event's, so the projection and the fallback expire a link at the same instant.
-    const updated = await this.tx.shipment.updateMany({
-      where: { id: shipment.id, version: shipment.version - 1n },
-      data: { state: shipment.state, version: shipment.version, approvedAt: shipment.approvedAt, reasonCode: shipment.reasonCode, ...(isTerminal(shipment.state) ? { terminalAt: at } : {}) },
-    });
-    if (updated.count !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
+    const terminal = isTerminal(shipment.state);
+    const updated = await this.tx.$executeRaw`
+      UPDATE shipment SET state = ${shipment.state}::shipment_state, version = ${shipment.version}::bigint, approved_at = ${shipment.approvedAt}::timestamptz,
+        reason_code = ${shipment.reasonCode}, terminal_at = CASE WHEN ${terminal}::boolean THEN ${at}::timestamptz ELSE terminal_at END
+       WHERE id = ${shipment.id}::uuid AND version = ${shipment.version - 1n}::bigint`;
+    if (updated !== 1) throw new Error(`shipment ${shipment.id} was not at version ${shipment.version - 1n}`);
     // Its media (the merchant's and the driver's evidence, attached above in a delivery) now have a bounded life.
-    if (isTerminal(shipment.state)) {
-      await this.tx.mediaAsset.updateMany({ where: { shipmentId: shipment.id }, data: { purgeAfter: new Date(at.getTime() + this.attachedMediaRetentionMs) } });
+    if (terminal) {
+      await this.tx.$executeRaw`UPDATE media_asset SET purge_after = ${new Date(at.getTime() + this.attachedMediaRetentionMs)}::timestamptz WHERE shipment_id = ${shipment.id}::uuid`;
     }
     await writeOutbox(this.tx, { topic: SHIPMENT_EVENTS_TOPIC, key: shipment.id, type: SHIPMENT_CHANGED_TYPE, payload: shipmentChangedPayload(change, at, this.trackingLink(shipment.id)) });
   }
 
   async pinLock(shipmentId: string): Promise<PinLock> {
-    const row = await this.tx.shipment.findUnique({ where: { id: shipmentId }, select: { deliveryPinFailures: true, deliveryPinLockedUntil: true } });
-    return { failures: row?.deliveryPinFailures ?? 0, lockedUntil: row?.deliveryPinLockedUntil ?? null };
+    const [row] = await this.tx.$queryRaw<{ failures: number; locked_until: Date | null }[]>`
+      SELECT delivery_pin_failures AS failures, delivery_pin_locked_until AS locked_until FROM shipment WHERE id = ${shipmentId}::uuid`;
+    return { failures: row?.failures ?? 0, lockedUntil: row?.locked_until ?? null };
   }
 
   async savePinLock(shipmentId: string, lock: PinLock): Promise<void> {
-    await this.tx.shipment.update({ where: { id: shipmentId }, data: { deliveryPinFailures: lock.failures, deliveryPinLockedUntil: lock.lockedUntil } });
+    const updated = await this.tx.$executeRaw`
+      UPDATE shipment SET delivery_pin_failures = ${lock.failures}::int, delivery_pin_locked_until = ${lock.lockedUntil}::timestamptz WHERE id = ${shipmentId}::uuid`;
+    if (updated !== 1) throw new Error(`shipment ${shipmentId} does not exist`);
   }
 
   async attachDriverEvidence(input: { shipmentId: string; driverId: string; ids: readonly string[]; firstSortOrder: number }): Promise<EvidenceAsset[]> {

@@ -1,9 +1,8 @@
 import { context, propagation } from "@opentelemetry/api";
-import type { TransactionClient } from "@tawsil/db";
+import type { SqlClient } from "@tawsil/events";
 import type { WebhookEvent } from "../domain/webhook-event";
 import type { ClaimedDelivery, ClaimRequest, CompletedAttempt, DeliveryQueue, QueueWriter } from "../app/ports";
 import { readRoute, type EndpointRoutes } from "./endpoint-routes";
-import type { PrismaClient } from "./prisma/generated/client";
 import type { SecretBox } from "./secret-box";
 
 /*
@@ -127,9 +126,13 @@ interface ClaimedRow {
   previous_secret_valid_until: Date | null;
 }
 
+/**
+ * The queue on raw SQL: the service gives it the pool directly (ServiceDatabase.sql), since claims,
+ * completions and releases run once per delivery (issue 34).
+ */
 export class PrismaDeliveryQueue implements DeliveryQueue {
   constructor(
-    private readonly db: PrismaClient,
+    private readonly db: SqlClient,
     private readonly box: SecretBox,
   ) {}
 
@@ -214,7 +217,8 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
   }
 
   async depth(): Promise<number> {
-    return this.db.webhookDelivery.count({ where: { status: "PENDING" } });
+    const [row] = await this.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM webhook_delivery WHERE status = 'PENDING'`);
+    return Number(row?.n ?? 0);
   }
 }
 
@@ -224,7 +228,7 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
  */
 export class PrismaQueueWriter implements QueueWriter {
   constructor(
-    private readonly tx: TransactionClient<PrismaClient>,
+    private readonly tx: SqlClient,
     private readonly routes?: EndpointRoutes,
   ) {}
 
