@@ -53,15 +53,15 @@ describe("the layer rules of the house", () => {
 
   it("keep consumers/ off infra/ and the database package: their transaction's adapters come from server.ts", async () => {
     const code = [
-      `import { PrismaJobWork } from "../infra/prisma-job-work";`,
+      `import { SqlJobWork } from "../infra/sql-job-work";`,
       `import type { TransactionClient } from "@tawsil/db";`,
       `import type { PrismaClient } from "../infra/prisma/generated/client";`,
       `import { driverService } from "../rpc/driver-service";`,
-      `export const wired = [PrismaJobWork, driverService];`,
+      `export const wired = [SqlJobWork, driverService];`,
       `export type T = TransactionClient<PrismaClient>;`,
     ].join("\n");
     const violations = await layerViolations("services/dispatch/src/consumers/violating.ts", code);
-    expect(violations.map((m) => m.split("'")[1])).toEqual(["../infra/prisma-job-work", "@tawsil/db", "../infra/prisma/generated/client", "../infra/prisma/generated/client", "../rpc/driver-service"]);
+    expect(violations.map((m) => m.split("'")[1])).toEqual(["../infra/sql-job-work", "@tawsil/db", "../infra/prisma/generated/client", "../infra/prisma/generated/client", "../rpc/driver-service"]);
     const fine = `import type { EventHandler, SqlClient } from "@tawsil/events";\nimport type { JobWork } from "../app/ports";\nexport type H<Tx extends SqlClient> = (work: (tx: Tx) => JobWork) => EventHandler<Tx>;\n`;
     expect(await layerViolations("services/dispatch/src/consumers/fine.ts", fine)).toEqual([]);
   });

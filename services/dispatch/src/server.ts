@@ -14,7 +14,7 @@ import { DriverApi } from "./app/driver-api";
 import { OfferWaiters } from "./app/offer-waiters";
 import { StaffingPublisher } from "./app/staffing-publisher";
 import type { Config } from "./config";
-import { PrismaDispatchStore } from "./infra/prisma-dispatch-store";
+import { SqlDispatchStore } from "./infra/sql-dispatch-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
@@ -29,7 +29,7 @@ import { StepKeyRepository } from "./infra/step-key-repository";
 import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
 import { connectKafka, kafkaConnection, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type EventHandler } from "@tawsil/events";
-import { PrismaJobWork } from "./infra/prisma-job-work";
+import { SqlJobWork } from "./infra/sql-job-work";
 import { staffingReadiness, staffingRelayed } from "./readiness";
 import { startDispatchWorkers } from "./workers";
 import { expiresByColumn, startRetention } from "@tawsil/retention";
@@ -64,7 +64,7 @@ export interface DispatchServiceParts extends ServiceParts {
 export async function composeDispatchService(config: Config, logger: Logger): Promise<DispatchServiceParts> {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
   const repository = new CatalogueRepository(database.client);
-  const store = new PrismaDispatchStore(database.sql);
+  const store = new SqlDispatchStore(database.sql);
   // Each reload of the catalogue or the index republishes what changed of every city's staffing;
   // the publisher exists once both are loaded (the first publication is awaited below).
   let staffing: StaffingPublisher | undefined;
@@ -115,7 +115,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.sql), offerWaiters);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   // Shipment events, applied through the job work of the consumer's transaction.
-  const shipmentEvents = shipmentEventHandler(context, (tx: RawSql) => new PrismaJobWork(tx));
+  const shipmentEvents = shipmentEventHandler(context, (tx: RawSql) => new SqlJobWork(tx));
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: database.sql.runner(CONSUMER_TRANSACTION), handler: shipmentEvents });
   const driverAdmin = new DriverAdmin({
     registry: new PrismaDriverRegistry(database.client),

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CatalogueCache } from "../src/app/catalogue-cache";
 import { JobStep } from "../src/app/job-step";
 import type { DispatchStore, Shipments } from "../src/app/ports";
-import { PrismaDispatchStore } from "../src/infra/prisma-dispatch-store";
+import { SqlDispatchStore } from "../src/infra/sql-dispatch-store";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { CatalogueRepository } from "../src/infra/repositories/catalogue";
 import { SAQR_BIKE } from "./stack";
@@ -67,7 +67,7 @@ describe("a job step", () => {
     const repository = new CatalogueRepository(client);
     const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
     await catalogue.start();
-    const { store, open } = watchedStore(new PrismaDispatchStore(opened.sql));
+    const { store, open } = watchedStore(new SqlDispatchStore(opened.sql));
     const calls: { call: string; openTransactions: number }[] = [];
     let version = 2n;
     const shipments: Shipments = {

@@ -6,7 +6,7 @@ import { CatalogueCache } from "../src/app/catalogue-cache";
 import { Dispatcher } from "../src/app/dispatcher";
 import type { Shipments } from "../src/app/ports";
 import { electOver } from "../src/infra/leadership";
-import { PrismaDispatchStore } from "../src/infra/prisma-dispatch-store";
+import { SqlDispatchStore } from "../src/infra/sql-dispatch-store";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { CatalogueRepository } from "../src/infra/repositories/catalogue";
 import { eventually, SAQR_BIKE } from "./stack";
@@ -83,7 +83,7 @@ describe("an idle dispatcher", () => {
     const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
     await catalogue.start();
     const counting = countingClient(opened.sql);
-    const ctx = { store: new PrismaDispatchStore(counting.db), shipments: noShipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000 };
+    const ctx = { store: new SqlDispatchStore(counting.db), shipments: noShipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000 };
     const elect = electOver({ databaseUrl: database.url, retryMs: 1_000, logger });
     const dispatcher = new Dispatcher(ctx, { elect, safetyNetMs: 3_600_000, unresolvedBackoffMs: 30_000, backlogOrder: "OLDEST_FIRST" });
     try {

@@ -22,7 +22,7 @@ import { FindTrackedShipment } from "./app/find-tracked-shipment";
 import { trackingLinkOf } from "./domain/tracking-link";
 import { startMediaRetention } from "./infra/media-retention-job";
 import { PrismaMediaStore } from "./infra/prisma-media-store";
-import { PrismaShipmentStore } from "./infra/prisma-shipment-store";
+import { SqlShipmentStore } from "./infra/sql-shipment-store";
 import { S3ObjectStorage } from "./infra/s3-object-storage";
 import { mediaAssetService } from "./rpc/media-asset-service";
 import { PrismaClient } from "./infra/prisma/generated/client";
@@ -59,7 +59,7 @@ export interface ShipmentServiceParts extends ServiceParts {
  */
 export function composeShipmentService(config: Config, logger: Logger): ShipmentServiceParts {
   const database = openDatabase(PrismaClient, { url: config.DATABASE_URL, maxConnections: config.DATABASE_POOL_SIZE, logger });
-  const store = new PrismaShipmentStore(database.sql, {
+  const store = new SqlShipmentStore(database.sql, {
     maxWaitMs: config.IDEMPOTENCY_WAIT_MS * 4 + 10_000,
     timeoutMs: config.IDEMPOTENCY_WAIT_MS + 10_000,
     trackingLink: (shipmentId) => trackingLinkOf(config.PUBLIC_BASE_URL, config.TRACKING_LINK_SECRET, shipmentId),

@@ -12,7 +12,7 @@ import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_
 import { createPeerClient } from "@tawsil/rpc";
 import { ensurePostgres } from "../../../packages/testing/src/infra/postgres";
 import { enqueueShipmentEvent } from "../src/app/enqueue-event";
-import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
+import { SqlQueueWriter } from "../src/infra/sql-delivery-queue";
 import { startWebhookService } from "../src/server";
 import { createWebhookDatabase, startReceiver, testConfig } from "../test/support";
 
@@ -34,7 +34,7 @@ try {
   const queue = async (count: number, wave: number) => {
     const now = new Date();
     await withTransaction(service.parts.database.client, async (tx) => {
-      const writer = new PrismaQueueWriter(tx);
+      const writer = new SqlQueueWriter(tx);
       for (let i = 0; i < count; i++) {
         await enqueueShipmentEvent(writer, { shipmentId: randomUUID(), merchantId: merchants[i % merchants.length]!, reference: `B-${wave}-${i}`, status: "CREATED", version: 1n, occurredAt: now, trackingUrl: "https://t.example/t/x", reasonCode: "" }, now);
       }

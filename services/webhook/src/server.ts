@@ -11,7 +11,7 @@ import { ignoredEvent, SHIPMENT_EVENTS_GROUP, shipmentEventHandler } from "./con
 import { aresQuery, DnsResolver } from "./infra/dns-resolver";
 import { PinnedHttpReceiver } from "./infra/http-receiver";
 import { deliveryMetrics, droppedDeliveries } from "./infra/metrics";
-import { PrismaDeliveryQueue, PrismaQueueWriter } from "./infra/prisma-delivery-queue";
+import { SqlDeliveryQueue, SqlQueueWriter } from "./infra/sql-delivery-queue";
 import { EndpointRoutes } from "./infra/endpoint-routes";
 import { PrismaEndpointStore } from "./infra/prisma-endpoint-store";
 import { PrismaClient } from "./infra/prisma/generated/client";
@@ -70,7 +70,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
     rotationQuota: config.WEBHOOK_ROTATIONS_PER_HOUR,
     rotationWindowSeconds: 3600,
   });
-  const queue = new PrismaDeliveryQueue(database.sql, box);
+  const queue = new SqlDeliveryQueue(database.sql, box);
   const receiver = overrides.receiver ?? new PinnedHttpReceiver();
   const engine = new DeliveryEngine({
     queue,
@@ -91,7 +91,7 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const receiverCloser: Closer[] = receiver instanceof PinnedHttpReceiver ? [receiver] : [];
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   // Shipment events, queued through the writer of the consumer's transaction (endpoints from memory).
-  const shipmentEvents = shipmentEventHandler(clock, () => engine.wake(), (tx: RawSql) => new PrismaQueueWriter(tx, endpointRoutes));
+  const shipmentEvents = shipmentEventHandler(clock, () => engine.wake(), (tx: RawSql) => new SqlQueueWriter(tx, endpointRoutes));
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: database.sql.runner(CONSUMER_TRANSACTION), handler: shipmentEvents });
   return {
     admin: deadLetterAdminRoutes(deadLetters),

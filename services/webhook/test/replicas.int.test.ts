@@ -7,7 +7,7 @@ import { capturedLogger } from "@tawsil/testing";
 import { DeliveryEngine } from "../src/app/delivery-engine";
 import type { ClaimedDelivery, ClaimRequest, ResolvedAddress, Resolver } from "../src/app/ports";
 import { PinnedHttpReceiver } from "../src/infra/http-receiver";
-import { PrismaDeliveryQueue } from "../src/infra/prisma-delivery-queue";
+import { SqlDeliveryQueue } from "../src/infra/sql-delivery-queue";
 import { SecretBox } from "../src/infra/secret-box";
 import { createWebhookDatabase, queueChange, startHarness, startReceiver, TestClock, TestResolver, type Harness, type TestReceiver } from "./support";
 
@@ -126,7 +126,7 @@ describe("two webhook replicas", () => {
     await createPeerClient(WebhookService, first.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
     const shipmentId = await queueChange(first.service, { merchantId, status: "CREATED" }, new Date());
     // What "webhook-a" held when it was SIGKILLed between its claim and its send: a 120 s lease.
-    const queue = new PrismaDeliveryQueue(first.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64")));
+    const queue = new SqlDeliveryQueue(first.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64")));
     const [claimed] = await queue.claimDue(new Date(), { limit: 10, leaseMs: 120_000, perEndpoint: 4, busy: new Map(), holder: "webhook-a" });
     expect(claimed?.attempt).toBe(1);
     await first.close();
@@ -149,7 +149,7 @@ describe("two webhook replicas", () => {
     const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, new Date());
     const box = new SecretBox(Buffer.from(key, "base64"));
     // A claim that commits and then loses its connection, once: the rows are leased to this replica, unseen.
-    class AnswerLostOnce extends PrismaDeliveryQueue {
+    class AnswerLostOnce extends SqlDeliveryQueue {
       lost = 0;
       override async claimDue(now: Date, request: ClaimRequest): Promise<ClaimedDelivery[]> {
         const claimed = await super.claimDue(now, request);
@@ -193,7 +193,7 @@ describe("two webhook replicas", () => {
     await createPeerClient(WebhookService, h.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
     const t0 = new Date();
     const shipmentId = await queueChange(h.service, { merchantId, status: "CREATED" }, t0);
-    const queue = new PrismaDeliveryQueue(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64")));
+    const queue = new SqlDeliveryQueue(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64")));
     const request: ClaimRequest = { limit: 10, leaseMs: 1_000, perEndpoint: 4, busy: new Map(), holder: "replica-a" };
     const [lost] = await queue.claimDue(t0, request);
     const [held] = await queue.claimDue(new Date(t0.getTime() + 1_001), request); // the first lease lapsed

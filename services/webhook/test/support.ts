@@ -14,7 +14,7 @@ import { readConfig, type Config } from "../src/config";
 import type { PublicStatus } from "../src/domain/event-types";
 import { DnsResolver } from "../src/infra/dns-resolver";
 import type { EndpointRoutes } from "../src/infra/endpoint-routes";
-import { PrismaQueueWriter } from "../src/infra/prisma-delivery-queue";
+import { SqlQueueWriter } from "../src/infra/sql-delivery-queue";
 import { startWebhookService, type RunningWebhookService, type WebhookOverrides } from "../src/server";
 import type { Kafka } from "kafkajs";
 
@@ -164,7 +164,7 @@ export async function queueChange(
   const shipmentId = fact.shipmentId ?? randomUUID();
   await withTransaction(service.parts.database.client, (tx) =>
     enqueueShipmentEvent(
-      new PrismaQueueWriter(tx, routes),
+      new SqlQueueWriter(tx, routes),
       {
         shipmentId,
         merchantId: fact.merchantId,

@@ -23,7 +23,7 @@ const OFFER = Prisma.raw(OFFER_COLUMNS);
  * JobWork over one transaction (the dispatch store's, or the event consumer's), every statement
  * raw SQL (job-sql.ts) on the pool's connection.
  */
-export class PrismaJobWork implements JobWork {
+export class SqlJobWork implements JobWork {
   constructor(private readonly tx: Tx) {}
 
   async lockJob(shipmentId: string): Promise<DispatchJob | undefined> {

@@ -5,7 +5,7 @@ import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, nextJobFor, offeredJobsWithoutOffer, releaseHeldJobs } from "./dispatch-queries";
 import { JOB_WITH_DELIVERY_COLUMNS, jobWithDeliveryFromRecord, type JobWithDeliveryRecord } from "./job-sql";
-import { PrismaJobWork } from "./prisma-job-work";
+import { SqlJobWork } from "./sql-job-work";
 import { Prisma } from "./prisma/generated/client";
 
 const JOB = Prisma.raw(JOB_WITH_DELIVERY_COLUMNS);
@@ -14,12 +14,12 @@ const JOB = Prisma.raw(JOB_WITH_DELIVERY_COLUMNS);
  * Dispatch's PostgreSQL database, every statement raw SQL on the pool (ServiceDatabase.sql): the
  * driver API's reads run for every request of every driver on shift.
  */
-export class PrismaDispatchStore implements DispatchStore {
+export class SqlDispatchStore implements DispatchStore {
   constructor(private readonly db: PgSql) {}
 
   transaction<R>(fn: (work: JobWork) => Promise<R>): Promise<R> {
     // No call to another service runs inside: these stay short, so the limits are generous only for a busy machine.
-    return this.db.transaction((tx) => fn(new PrismaJobWork(tx)), { timeoutMs: 30_000, maxWaitMs: 10_000 });
+    return this.db.transaction((tx) => fn(new SqlJobWork(tx)), { timeoutMs: 30_000, maxWaitMs: 10_000 });
   }
 
   freeDriver = (driverId: string): Promise<Driver | undefined> => freeDriver(this.db, driverId);

@@ -130,7 +130,7 @@ interface ClaimedRow {
  * The queue on raw SQL: the service gives it the pool directly (ServiceDatabase.sql), since claims,
  * completions and releases run once per delivery (issue 34).
  */
-export class PrismaDeliveryQueue implements DeliveryQueue {
+export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly db: SqlClient,
     private readonly box: SecretBox,
@@ -226,7 +226,7 @@ export class PrismaDeliveryQueue implements DeliveryQueue {
  * The queue as the consumer writes it, inside its transaction. The merchant's endpoint comes from
  * the routes cache when one is given (the consumer's case), else from the transaction.
  */
-export class PrismaQueueWriter implements QueueWriter {
+export class SqlQueueWriter implements QueueWriter {
   constructor(
     private readonly tx: SqlClient,
     private readonly routes?: EndpointRoutes,

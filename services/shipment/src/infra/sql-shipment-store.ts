@@ -34,14 +34,14 @@ export interface StoreOptions {
  * SQL on the pool (ServiceDatabase.sql) for every statement, since each create, read and state
  * change runs these (issue 34: Prisma's raw API was a fifth of the service's CPU per create).
  */
-export class PrismaShipmentStore implements ShipmentStore {
+export class SqlShipmentStore implements ShipmentStore {
   constructor(
     private readonly db: PgSql,
     private readonly options: StoreOptions,
   ) {}
 
   inTransaction<R>(fn: (tx: ShipmentTx) => Promise<R>): Promise<R> {
-    return this.db.transaction((tx) => fn(new PrismaShipmentTx(tx, this.options.trackingLink, this.options.attachedMediaRetentionMs)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
+    return this.db.transaction((tx) => fn(new SqlShipmentTx(tx, this.options.trackingLink, this.options.attachedMediaRetentionMs)), { maxWaitMs: this.options.maxWaitMs, timeoutMs: this.options.timeoutMs });
   }
 
   findRecord(scope: IdempotencyScope, now: Date): Promise<StoredRecord | null> {
@@ -150,7 +150,7 @@ function createFailure(error: unknown): unknown {
   return error;
 }
 
-class PrismaShipmentTx implements ShipmentTx {
+class SqlShipmentTx implements ShipmentTx {
   constructor(
     private readonly tx: Tx,
     private readonly trackingLink: (shipmentId: string) => TrackingLink,
