@@ -63,6 +63,27 @@ function parameter(value: unknown): unknown {
 const statementOf = (query: TemplateStringsArray | Sql, values: readonly unknown[]): Pick<Sql, "text" | "values"> =>
   Array.isArray(query) ? sqltag(query as TemplateStringsArray, ...(values as never[])) : (query as Sql);
 
+/**
+ * Each distinct statement text runs as a named prepared statement: node-postgres parses a name
+ * once per connection and afterwards only binds and executes it, so PostgreSQL skips parsing and
+ * analysis on every later run, and plans it once (generic plan) when that costs no more than
+ * planning each run (plan_cache_mode auto). Names are per process and one-to-one with texts, so
+ * any pooled connection can use them. The hot paths run a few dozen texts; a text built with data
+ * in it (never done here, but possible) would make a name per value and a prepared statement per
+ * connection each, hence the cap: beyond it, statements run unnamed as before.
+ */
+const MAX_NAMED_STATEMENTS = 500;
+const statementNames = new Map<string, string>();
+
+function nameOf(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `tawsil_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 /** Something that runs one statement: the pool, or the connection a transaction holds. */
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
@@ -70,7 +91,7 @@ class Statements implements RawSql {
   constructor(protected readonly queryable: Queryable) {}
 
   protected run(text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
-    return this.queryable.query({ text, values: values.map(parameter), types: TYPES });
+    return this.queryable.query({ name: nameOf(text), text, values: values.map(parameter), types: TYPES });
   }
 
   async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {

@@ -56,12 +56,18 @@ export function createPrismaClient<Client extends Disconnectable>(
  * SQLSTATE (connection-aware-pool.ts). One per process, shared by the Prisma client and the raw
  * statements of the hot paths (pg-sql.ts), so the connection budget stays one number.
  */
-export function openPool(options: Pick<PrismaClientOptions, "url" | "maxConnections" | "connectionTimeoutMs">): ConnectionAwarePool {
-  return new ConnectionAwarePool({
+export function openPool(options: Pick<PrismaClientOptions, "url" | "maxConnections" | "connectionTimeoutMs" | "onPoolError">): ConnectionAwarePool {
+  const pool = new ConnectionAwarePool({
     connectionString: options.url,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
     ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
   });
+  // An idle connection that breaks (a restart, a dropped database) is replaced at the next
+  // checkout: never an unhandled "error" that ends the process. Listening here, not through the
+  // Prisma adapter, which listens only once Prisma first connects: raw statements may be all
+  // that runs on the pool.
+  pool.on("error", (error) => options.onPoolError?.(error));
+  return pool;
 }
 
 /**
@@ -72,9 +78,10 @@ export function openPool(options: Pick<PrismaClientOptions, "url" | "maxConnecti
 export function prismaClientOn<Client extends Disconnectable>(
   ClientClass: PrismaClientClass<Client>,
   pool: ConnectionAwarePool,
-  options: Pick<PrismaClientOptions, "onPoolError" | "errorFormat"> & { endsPool: boolean },
+  options: Pick<PrismaClientOptions, "errorFormat"> & { endsPool: boolean },
 ): Client {
-  const adapter = new PrismaPg(pool, { disposeExternalPool: options.endsPool, ...(options.onPoolError === undefined ? {} : { onPoolError: options.onPoolError }) });
+  // The pool's idle errors are openPool's to handle.
+  const adapter = new PrismaPg(pool, { disposeExternalPool: options.endsPool });
   return new ClientClass({ adapter, errorFormat: options.errorFormat ?? "minimal" });
 }
 

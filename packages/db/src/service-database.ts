@@ -22,11 +22,8 @@ export function openDatabase<Client extends Disconnectable & { $queryRawUnsafe<T
   ClientClass: PrismaClientClass<Client>,
   opts: { url: string; maxConnections: number; logger: WarnLogger },
 ): ServiceDatabase<Client> {
-  const pool = openPool({ url: opts.url, maxConnections: opts.maxConnections });
-  // An idle pooled connection that breaks (e.g. a database restart) is replaced, not fatal. Ours,
-  // not the adapter's: it listens only once Prisma first connects, and the raw statements may
-  // be all a process runs on the pool.
-  pool.on("error", (err) => opts.logger.warn({ err }, "idle database connection failed"));
+  // An idle pooled connection that breaks (e.g. a database restart) is replaced, not fatal.
+  const pool = openPool({ url: opts.url, maxConnections: opts.maxConnections, onPoolError: (err) => opts.logger.warn({ err }, "idle database connection failed") });
   const client = prismaClientOn(ClientClass, pool, { endsPool: false });
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma, PrismaClient } from "../../events/test/prisma/generated/client";
-import { disconnect, migrate, openDatabase, openPool, PgSql, prismaClientOn, sqlStateOf, TransactionTimeoutError, violatedConstraintOf } from "../src/index";
+import { disconnect, migrate, openDatabase, openPool, PgSql, prismaClientOn, sqlStateOf, TransactionTimeoutError, violatedConstraintOf, type RawSql } from "../src/index";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 const MIGRATIONS = path.resolve(import.meta.dirname, "../../events/test/prisma/migrations");
@@ -171,5 +171,31 @@ describe("openDatabase", () => {
     const after = await opened.sql.$queryRawUnsafe(`SELECT 1`).catch((e: unknown) => e);
     expect(sqlStateOf(after)).toBe("08001");
     expect(String((after as Error).cause)).toMatch(/after calling end/);
+  });
+});
+
+describe("PgSql statements", () => {
+  const preparedOnThisConnection = (tx: RawSql, marker: string) =>
+    tx.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%' || $1 || '%' AND statement NOT LIKE '%pg_prepared_statements%'`, marker);
+
+  it("run as prepared statements, parsed once per connection", async () => {
+    const marker = `m${randomUUID().slice(0, 8)}`;
+    const counts = await sql.transaction(async (tx) => {
+      await tx.$queryRawUnsafe(`SELECT $1::text AS ${marker}`, "a");
+      await tx.$queryRawUnsafe(`SELECT $1::text AS ${marker}`, "b");
+      return preparedOnThisConnection(tx, marker);
+    });
+    expect(counts[0]?.n).toBe(1n);
+  });
+
+  it("stop naming new texts past a bound, so statements built with data in them cannot grow every connection without end", async () => {
+    // More distinct texts than the bound, then one more: that one runs unnamed.
+    await Promise.all(Array.from({ length: 520 }, (_, i) => sql.$queryRawUnsafe(`SELECT ${i} AS filler_${i}`)));
+    const marker = `late${randomUUID().slice(0, 8)}`;
+    const counts = await sql.transaction(async (tx) => {
+      await tx.$queryRawUnsafe(`SELECT $1::text AS ${marker}`, "a");
+      return preparedOnThisConnection(tx, marker);
+    });
+    expect(counts[0]?.n).toBe(0n);
   });
 });
