@@ -1,7 +1,7 @@
 export { createPrismaClient, disconnect, openPool, prismaClientOn } from "./prisma-client";
 export { PgSql, TransactionTimeoutError, type RawSql } from "./pg-sql";
 export type { Disconnectable, PrismaClientClass, PrismaClientOptions } from "./prisma-client";
-export { CONSUMER_TRANSACTION, RELAY_TRANSACTION, transactionRunner, withTransaction } from "./transaction";
+export { CONSUMER_TRANSACTION, RELAY_TRANSACTION, withTransaction } from "./transaction";
 export type { Db, IsolationLevel, TransactionClient, TransactionOptions } from "./transaction";
 export { databaseUrl, dropDatabase, ensureDatabase } from "./database";
 export { migrate } from "./migrate";

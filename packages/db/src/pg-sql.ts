@@ -5,8 +5,8 @@ import type { IsolationLevel, TransactionOptions } from "./transaction";
 
 /**
  * Raw SQL on the service's own pg pool, without Prisma's query interpreter in between (issue 34:
- * on the hot paths, Prisma's raw API cost 14-23% of dispatch's, tracking's and webhook's CPU in the
- * bench profiles, for statements it only passes through). It answers the same calls as a Prisma
+ * on the hot paths, Prisma's raw API cost 19-27% of shipment's, dispatch's, tracking's and
+ * webhook's CPU in the create profile, for statements it only passes through). It answers the same calls as a Prisma
  * client's raw API (`$queryRawUnsafe`, `$executeRawUnsafe`, and `$queryRaw` / `$executeRaw` with a
  * tagged template or a `Prisma.sql` object), with the same values, so a port written against that
  * API runs on either unchanged; pg-sql.int.test.ts holds the two side by side, type by type:
@@ -145,8 +145,9 @@ export class PgSql extends Statements {
    * Runs `fn` in one transaction on one connection of the pool: COMMIT when it resolves, ROLLBACK
    * when it rejects (the rejection passes through). Like Prisma's interactive transactions it
    * gives up on a callback that runs past `timeoutMs`: its later statements fail and it rolls back.
-   * Waiting for a connection is bounded by the pool's connection timeout; a wait or a BEGIN that
-   * fails is the database being unavailable (08001), as withTransaction says for Prisma's.
+   * Waiting for a connection is bounded by the pool's connection timeout, not `maxWaitMs`: Prisma's
+   * wait took a connection from the same pool, so a longer maxWait never applied either. A wait or
+   * a BEGIN that fails is the database being unavailable (08001), as withTransaction says for Prisma's.
    */
   async transaction<R>(fn: (tx: RawSql) => Promise<R>, options: TransactionOptions = {}): Promise<R> {
     const client = await this.pool.connect();

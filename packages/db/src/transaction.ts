@@ -73,8 +73,3 @@ export const CONSUMER_TRANSACTION: TransactionOptions = { timeoutMs: 30_000, max
 
 /** The outbox relay's transaction stays open while the broker acknowledges a batch: allow for broker retries. */
 export const RELAY_TRANSACTION: TransactionOptions = { timeoutMs: 30_000 };
-
-/** `fn => withTransaction(client, fn, options)`: what consumers and relays take as `runInTransaction`. */
-export function transactionRunner<Tx>(client: InteractiveTransactions<Tx>, options: TransactionOptions = CONSUMER_TRANSACTION): <R>(fn: (tx: Tx) => Promise<R>) => Promise<R> {
-  return (fn) => withTransaction(client, fn, options);
-}
