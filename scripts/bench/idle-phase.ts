@@ -1,10 +1,12 @@
 /**
- * The idle figures: after the load, with the fleet on and shipments waiting for a driver, the CPU
- * and memory of each of the seven processes and the Kafka broker.
+ * The idle figures: before the load, with the fleet on and shipments waiting for a driver, the CPU
+ * and memory of each of the seven processes and the Kafka broker; then, unless profiles are
+ * skipped, a window as long with every Node process under V8's profiler: what the idle CPU is.
  */
 import type { DevStack } from "../dev";
 import { FLEET } from "../../packages/topology/src";
 import { measureIdle, type WatchedProcess } from "./idle";
+import { KEPT_SHARES, type MeshProfiler } from "./profiler";
 import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "../../packages/testing/src/seed/seed";
 import type { BenchSettings } from "./settings";
@@ -14,7 +16,7 @@ export function watchedProcesses(stack: DevStack): WatchedProcess[] {
   return [...stack.mesh!.processes.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
 }
 
-export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void): Promise<IdleResults> {
+export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void, profiler: MeshProfiler | undefined): Promise<IdleResults> {
   const mesh = stack.mesh!;
   const databases = stack.databases!;
   log(`idle: seeding ${settings.waitingShipments.toLocaleString("en")} shipments waiting for a driver (shipment and dispatch databases)...`);
@@ -44,5 +46,12 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
     meshRssBytes: sum(figures.map((f) => f.rssBytes)),
   };
   log(`  the seven: cpu ${result.sevenCpuPercent.toFixed(1)}% of one core, rss ${(result.sevenRssBytes / 1024 ** 3).toFixed(2)} GiB; with the broker ${(result.meshRssBytes / 1024 ** 3).toFixed(2)} GiB`);
-  return result;
+  if (!profiler) return result;
+  // After the figures, which the profiler would skew; the broker has no profiler to signal.
+  const node = watched.filter((p) => p.name !== "kafka broker" && p.pid !== undefined);
+  log(`idle: ${settings.idleSeconds} s more with every Node process profiled (.bench/profiles/idle/)...`);
+  await profiler.start(node);
+  await new Promise((r) => setTimeout(r, settings.idleSeconds * 1000));
+  const profiles = await profiler.stop(node, "idle");
+  return { ...result, profiles: profiles.map((p) => ({ ...p, owners: p.owners.slice(0, KEPT_SHARES), functions: p.functions.slice(0, KEPT_SHARES) })) };
 }

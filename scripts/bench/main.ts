@@ -129,6 +129,25 @@ try {
   mark("baselines started, data seeded");
   log(`seeded; deep cursor after ${meshDeep.depth.toLocaleString("en")} rows (${meshDeep.how}${meshDeep.refused ? `: the signed one was refused, ${meshDeep.refused}` : ""})`);
 
+  // A phase that fails is reported and skipped: the figures measured so far still get written.
+  const failures: string[] = [];
+  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
+    if (settings.skip.has(name)) return undefined;
+    try {
+      const value = await fn();
+      mark(name);
+      return value;
+    } catch (err) {
+      const why = `${name} failed: ${err instanceof Error ? err.message : String(err)}`;
+      log(why);
+      failures.push(why);
+      return undefined;
+    }
+  };
+  // Idle before the load: after it, the fleet is still delivering the thousands of shipments the
+  // create scenarios left, which is work, not idle.
+  const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log, profiler));
+
   const results = new Map<string, ScenarioResult>();
   // The services' own databases, not the baseline's (which shares the prefix).
   const meshDatabases = databaseBackends(Object.values(stack.databases!).map((db) => new URL(db.url).pathname.slice(1)));
@@ -161,24 +180,8 @@ try {
   }
   await Promise.all(children.map((c) => c.stop()));
 
-  // A phase that fails is reported and skipped: the figures measured so far still get written.
-  const failures: string[] = [];
-  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T | undefined> => {
-    if (settings.skip.has(name)) return undefined;
-    try {
-      const value = await fn();
-      mark(name);
-      return value;
-    } catch (err) {
-      const why = `${name} failed: ${err instanceof Error ? err.message : String(err)}`;
-      log(why);
-      failures.push(why);
-      return undefined;
-    }
-  };
-  const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log));
   if (profiledRounds.size) {
-    log("profiles: one more round of each scenario with every process under V8's profiler (after the idle figures, which it would skew)...");
+    log("profiles: one more round of each scenario with every process under V8's profiler (after every figure, which it would skew)...");
     for (const [name, profile] of profiledRounds) {
       const taken = await profile();
       if (taken) results.set(name, { ...results.get(name)!, profile: taken });

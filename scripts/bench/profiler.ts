@@ -17,6 +17,9 @@ export function profilerEnv(dir: string): Record<string, string> {
   return { NODE_OPTIONS: `${inherited}--import ${PRELOAD}`, BENCH_PROFILE_DIR: dir };
 }
 
+/** Owners and functions kept per process in the results: the report shows the first few. */
+export const KEPT_SHARES = 12;
+
 export interface ProcessProfile extends ProfileSummary {
   readonly name: string;
   /** The .cpuprofile kept, relative to the checkout (open it in Chrome DevTools or speedscope). */

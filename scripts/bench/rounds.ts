@@ -1,4 +1,5 @@
 /** Runs one scenario: warm-up, then interleaved rounds (mesh, baseline, mesh, ...), reporting each. */
+import { KEPT_SHARES } from "./profiler";
 import { cpuPerRequest, medianCpu, readTicks, type ProcessCpu, type Ticks } from "./cpu-budget";
 import { closedLoop, paced, type RoundOutcome } from "../../packages/testing/src/load/driver";
 import type { BenchContext, Prepared, Scenario, ScenarioProfile, ScenarioResult, TargetFigures } from "./scenarios/scenario";
@@ -92,9 +93,6 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     ...(profiled ? { profile: () => profiledRound(scenario.name, meshRun, ctx) } : {}),
   };
 }
-
-/** Owners and functions kept per process in the results: the report shows the first few. */
-const KEPT_SHARES = 12;
 
 /**
  * One more round of the mesh, not counted in the figures, with every process's CPU profiled: what

@@ -71,8 +71,14 @@ describe("the CPU budgets of issue 34", () => {
       filed: "4-6%",
       figure: "6.5% (fleet 4.0% on its own)",
       met: false,
-      bound: "dispatch 6.0% · gateway 0.5% (not profiled while idle: the idle table's 5 s slices show each one's trend)",
+      bound: "dispatch 6.0% · gateway 0.5% (no profiled idle window: --skip profile)",
     });
+  });
+
+  it("says what each busy process spent its profiled idle window on, with a link to the profile", () => {
+    const profile = { name: "dispatch", file: ".bench/profiles/idle/dispatch.cpuprofile", wallMs: 20_000, busyMs: 1000, owners: [{ name: "kafkajs", ms: 600 }, { name: "pg", ms: 200 }, { name: "GC", ms: 100 }], functions: [{ name: "decode (kafkajs)", ms: 150 }] };
+    const idle = { ...RESULTS.idle!, profiles: [profile] };
+    expect(row({ ...RESULTS, idle }, "idle").bound).toBe("dispatch 6.0%: kafkajs 60%, pg 20%; hottest decode (kafkajs) 15% ([profile](profiles/idle/dispatch.cpuprofile)) · gateway 0.5%");
   });
 });
 

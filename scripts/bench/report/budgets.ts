@@ -9,7 +9,7 @@ import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult } from "../scenarios/scenario";
 import { TARGET_RATE } from "../scenarios/webhook-burst";
 import { meets } from "../../../packages/testing/src/load/stats";
-import { profileLine } from "./profile-line";
+import { profileLine, profileShares } from "./profile-line";
 import type { BenchResults } from "./results";
 import { judgedRow, type TargetRow } from "./targets";
 
@@ -74,9 +74,20 @@ function deliveryCeiling(s: ScenarioResult, cores: number): string {
   return Number.isFinite(maxPerSecond) ? `its CPU per delivery allows ${maxPerSecond.toFixed(0)}/s on ${cores} cores` : "no CPU readings";
 }
 
-/** Idle has no profiled round: its busiest processes, whose 5 s slices the idle table shows. */
+/**
+ * The busiest of the seven while idle, each with what its profiled idle window spent the main
+ * thread on (the window after the figures), linked to its profile.
+ */
 function busiestIdle(results: BenchResults): string {
-  const seven = (results.idle?.processes ?? []).filter((p) => p.name !== FLEET && p.name !== "kafka broker" && Number.isFinite(p.cpuPercent));
+  const idle = results.idle;
+  const seven = (idle?.processes ?? []).filter((p) => p.name !== FLEET && p.name !== "kafka broker" && Number.isFinite(p.cpuPercent));
   const top = [...seven].sort((a, b) => b.cpuPercent - a.cpuPercent).slice(0, 3);
-  return `${top.map((p) => `${p.name} ${p.cpuPercent.toFixed(1)}%`).join(" · ")} (not profiled while idle: the idle table's 5 s slices show each one's trend)`;
+  return top
+    .map((p) => {
+      const head = `${p.name} ${p.cpuPercent.toFixed(1)}%`;
+      const profile = idle?.profiles?.find((q) => q.name === p.name);
+      return profile ? `${head}: ${profileShares(profile)}` : head;
+    })
+    .join(" · ")
+    .concat(idle?.profiles ? "" : " (no profiled idle window: --skip profile)");
 }

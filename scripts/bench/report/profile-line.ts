@@ -15,6 +15,9 @@ export function describeShares(p: ProcessProfile, which: "owners" | "functions",
     .join(", ");
 }
 
+/** "@prisma/client 31%, own code 12%; hottest pg-protocol parse 4% ([profile](...))". */
+export const profileShares = (p: ProcessProfile): string => `${describeShares(p, "owners", 2)}; hottest ${describeShares(p, "functions", 1)} ([profile](${fromReport(p.file)}))`;
+
 /** Where the report (.bench/report.md) finds a profile kept at `file` (relative to the checkout). */
 const fromReport = (file: string) => file.replace(/^\.bench\//, "");
 
@@ -36,7 +39,7 @@ export function profileLine(s: ScenarioResult, top = 3): string {
     if (!s.profile) return head;
     const p = s.profile.processes.find((q) => q.name === name);
     if (!p) return `${head} (not profiled)`;
-    return `${head}: ${describeShares(p, "owners", 2)}; hottest ${describeShares(p, "functions", 1)} ([profile](${fromReport(p.file)}))`;
+    return `${head}: ${profileShares(p)}`;
   });
   return `${parts.join(" · ")}${s.profile ? "" : " (no profiled round: --skip profile)"}`;
 }

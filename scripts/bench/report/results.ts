@@ -1,6 +1,7 @@
 /** Everything one `make bench` measured: written as .bench/results.json and rendered from there. */
 import type { IdleFigure } from "../idle";
 import type { OverheadRow } from "../prisma-overhead";
+import type { ProcessProfile } from "../profiler";
 import type { ScenarioResult } from "../scenarios/scenario";
 
 export interface MachineFacts {
@@ -26,6 +27,8 @@ export interface IdleResults {
   readonly sevenRssBytes: number;
   /** The seven plus the Kafka broker. */
   readonly meshRssBytes: number;
+  /** A window as long, after the figures, with each Node process profiled (none with --skip profile). */
+  readonly profiles?: readonly ProcessProfile[];
 }
 
 export interface StartupResults {
