@@ -4,6 +4,8 @@ import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CatalogueCache } from "../src/app/catalogue-cache";
 import { Dispatcher } from "../src/app/dispatcher";
+import { DriverApi } from "../src/app/driver-api";
+import { OfferWaiters } from "../src/app/offer-waiters";
 import type { Shipments } from "../src/app/ports";
 import { electOver } from "../src/infra/leadership";
 import { SqlDispatchStore } from "../src/infra/sql-dispatch-store";
@@ -104,5 +106,23 @@ describe("an idle dispatcher", () => {
       await dispatcher.close();
       await catalogue.close();
     }
+  });
+
+  it("answers an idle driver's long poll with one statement: none while it waits, none when the wait ends with no notification", async () => {
+    const driverId = randomUUID();
+    await query(database.url, `INSERT INTO driver (id, carrier_service_id, city_code, name, updated_at) VALUES ($1::uuid, $2::uuid, 'RUH', 'long poll', now())`, driverId, SAQR_BIKE);
+    const { logger } = capturedLogger("idle-driver");
+    const counting = countingClient(opened.sql);
+    const ctx = { store: new SqlDispatchStore(counting.db), shipments: noShipments, catalogue: undefined as never, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000 };
+    const drivers = new DriverApi(ctx, undefined, undefined, new OfferWaiters());
+
+    expect(await drivers.listOffers({ driverId, waitMs: 1_500 })).toEqual([]);
+    expect(counting.statements()).toBe(1);
+    // Whether the driver exists is part of the same statement.
+    await expect(drivers.listOffers({ driverId: randomUUID(), waitMs: 1_500 })).rejects.toThrow(/driver/i);
+    expect(counting.statements()).toBe(2);
+    expect(await drivers.listJobs({ driverId })).toEqual([]);
+    await expect(drivers.listJobs({ driverId: randomUUID() })).rejects.toThrow(/driver/i);
+    expect(counting.statements()).toBe(4);
   });
 });

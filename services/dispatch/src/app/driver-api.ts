@@ -80,7 +80,7 @@ export class DriverApi {
   }
 
   async #declineOpenOffers(driverId: string): Promise<void> {
-    for (const offer of await this.ctx.store.openOffersOf(driverId, nowOf(this.ctx))) {
+    for (const offer of (await this.ctx.store.openOffersOf(driverId, nowOf(this.ctx))) ?? []) {
       await this.declineOffer({ driverId, offerId: offer.offerId }).catch((err: unknown) => {
         // Accepted or expired meanwhile: nothing is left to decline.
         if (!(err instanceof FailedPreconditionError && err.reason === "OFFER_NOT_OPEN")) throw err;
@@ -92,13 +92,15 @@ export class DriverApi {
    * The driver's open offers. With `waitMs` and none open, the call is held until an offer is made
    * for the driver or the wait passes (a long poll: an app learns of an offer at once, and an idle
    * driver costs one held call instead of a query every second). The waiter is in place before
-   * each read, so an offer committed between the read and the wait still wakes it.
+   * each read, so an offer committed between the read and the wait still wakes it. A wait that
+   * ends without a notification answers no offers without reading again: an offer whose
+   * notification was still on its way is in the app's next call's first read, as it would have
+   * been had it committed a moment later (an idle driver's poll is one statement, not three).
    */
   async listOffers(input: { driverId: string; waitMs?: number; signal?: AbortSignal }): Promise<OpenOffer[]> {
     const driverId = id("driver_id", input.driverId);
     const waitMs = input.waitMs ?? 0;
     if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_OFFER_WAIT_MS) throw new ValidationError("wait_ms", `must be from 0 to ${MAX_OFFER_WAIT_MS}`);
-    if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
     const until = Date.now() + waitMs;
     for (;;) {
       const left = until - Date.now();
@@ -107,19 +109,24 @@ export class DriverApi {
         waiter?.cancel();
         throw error;
       });
+      if (offers === undefined) {
+        waiter?.cancel();
+        throw driverNotFound();
+      }
       if (offers.length > 0 || !waiter) {
         waiter?.cancel();
         return offers;
       }
-      await waiter.woken;
+      // The wait passed (or the caller left) with no notification: no offer was made since the read.
+      if (!(await waiter.woken)) return [];
     }
   }
 
   /** The shipment the driver carries now (none, or one). */
   async listJobs(input: { driverId: string }): Promise<CurrentJob[]> {
-    const driverId = id("driver_id", input.driverId);
-    if (!(await this.ctx.store.driverExists(driverId))) throw driverNotFound();
-    return this.ctx.store.currentJobsOf(driverId);
+    const jobs = await this.ctx.store.currentJobsOf(id("driver_id", input.driverId));
+    if (jobs === undefined) throw driverNotFound();
+    return jobs;
   }
 
   /** One driver's fixes, oldest first, recorded all or none. */

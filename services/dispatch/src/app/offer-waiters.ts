@@ -11,21 +11,27 @@ export const MAX_OFFER_WAIT_MS = 20_000;
 export class OfferWaiters {
   readonly #waiting = new Map<string, Set<() => void>>();
 
-  /** Resolves when an offer for the driver may have been made, or after `ms`, or when `signal` aborts. */
-  wait(driverId: string, ms: number, signal?: AbortSignal): { readonly woken: Promise<void>; cancel(): void } {
-    let done!: () => void;
-    const woken = new Promise<void>((resolve) => (done = resolve));
-    const timer = setTimeout(() => cancel(), ms);
+  /**
+   * `woken` resolves true when an offer for the driver may have been made (a notification), false
+   * after `ms`, when `signal` aborts or on `cancel()`: then nothing new is known, and the caller
+   * need not ask the database again.
+   */
+  wait(driverId: string, ms: number, signal?: AbortSignal): { readonly woken: Promise<boolean>; cancel(): void } {
+    let done!: (notified: boolean) => void;
+    const woken = new Promise<boolean>((resolve) => (done = resolve));
+    const timer = setTimeout(() => end(false), ms);
     const waiters = this.#waiting.get(driverId) ?? new Set();
     this.#waiting.set(driverId, waiters);
-    const cancel = (): void => {
+    const end = (notified: boolean): void => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
-      waiters.delete(cancel);
+      waiters.delete(notify);
       if (waiters.size === 0 && this.#waiting.get(driverId) === waiters) this.#waiting.delete(driverId);
-      done();
+      done(notified);
     };
-    waiters.add(cancel);
+    const notify = () => end(true);
+    const cancel = () => end(false);
+    waiters.add(notify);
     signal?.addEventListener("abort", cancel, { once: true });
     return { woken, cancel };
   }
@@ -33,7 +39,7 @@ export class OfferWaiters {
   /** An offer for this driver committed (or, without a driver, perhaps for anyone). */
   wake(driverId: string | undefined): void {
     const targets = driverId === undefined ? [...this.#waiting.values()].flatMap((set) => [...set]) : [...(this.#waiting.get(driverId) ?? [])];
-    for (const cancel of targets) cancel();
+    for (const notify of targets) notify();
   }
 
   /** How many calls wait now (a gauge, and tests). */

@@ -191,10 +191,10 @@ export interface DispatchStore {
   nextHeldRelease(): Promise<Date | undefined>;
   /** The oldest job of the driver's city their service can carry and that may be offered to them. */
   nextJobFor(driver: Driver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder): Promise<string | undefined>;
-  driverExists(driverId: string): Promise<boolean>;
-  openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]>;
-  /** The shipment the driver carries now, if any, as a list (a driver carries one at a time today). */
-  currentJobsOf(driverId: string): Promise<CurrentJob[]>;
+  /** The driver's open offers, oldest first; undefined for a driver unknown here. */
+  openOffersOf(driverId: string, now: Date): Promise<OpenOffer[] | undefined>;
+  /** The shipment the driver carries now, if any, as a list (a driver carries one at a time today); undefined for a driver unknown here. */
+  currentJobsOf(driverId: string): Promise<CurrentJob[] | undefined>;
   offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined>;
   job(shipmentId: string): Promise<DispatchJob | undefined>;
   /** The sandbox fleet's driver row, created once with these facts and otherwise left as it is. */

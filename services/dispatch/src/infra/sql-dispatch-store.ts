@@ -32,26 +32,39 @@ export class SqlDispatchStore implements DispatchStore {
   nextHeldRelease = () => nextHeldRelease(this.db);
   nextJobFor = (driver: Driver, service: CarrierService, now: Date, skip: readonly string[], order: BacklogOrder) => nextJobFor(this.db, driver, service, now, skip, order);
 
-  async driverExists(driverId: string): Promise<boolean> {
-    return (await this.db.$queryRaw<unknown[]>`SELECT 1 FROM driver WHERE id = ${driverId}::uuid`).length > 0;
+  /**
+   * The driver's open offers, oldest first, or undefined for a driver unknown here: one statement
+   * for both answers, as a driver's app asks for every long poll it opens.
+   */
+  async openOffersOf(driverId: string, now: Date): Promise<OpenOffer[] | undefined> {
+    const rows = await this.db.$queryRaw<(Partial<JobWithDeliveryRecord> & { offer_id: string | null; offer_expires_at: Date | null })[]>`
+      SELECT x.*
+        FROM driver d
+        LEFT JOIN LATERAL (
+          SELECT o.id::text AS offer_id, o.expires_at AS offer_expires_at, o.created_at AS offered_at, j.*
+            FROM offer o CROSS JOIN LATERAL (SELECT ${JOB} FROM dispatch_job WHERE shipment_id = o.shipment_id) j
+           WHERE o.driver_id = d.id AND o.state = 'OPEN' AND o.expires_at > ${now}::timestamptz) x ON true
+       WHERE d.id = ${driverId}::uuid
+       ORDER BY x.offered_at`;
+    if (rows.length === 0) return undefined;
+    return rows
+      .filter((row) => row.offer_id !== null)
+      .map((row) => ({ offerId: row.offer_id!, expiresAt: row.offer_expires_at!, ...driverJobOf(jobWithDeliveryFromRecord(row as JobWithDeliveryRecord)) }));
   }
 
-  async openOffersOf(driverId: string, now: Date): Promise<OpenOffer[]> {
-    const rows = await this.db.$queryRaw<(JobWithDeliveryRecord & { offer_id: string; offer_expires_at: Date })[]>`
-      SELECT o.id::text AS offer_id, o.expires_at AS offer_expires_at, j.*
-        FROM offer o CROSS JOIN LATERAL (SELECT ${JOB} FROM dispatch_job WHERE shipment_id = o.shipment_id) j
-       WHERE o.driver_id = ${driverId}::uuid AND o.state = 'OPEN' AND o.expires_at > ${now}::timestamptz
-       ORDER BY o.created_at`;
-    return rows.map((row) => ({ offerId: row.offer_id, expiresAt: row.offer_expires_at, ...driverJobOf(jobWithDeliveryFromRecord(row)) }));
-  }
-
-  async currentJobsOf(driverId: string): Promise<CurrentJob[]> {
-    const rows = await this.db.$queryRaw<JobWithDeliveryRecord[]>`
-      SELECT ${JOB} FROM dispatch_job WHERE shipment_id = (SELECT current_shipment_id FROM driver WHERE id = ${driverId}::uuid)`;
-    return rows.map((row) => {
-      const job = jobWithDeliveryFromRecord(row);
-      return { ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "", recipientPhone: job.delivery?.recipientPhone ?? "" };
-    });
+  /** The shipment the driver carries now (none, or one), or undefined for a driver unknown here; one statement. */
+  async currentJobsOf(driverId: string): Promise<CurrentJob[] | undefined> {
+    const rows = await this.db.$queryRaw<(Partial<JobWithDeliveryRecord> & { carried: boolean })[]>`
+      SELECT j.shipment_id IS NOT NULL AS carried, j.*
+        FROM driver d LEFT JOIN LATERAL (SELECT ${JOB} FROM dispatch_job WHERE shipment_id = d.current_shipment_id) j ON true
+       WHERE d.id = ${driverId}::uuid`;
+    if (rows.length === 0) return undefined;
+    return rows
+      .filter((row) => row.carried)
+      .map((row) => {
+        const job = jobWithDeliveryFromRecord(row as JobWithDeliveryRecord);
+        return { ...driverJobOf(job), recipientName: job.delivery?.recipientName ?? "", recipientPhone: job.delivery?.recipientPhone ?? "" };
+      });
   }
 
   async offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined> {
