@@ -4,6 +4,7 @@ import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from "
 import { isDatabaseUnavailable, sqlStateOf } from "@tawsil/db/failures";
 import { Counter, type Registry } from "prom-client";
 import { restartAfterCrash } from "./crash-restart";
+import { DeferredCommits } from "./deferred-commits";
 import { describeError, lockAndCheckWaiting, park, PARKED_BEHIND, waitingKeys } from "./dead-letters";
 import { EVENT_HEADERS } from "./headers";
 import type { RunInTransaction, SqlClient } from "./sql";
@@ -86,13 +87,21 @@ const CLAIM_EVENTS = `INSERT INTO processed_event (consumer_group, event_id) SEL
 const MAX_EVENTS_PER_TRANSACTION = 100;
 
 /**
+ * How long an applied event's offset waits for others to be committed with it: one OffsetCommit
+ * for what a consumer applied in that time, not one per event (each a broker write).
+ */
+const COMMIT_DELAY_MS = 200;
+
+/**
  * Applies each event exactly once although Kafka delivers at least once: the event id is recorded
  * in `processed_event` in the same transaction as the handler's writes, so a redelivery finds it and
  * changes nothing. The offset is committed only after that transaction commits; a crash in between
  * redelivers the events, which are then skipped.
  *
  * The events kafkajs fetched together for one partition are applied in order in one transaction
- * (up to MAX_EVENTS_PER_TRANSACTION) and their offsets committed once. When a handler fails, the
+ * (up to MAX_EVENTS_PER_TRANSACTION); the offsets of what was applied within COMMIT_DELAY_MS are
+ * committed in one request (deferred-commits.ts), so events that come one at a time cost one
+ * OffsetCommit a moment, not one each. When a handler fails, the
  * chunk rolls back and its events are applied again one by one: those before the failing one
  * commit, and the failing one is retried alone, as if batches did not exist.
  */
@@ -103,10 +112,12 @@ export class IdempotentConsumer<Tx extends SqlClient> {
   /** Failed attempts of each event still failing, by event id (in memory: a restart counts afresh). */
   readonly #attempts = new Map<string, number>();
   readonly #parked: Counter<"consumer_group" | "reason"> | undefined;
+  readonly #commits: DeferredCommits;
 
   constructor(private readonly opts: IdempotentConsumerOptions<Tx>) {
     this.#consumer = opts.kafka.consumer({ groupId: opts.groupId, allowAutoTopicCreation: false });
     this.#log = opts.logger.child({ consumerGroup: opts.groupId });
+    this.#commits = new DeferredCommits(this.#consumer, COMMIT_DELAY_MS, (err) => this.#log.info({ err }, "offsets not committed (a rebalance, or the broker away): their events come again and change nothing"));
     restartAfterCrash(this.#consumer, () => this.start(), this.#log, () => this.#stopped);
     const registry = opts.deadLetters?.registry;
     if (registry) {
@@ -124,6 +135,8 @@ export class IdempotentConsumer<Tx extends SqlClient> {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    // While still a member of the group: once it has left, the broker takes no commit from it.
+    await this.#commits.flush();
     await this.#consumer.disconnect();
   }
 
@@ -145,7 +158,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     const events = messages.map((message) => eventOf(topic, partition, message));
     const ignored = await this.#ignored(events);
     if (ignored.every(Boolean)) {
-      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(messages[messages.length - 1]!) }]);
+      this.#commits.add(topic, partition, nextOffset(messages[messages.length - 1]!));
       for (const [i, event] of events.entries()) {
         if (event) this.opts.onDelivery?.(event, false);
         else this.#skipped(topic, partition, messages[i]!);
@@ -183,7 +196,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       for (const message of messages) await this.#handle(topic, partition, message);
       return;
     }
-    await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(messages[messages.length - 1]!) }]);
+    this.#commits.add(topic, partition, nextOffset(messages[messages.length - 1]!));
     for (const [i, event] of events.entries()) {
       if (event) this.opts.onDelivery?.(event, applied[i]!);
       else this.#skipped(topic, partition, messages[i]!);
@@ -195,11 +208,11 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     const event = eventOf(topic, partition, message);
     if (!event) {
       this.#skipped(topic, partition, message);
-      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+      this.#commits.add(topic, partition, nextOffset(message));
       return;
     }
     if ((await this.#ignored([event]))[0]) {
-      await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+      this.#commits.add(topic, partition, nextOffset(message));
       this.opts.onDelivery?.(event, false);
       return;
     }
@@ -225,7 +238,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       outcome = "parked";
     }
     this.#attempts.delete(event.eventId);
-    await this.#consumer.commitOffsets([{ topic, partition, offset: nextOffset(message) }]);
+    this.#commits.add(topic, partition, nextOffset(message));
     if (outcome === "behind") {
       this.#parked?.inc({ consumer_group: this.opts.groupId, reason: "behind" });
       this.#log.warn({ topic, partition, offset: message.offset, eventId: event.eventId, key: event.key }, "event parked behind an earlier parked event of its key");

@@ -156,3 +156,66 @@ describe("the consumer applies a fetch in batches", () => {
     expect(await claimed()).toBe(60);
   });
 });
+
+describe("the consumer's offset commits", () => {
+  it("commits events applied one at a time together, and the group's offset still reaches the end within a moment", async () => {
+    const topic = `test.batches.trickle.${run}`;
+    const groupId = `test.batches.${topic}`;
+    await ensureTopics([...brokers], [{ topic, numPartitions: 1 }]);
+    let commits = 0;
+    // The consumer's commits counted as it sends them (one request each).
+    const counting = new Proxy(kafka, {
+      get(target, prop) {
+        if (prop !== "consumer") return Reflect.get(target, prop) as unknown;
+        return (config: Parameters<typeof kafka.consumer>[0]) => {
+          const consumer = target.consumer(config);
+          const commit = consumer.commitOffsets.bind(consumer);
+          consumer.commitOffsets = (offsets) => {
+            commits++;
+            return commit(offsets);
+          };
+          return consumer;
+        };
+      },
+    });
+    const tx = transactionsOf(db);
+    const applied: string[] = [];
+    const consumer = new IdempotentConsumer({
+      kafka: counting,
+      groupId,
+      topics: [topic],
+      logger,
+      runInTransaction: tx,
+      handler: async (t, event) => {
+        await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, 1)`, event.eventId);
+      },
+      onDelivery: (event) => applied.push(event.eventId),
+    });
+    await consumer.start();
+    const producer = kafka.producer();
+    await producer.connect();
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      // Each event sent once the one before it was applied: every fetch brings one.
+      const sent = events(40);
+      for (const event of sent) {
+        await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from("1"), headers: { [EVENT_HEADERS.id]: event.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
+        const deadline = Date.now() + 30_000;
+        while (!applied.includes(event.eventId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(applied).toEqual(sent.map((e) => e.eventId));
+      const committed = async () => Number((await admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
+      const deadline = Date.now() + 10_000;
+      while ((await committed()) < 40 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await committed()).toBe(40);
+      // One commit per event would be 40.
+      expect(commits).toBeLessThan(30);
+    } finally {
+      await consumer.stop();
+      await producer.disconnect();
+      await admin.disconnect();
+      await db.$executeRawUnsafe(`DELETE FROM ledger_entry`);
+    }
+  });
+});
