@@ -73,4 +73,14 @@ describe("deferred offset commits", () => {
     pending[0]!.resolve();
     await flushed;
   });
+
+  it("forgets what is not committed yet when told (a rebalance): nothing of it is sent later", async () => {
+    const { consumer, commits } = recordingConsumer();
+    const deferred = new DeferredCommits(consumer, 10, () => {});
+    deferred.add("t", 0, "4");
+    deferred.discard();
+    await tick(30);
+    await deferred.flush();
+    expect(commits).toEqual([]);
+  });
 });

@@ -7,8 +7,9 @@ type Offset = { topic: string; partition: number; offset: string };
  * one broker round trip per event: an event is applied exactly once by its claim in the service's
  * database, not by its offset, so an offset committed late (or lost with the process) only means
  * redeliveries that change nothing. Commits run one after another, so a later offset never lands
- * before an earlier one; the broker refuses one from a consumer that has lost its partitions in a
- * rebalance (its generation is gone), so a late commit cannot move a new owner back.
+ * before an earlier one. What is still waiting when the group rebalances is dropped (the broker
+ * checks a commit's generation, not who owns its partitions), so a late commit cannot move a new
+ * owner back.
  */
 export class DeferredCommits {
   readonly #pending = new Map<string, Offset>();
@@ -26,6 +27,16 @@ export class DeferredCommits {
   add(topic: string, partition: number, offset: string): void {
     this.#pending.set(`${partition}:${topic}`, { topic, partition, offset });
     this.#timer ??= setTimeout(() => void this.flush(), this.delayMs);
+  }
+
+  /**
+   * Forgets what is not committed yet (a rebalance, a crash): those partitions may be another
+   * consumer's by the time a commit went, and their events coming again changes nothing.
+   */
+  discard(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending.clear();
   }
 
   /** Commits what is ready now (a stop, a test); resolves when every commit so far has ended. */

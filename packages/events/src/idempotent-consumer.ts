@@ -119,6 +119,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     this.#log = opts.logger.child({ consumerGroup: opts.groupId });
     this.#commits = new DeferredCommits(this.#consumer, COMMIT_DELAY_MS, (err) => this.#log.info({ err }, "offsets not committed (a rebalance, or the broker away): their events come again and change nothing"));
     restartAfterCrash(this.#consumer, () => this.start(), this.#log, () => this.#stopped);
+    for (const event of [this.#consumer.events.REBALANCING, this.#consumer.events.CRASH]) this.#consumer.on(event, () => this.#commits.discard());
     const registry = opts.deadLetters?.registry;
     if (registry) {
       this.#parked = (registry.getSingleMetric(PARKED_EVENTS_METRIC) as Counter<"consumer_group" | "reason"> | undefined) ??
