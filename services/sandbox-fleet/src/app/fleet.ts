@@ -8,8 +8,12 @@ import { Roster, type KnownDriver } from "./roster";
 
 /** Dispatch is asked for the demand at most this often. */
 const DEMAND_POLL_MS = 1_000;
-/** Drivers brought on shift at once (each is a registration, a secret hashed, a token, a shift). */
-const CONCURRENT_ONBOARDING = 5;
+/**
+ * Drivers brought on shift at once, across every pair (each is a registration or a new secret, a
+ * secret hashed, a token, a shift). A new secret is answered only once its revocation's second has
+ * passed (the merchant service), so one pair after another cost a second each: 27 s of a warm start.
+ */
+const CONCURRENT_ONBOARDING = 20;
 
 export interface FleetOptions {
   readonly admin: FleetAdmin;
@@ -48,7 +52,7 @@ export class Fleet {
   async start(): Promise<void> {
     const pairs = (await this.o.admin.demand(0)).filter((pair) => CITY_CENTRES[pair.cityCode]);
     this.#roster.know(pairs, await this.o.admin.listFleetDrivers());
-    await Promise.all(pairs.map((pair) => this.#serial(() => this.#bringOn(pair, this.#roster.resumable(pair)))));
+    await this.#serial(() => this.#enlistAll(pairs.flatMap((pair) => this.#enlistments(pair, this.#roster.resumable(pair)))));
     await this.#rebalance();
     this.onDuty = true;
     const period = Math.max(1_000, Math.min(this.o.rules.idleOffShiftMs / 4, 15_000));
@@ -68,11 +72,9 @@ export class Fleet {
   /** Baseline kept, idle extras off shift: local knowledge only, dispatch is not asked. */
   #rebalance(): Promise<void> {
     return this.#serial(async () => {
-      for (const pair of this.#roster.pairs()) {
-        const change = staffingChange(this.#roster.states(pair), undefined, this.o.rules, this.o.clock.now());
-        await this.#bringOn(pair, change.bringOn);
-        await this.#takeOff(pair, change.takeOff);
-      }
+      const changes = this.#roster.pairs().map((pair) => ({ pair, change: staffingChange(this.#roster.states(pair), undefined, this.o.rules, this.o.clock.now()) }));
+      await this.#enlistAll(changes.flatMap(({ pair, change }) => this.#enlistments(pair, change.bringOn)));
+      for (const { pair, change } of changes) await this.#takeOff(pair, change.takeOff);
     });
   }
 
@@ -119,11 +121,19 @@ export class Fleet {
     if (this.#roster.pairs().some((pair) => this.#hungry(pair))) this.#schedulePoll();
   }
 
-  async #bringOn(pair: ServicePair, count: number | readonly KnownDriver[], reserve = false): Promise<void> {
+  #bringOn(pair: ServicePair, count: number | readonly KnownDriver[], reserve = false): Promise<void> {
+    return this.#enlistAll(this.#enlistments(pair, count, reserve));
+  }
+
+  /** What brings `count` more (or these known) drivers of the pair on shift; the roster's choices are made now. */
+  #enlistments(pair: ServicePair, count: number | readonly KnownDriver[], reserve = false): (() => Promise<void>)[] {
     const known = typeof count === "number" ? this.#roster.spare(pair, count) : count;
     const extra = typeof count === "number" ? count - known.length : 0;
     const names = this.#roster.nextNames(pair, extra).map((index) => driverName(pair, index));
-    const work = [...known.map((driver) => () => this.#enlist(driver, reserve)), ...names.map((name) => () => this.#enlist({ name, pair }, reserve))];
+    return [...known.map((driver) => () => this.#enlist(driver, reserve)), ...names.map((name) => () => this.#enlist({ name, pair }, reserve))];
+  }
+
+  async #enlistAll(work: readonly (() => Promise<void>)[]): Promise<void> {
     for (let at = 0; at < work.length; at += CONCURRENT_ONBOARDING) await Promise.all(work.slice(at, at + CONCURRENT_ONBOARDING).map((job) => job()));
     if (work.length > 0) this.o.metrics.driversOnShift(this.#roster.onShift().length);
   }
