@@ -108,21 +108,18 @@ export class Fleet {
       this.#schedulePoll();
       return;
     }
-    for (const pair of hungry) {
+    // Every hungry pair's drivers at once, as at start: pair after pair, each waited out a second.
+    const work = hungry.flatMap((pair) => {
       const change = staffingChange(this.#roster.states(pair), demand.find((d) => pairKey(d) === pairKey(pair)), this.o.rules, this.o.clock.now());
-      await this.#bringOn(pair, change.bringOn);
       if (change.bringOnReserve > 0) {
         this.o.logger.info({ pair: pairKey(pair), reserve: change.bringOnReserve }, "sandbox fleet: reserve drivers called for new shipments waiting behind the backlog");
         this.o.metrics.reserveCalled(change.bringOnReserve);
-        await this.#bringOn(pair, change.bringOnReserve, true);
       }
-    }
+      return [...this.#enlistments(pair, change.bringOn), ...this.#enlistments(pair, change.bringOnReserve, true)];
+    });
+    await this.#enlistAll(work);
     // Still all busy: the backlog may still grow, so ask again (no sooner than a second).
     if (this.#roster.pairs().some((pair) => this.#hungry(pair))) this.#schedulePoll();
-  }
-
-  #bringOn(pair: ServicePair, count: number | readonly KnownDriver[], reserve = false): Promise<void> {
-    return this.#enlistAll(this.#enlistments(pair, count, reserve));
   }
 
   /** What brings `count` more (or these known) drivers of the pair on shift; the roster's choices are made now. */
