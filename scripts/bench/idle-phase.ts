@@ -11,9 +11,13 @@ import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "../../packages/testing/src/seed/seed";
 import type { BenchSettings } from "./settings";
 
-/** The seven processes and the Kafka broker, as running now (a restart changes a pid). */
+/**
+ * The seven processes, the fleet while it runs (the bench stops it after the idle windows) and the
+ * Kafka broker, as running now (a restart changes a pid).
+ */
 export function watchedProcesses(stack: DevStack): WatchedProcess[] {
-  return [...stack.mesh!.processes.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
+  const running = stack.mesh!.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+  return [...running.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
 }
 
 export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void, profiler: MeshProfiler | undefined): Promise<IdleResults> {

@@ -28,6 +28,9 @@ import { query, RIYADH, seedShipments, settleSeededTables } from "../../packages
 import { parseSettings, type BenchSettings } from "./settings";
 import { benchStackOptions, benchToken, ROOT, sampleOf, startChild, type Child } from "./setup";
 import { measureWarmStart } from "./warm-start";
+import { FLEET } from "../../packages/topology/src";
+import { stopAll } from "../../packages/testing/src/mesh/process";
+import { startFloor } from "./floor/start";
 
 const t0 = Date.now();
 /** Seconds since the start at which each part of the run ended, for the time budget. */
@@ -113,6 +116,12 @@ try {
     ),
   );
   log(`baselines listening: bare node:http ${children[0]!.url}, one-process ${children[1]!.url}`);
+  // The design floor (floor/edge.ts): its inner service reads the baseline's database.
+  const floor = settings.skip.has("floor") ? undefined : await startFloor({ databaseUrl: baselineUrl, merchantId: auth.merchantId, logDir });
+  if (floor) {
+    children.push(floor.inner, floor.edge);
+    log(`design floor listening: edge ${floor.edge.url} -> inner ${floor.inner.url}`);
+  }
 
   const needsList = scenarios.some((s) => ["read", "list-first", "list-deep"].includes(s.name));
   const count = needsList ? settings.listShipments : 1000;
@@ -147,6 +156,15 @@ try {
   // Idle before the load: after it, the fleet is still delivering the thousands of shipments the
   // create scenarios left, which is work, not idle.
   const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log, profiler));
+  // The fleet's drivers would deliver every shipment the scenarios create, each a dozen steps
+  // through the gateway, dispatch, shipment, tracking and webhook, while later scenarios are
+  // measured: that is the fleet's load on the mesh, not the path's cost. Stopped here, its drivers
+  // stay on shift and silent; a create's consequences end at the job waiting for one.
+  const fleet = stack.mesh!.processes.find((p) => p.name === FLEET);
+  if (fleet) {
+    await stopAll([fleet]);
+    log("sandbox fleet stopped: the scenarios' shipments wait for a driver");
+  }
 
   const results = new Map<string, ScenarioResult>();
   // The services' own databases, not the baseline's (which shares the prefix).
@@ -156,6 +174,7 @@ try {
     gateway,
     baseline: children[1]!.url,
     bare: children[0]!.url,
+    floor: floor?.edge.url,
     token: auth.token,
     merchantId: auth.merchantId,
     savedLocationCode: auth.savedLocationCode,
@@ -168,6 +187,7 @@ try {
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
     meshProcesses: () => [...watchedProcesses(stack), meshDatabases],
+    floorProcesses: () => (floor ? [{ name: "floor edge", pid: floor.edge.child.pid }, { name: "floor inner", pid: floor.inner.child.pid }, databaseBackends([baselineDb])] : []),
     profiler,
     log,
   };

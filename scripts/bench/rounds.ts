@@ -34,6 +34,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
   // `before` sets a round up outside its measured window (and outside its profile).
   const runs: { label: "mesh" | "baseline"; go: (seconds: number) => Promise<RoundOutcome>; before?: () => Promise<void> }[] = [];
   const opts = (seconds: number) => ({ connections: settings.connections, seconds });
+  const floor = prepared.kind === "load" && prepared.floor && ctx.floor ? prepared.floor : undefined;
   if (prepared.kind === "load") {
     const { mesh, baseline } = prepared;
     runs.push({ label: "mesh", go: (s) => closedLoop(mesh, opts(s)) });
@@ -48,12 +49,16 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
   ctx.log(`${scenario.name}: ${scenario.title}${prepared.notes ? ` — ${prepared.notes}` : ""}`);
   if (settings.warmupSeconds > 0 && prepared.kind === "load") {
     for (const run of runs) await run.go(settings.warmupSeconds);
+    if (floor) await closedLoop(floor, opts(settings.warmupSeconds));
   }
-  const rounds: Record<"mesh" | "baseline", RoundFigures[]> = { mesh: [], baseline: [] };
+  const rounds: Record<"mesh" | "baseline" | "floor", RoundFigures[]> = { mesh: [], baseline: [], floor: [] };
   // The mesh's CPU per request: its processes read before and after each of its rounds, and again
-  // after the baseline's round that follows (its asynchronous work catching up meanwhile).
+  // after the baseline's round that follows (its asynchronous work catching up meanwhile). The
+  // floor's round comes last, outside that window, read on its own processes.
   const cpuRounds: ProcessCpu[][] = [];
+  const floorCpuRounds: ProcessCpu[][] = [];
   const watched = ctx.meshProcesses();
+  const floorWatched = floor ? ctx.floorProcesses() : [];
   for (let r = 1; r <= settings.rounds; r++) {
     let meshRound: { before: Ticks; end: Ticks; requests: number } | undefined;
     for (const run of runs) {
@@ -62,18 +67,25 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
       const outcome = await run.go(settings.roundSeconds);
       if (run.label === "mesh") meshRound = { before, end: readTicks(watched), requests: outcome.figures.requests };
       rounds[run.label].push(outcome.figures);
-      ctx.log(`  round ${r}/${settings.rounds}  ${run.label.padEnd(8)} ${formatRound(outcome.figures)}`);
-      for (const failure of outcome.failures) ctx.log(`    failed: ${failure}`);
+      logRound(ctx, r, run.label, outcome);
     }
     if (meshRound) {
       const after = runs.length > 1 ? { after: readTicks(watched) } : {};
       cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after }, meshRound.requests));
+    }
+    if (floor) {
+      const before = readTicks(floorWatched);
+      const outcome = await closedLoop(floor, opts(settings.roundSeconds));
+      floorCpuRounds.push(cpuPerRequest(floorWatched, { before, end: readTicks(floorWatched) }, outcome.figures.requests));
+      rounds.floor.push(outcome.figures);
+      logRound(ctx, r, "floor", outcome);
     }
   }
 
   const figures = (list: RoundFigures[]): TargetFigures | undefined => (list.length ? { rounds: list, median: medianOfRounds(list) } : undefined);
   const mesh = figures(rounds.mesh);
   const baseline = figures(rounds.baseline);
+  const floorFigures = figures(rounds.floor);
   const result: ScenarioResult = {
     ...base,
     ...(scenario.baselineTitle && baseline ? { baselineTitle: scenario.baselineTitle } : {}),
@@ -83,6 +95,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     ...(baseline ? { baseline, ratio: ratio(mesh?.median.throughput, baseline.median.throughput) } : {}),
     ...(prepared.kind === "paced" ? { rate: prepared.rate } : {}),
     ...(cpuRounds.length ? { cpu: medianCpu(cpuRounds) } : {}),
+    ...(floor && floorFigures ? { floor: { what: floor.what, figures: floorFigures, cpu: medianCpu(floorCpuRounds) } } : {}),
     ...(prepared.kind === "custom" && prepared.lags ? { lags: prepared.lags() } : {}),
   };
   const meshRun = runs[0]!;
@@ -92,6 +105,11 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     result: judge(scenario, result, ctx.results),
     ...(profiled ? { profile: () => profiledRound(scenario.name, meshRun, ctx) } : {}),
   };
+}
+
+function logRound(ctx: BenchContext, round: number, label: string, outcome: RoundOutcome): void {
+  ctx.log(`  round ${round}/${ctx.settings.rounds}  ${label.padEnd(8)} ${formatRound(outcome.figures)}`);
+  for (const failure of outcome.failures) ctx.log(`    failed: ${failure}`);
 }
 
 /**

@@ -21,7 +21,7 @@ export interface BenchSettings {
   readonly idleSeconds: number;
   /** Statements per measurement of the Prisma overhead micro-scenario. */
   readonly prismaStatements: number;
-  /** Parts that can be skipped: idle, prisma, warm-start, profile (the profiled extra round of each scenario). */
+  /** Parts that can be skipped: idle, prisma, warm-start, profile (the profiled extra round of each scenario), floor (the design floor's rounds). */
   readonly skip: ReadonlySet<string>;
   /** Fixed ports instead of free ones (the mesh's are consecutive from firstServicePort). */
   readonly gatewayPort: number | undefined;
@@ -46,7 +46,7 @@ export const DEFAULTS: BenchSettings = {
   kafkaPort: undefined,
 };
 
-const SKIPPABLE = new Set(["idle", "prisma", "warm-start", "profile"]);
+const SKIPPABLE = new Set(["idle", "prisma", "warm-start", "profile", "floor"]);
 
 export const USAGE = `make bench BENCH_ARGS="[options]"
   --scenarios a,b,...     only these scenarios (create, create-paced, estimate, read, list-first, list-deep, tracking, tracking-freshness, webhook-fanout, webhook-burst)
@@ -58,7 +58,8 @@ export const USAGE = `make bench BENCH_ARGS="[options]"
   --waiting N             shipments waiting for a driver while idle (default ${DEFAULTS.waitingShipments})
   --idle-seconds N        idle measurement window (default ${DEFAULTS.idleSeconds}; settles ${DEFAULTS.idleSettleSeconds} s first)
   --prisma-statements N   statements per Prisma-vs-pg measurement (default ${DEFAULTS.prismaStatements})
-  --skip idle,prisma,warm-start,profile   (profile: the extra round of each scenario with CPU profiles)
+  --skip idle,prisma,warm-start,profile,floor   (profile: the extra round of each scenario with CPU profiles;
+                                          floor: the design floor's rounds beside estimate, read and tracking)
   --gateway-port N --first-service-port N --kafka-port N   fixed ports (default: free ones)`;
 
 /** Parses BENCH_ARGS; throws with the usage on anything unknown or malformed. */

@@ -46,6 +46,25 @@ describe("the CPU budgets of issue 34", () => {
     expect(row(results, "read by id")).toMatchObject({ figure: "0.65 ms", met: false, bound: "gateway 0.50 ms · postgresql 0.10 ms · pricing 0.05 ms (no profiled round: --skip profile)" });
   });
 
+  it("puts a missed path beside the design floor's cost for the same request, and says whether the floor alone exceeds the target", () => {
+    const floor = (edge: number, inner: number, pg: number) => ({
+      what: "reads one row by primary key",
+      figures: figures(round(900, 3, 7)),
+      cpu: [
+        { name: "floor edge", duringMs: edge },
+        { name: "floor inner", duringMs: inner },
+        { name: "postgresql", duringMs: pg },
+      ],
+    });
+    const read = (f: ReturnType<typeof floor>) => row(withScenarios({ ...cpuOnly("read", [0.5, 0.3, 0.2]), floor: f }), "read by id");
+    // Path 1.0 ms; floor 0.3 + 0.25 + 0.15 = 0.7 ms, over the 0.6 ms target.
+    expect(read(floor(0.3, 0.25, 0.15)).bound).toBe(
+      "the design floor (a fastify route, one Connect call over HTTP/2 to a handler that reads one row by primary key; same rounds, 900 req/s) costs 0.70 ms (floor edge 0.30, floor inner 0.25, postgresql 0.15), 70% of this path's 1.00 ms, and alone exceeds the 0.6 ms target: no change inside the processes meets it in this design; the busiest: gateway 0.50 ms · pricing 0.30 ms · postgresql 0.20 ms (no profiled round: --skip profile)",
+    );
+    // Floor 0.4 ms: under the target, so the product's 0.6 ms above it is what must shrink.
+    expect(read(floor(0.2, 0.1, 0.1)).bound).toContain("costs 0.40 ms (floor edge 0.20, floor inner 0.10, postgresql 0.10), 40% of this path's 1.00 ms, under the 0.6 ms target, so the 0.60 ms above it (the product's work) is what must shrink; the busiest: gateway 0.50 ms");
+  });
+
   it("says why a path was not measured", () => {
     expect(row(RESULTS, "public tracking read")).toEqual({ target: "public tracking read ≤ 0.5 ms CPU/request", filed: "1.66 ms (877/s)", figure: "not available yet: GET /v2/public/tracking/{code} answers 404 RESOURCE_NOT_FOUND", met: undefined });
     expect(row(RESULTS, "estimate").figure).toBe("not run");
@@ -89,6 +108,17 @@ describe("the report", () => {
       expect(text).toContain("## CPU budgets (issue 34)\n\n| Target | When filed | This run | Met | What bounds it |");
       expect(text).toContain("| create, all consequences (dispatch job, projection, webhook routing, relays) ≤ 7 ms CPU/request | 17.4 ms | 20.00 ms | no | shipment 10.50 ms: ");
     }
+  });
+
+  it("tables each path beside its design floor, and lists the floor's rounds", () => {
+    const read: ScenarioResult = {
+      ...cpuOnly("read", [0.5, 0.3, 0.2]),
+      floor: { what: "reads one row by primary key", figures: figures(round(900, 3, 7)), cpu: [{ name: "floor edge", duringMs: 0.3 }, { name: "floor inner", duringMs: 0.25 }, { name: "postgresql", duringMs: 0.15 }] },
+    };
+    const text = renderReport(withScenarios(read));
+    expect(text).toContain("| read | a handler that reads one row by primary key | 900 | 0.30 | 0.25 | 0.15 | **0.70** | 1.00 | 1.43x |");
+    expect(text).toContain("| design floor | 1 | 900.0 | 3.00 ms | 7.00 ms | 7200 | 0 | 10 |");
+    expect(renderReport(RESULTS)).not.toContain("## The design floor");
   });
 
   it("says when a scenario has no CPU readings to explain a miss with", () => {

@@ -2,13 +2,15 @@
  * Issue 34's targets beside this run's figures: CPU per request of every path (every process of the
  * product, the broker and the PostgreSQL backends included, in and after the round; the sandbox
  * fleet left out), the webhook delivery rate and the idle CPU. A target missed says what bounds it:
- * the scenario's busiest processes and what their profiled round spent the time on.
+ * the design floor's cost for the same path where it has one (floor-line.ts), the scenario's
+ * busiest processes and what their profiled round spent the time on.
  */
 import { ceiling } from "../cpu-budget";
 import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult } from "../scenarios/scenario";
 import { TARGET_RATE } from "../scenarios/webhook-burst";
 import { meets } from "../../../packages/testing/src/load/stats";
+import { floorLine } from "./floor-line";
 import { profileLine, profileShares } from "./profile-line";
 import type { BenchResults } from "./results";
 import { judgedRow, type TargetRow } from "./targets";
@@ -29,7 +31,8 @@ export function budgetRows(results: BenchResults): TargetRow[] {
   const cpuRow = (name: string, label: string, filed: string, limitMs: number): TargetRow => {
     const s = byName.get(name);
     const totalMs = ran(s) && s.cpu?.length ? ceiling(s.cpu, cores).totalMs : undefined;
-    return explained(judgedRow(`${label} ≤ ${limitMs} ms CPU/request`, filed, totalMs, { what: "cpu", op: "<=", value: limitMs, unit: " ms" }, ms, s?.reason), () => profileLine(s!));
+    const row = judgedRow(`${label} ≤ ${limitMs} ms CPU/request`, filed, totalMs, { what: "cpu", op: "<=", value: limitMs, unit: " ms" }, ms, s?.reason);
+    return explained(row, () => [floorLine(s!, limitMs), profileLine(s!)].filter(Boolean).join("; the busiest: "));
   };
 
   const burst = byName.get("webhook-burst");

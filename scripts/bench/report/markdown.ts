@@ -1,5 +1,6 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
-import { afterMs, ceiling } from "../cpu-budget";
+import { afterMs, ceiling, processMs } from "../cpu-budget";
+import { floorMs } from "./floor-line";
 import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
 import { DEADLINE_MS, POLL_MS } from "../scenarios/tracking-freshness";
@@ -45,7 +46,7 @@ export function renderSummary(results: BenchResults): string {
   parts.push("\n## CPU budgets (issue 34)\n");
   parts.push(targetTable(budgetRows(results)));
   parts.push(
-    `\nCPU per request: every process of the product, the Kafka broker and the PostgreSQL backends of the mesh's databases, while the round ran and after it (until the next mesh round: consumers and relays catching up; the create's consequences are counted there), medians over the rounds, the sandbox fleet left out (see the table "What bounds each path"). Webhook delivery: per first attempt from the resume of a paused backlog to the last arrival (the consumer's routing of the event is in the create's figure). A target missed names the scenario's busiest processes and what its profiled round spent their main thread on; the links open the profiles (Chrome DevTools, speedscope).`,
+    `\nCPU per request: every process of the product, the Kafka broker and the PostgreSQL backends of the mesh's databases, while the round ran and after it (until the next mesh round: consumers and relays catching up; the create's consequences are counted there), medians over the rounds; the sandbox fleet runs through the idle windows only and is stopped before the scenarios, so none of its deliveries is in a path's figure (notes). Webhook delivery: per first attempt from the resume of a paused backlog to the last arrival (the consumer's routing of the event is in the create's figure). A target missed names the scenario's busiest processes and what its profiled round spent their main thread on; the links open the profiles (Chrome DevTools, speedscope).`,
   );
   parts.push("\n## Load: medians over the rounds\n");
   parts.push(
@@ -60,6 +61,8 @@ export function renderSummary(results: BenchResults): string {
   if (clientCpu.length) parts.push(`\nLoad driver's own CPU: ${Math.min(...clientCpu).toFixed(0)}–${Math.max(...clientCpu).toFixed(0)}% of one core (medians per target).`);
   const budget = cpuBudgetTable(results);
   if (budget) parts.push(budget);
+  const floors = floorTable(results);
+  if (floors) parts.push(floors);
   if (results.idle) {
     const idle = results.idle;
     parts.push(`\n## Idle, before the load: fleet on, ${idle.waitingShipments.toLocaleString("en")} shipments waiting for a driver, ${idle.seconds} s after ${idle.settleSeconds} s of settling\n`);
@@ -140,7 +143,24 @@ function cpuBudgetTable(results: BenchResults): string | undefined {
   return [
     `\n## What bounds each path: CPU ms per request (medians over the mesh's rounds)\n`,
     table(["Scenario", ...names.map((name) => (name === FLEET ? `${name} (drivers: not in the total)` : name)), "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s"], rows),
-    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers and outbox relays catching up. The sandbox fleet's process (the simulated drivers, a client of the mesh like the load driver) is shown on its own and counted in neither "after the round" nor the total. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
+    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers and outbox relays catching up. The sandbox fleet's process (the simulated drivers, a client of the mesh like the load driver), when it runs, is shown on its own and counted in neither "after the round" nor the total; the bench stops it before the scenarios. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
+  ].join("\n");
+}
+
+/** Each path beside the design floor's cost for the same request (floor-line.ts). */
+function floorTable(results: BenchResults): string | undefined {
+  const measured = results.scenarios.filter((s) => s.floor && s.cpu?.length);
+  if (!measured.length) return undefined;
+  const rows = measured.map((s) => {
+    const floor = s.floor!;
+    const pathMs = ceiling(s.cpu!, results.machine.cores).totalMs;
+    const cpu = (name: string) => n(floor.cpu.find((p) => p.name === name) && processMs(floor.cpu.find((p) => p.name === name)!), 2);
+    return [s.title, `a handler that ${floor.what}`, n(floor.figures.median.throughput, 0), cpu("floor edge"), cpu("floor inner"), cpu("postgresql"), `**${n(floorMs(floor), 2)}**`, n(pathMs, 2), `${n(pathMs / floorMs(floor), 2)}x`];
+  });
+  return [
+    "\n## The design floor: the same request through this design's parts alone (CPU ms per request)\n",
+    table(["Path", "Floor", "Floor req/s", "edge", "inner", "postgresql", "floor total", "path total", "path/floor"], rows),
+    "\nThe floor (scripts/bench/floor/) is a fastify route answering JSON that makes one Connect call over HTTP/2 with binary protobuf to another process, whose handler does nothing of the product's (a constant, or one primary-key statement through a pg pool): no token check, validation, limits, logging, metrics, tracing or interceptors. Its rounds run in the same rounds as the mesh's, after them, read on its own processes. A path cannot cost less than its floor without a different design (fewer processes on the path); what it spends above the floor is the product's own work.",
   ].join("\n");
 }
 
@@ -160,6 +180,7 @@ function roundsTable(s: ScenarioResult): string {
     t?.rounds.forEach((r, i) => rows.push([label, String(i + 1), n(r.throughput), msCell(r.p50Ms), msCell(r.p99Ms), String(r.requests), String(r.errors), n(r.clientCpuPercent, 0)]));
   add("mesh", s.mesh);
   add("baseline", s.baseline);
+  add("design floor", s.floor?.figures);
   return `### ${s.title}${s.notes ? ` — ${s.notes}` : ""}\n\n${table(["Target", "Round", "req/s", "p50", "p99", "Requests", "Errors", "Client CPU %"], rows)}`;
 }
 

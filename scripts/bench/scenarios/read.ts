@@ -1,4 +1,9 @@
-import type { Scenario } from "./scenario";
+import type { FloorEndpoint, Scenario } from "./scenario";
+
+/** The design floor's read by id (floor/edge.ts): one call, one primary-key statement, nothing else. */
+export function floorRead(origin: string, ids: readonly string[]): FloorEndpoint {
+  return { origin, request: (i) => ({ method: "GET", path: `/read/${ids[i % ids.length]}`, headers: {} }), what: "reads one row by primary key" };
+}
 
 export const read: Scenario = {
   name: "read",
@@ -12,6 +17,11 @@ export const read: Scenario = {
       origin,
       request: (i: number) => ({ method: "GET" as const, path: `/v2/external/shipments/${ids[i % ids.length]}`, headers }),
     });
-    return { kind: "load", mesh: reader(ctx.gateway, ctx.meshReadIds), baseline: reader(ctx.baseline, ctx.baselineReadIds) };
+    return {
+      kind: "load",
+      mesh: reader(ctx.gateway, ctx.meshReadIds),
+      baseline: reader(ctx.baseline, ctx.baselineReadIds),
+      ...(ctx.floor ? { floor: floorRead(ctx.floor, ctx.baselineReadIds) } : {}),
+    };
   },
 };

@@ -17,6 +17,8 @@ export interface BenchContext {
   /** Origins of the one-process baseline and the bare node:http server. */
   readonly baseline: string;
   readonly bare: string;
+  /** Origin of the design floor's edge (floor/edge.ts), when it runs. */
+  readonly floor: string | undefined;
   /** The bench merchant's access token (all scopes) and id. */
   readonly token: string;
   readonly merchantId: string;
@@ -36,14 +38,19 @@ export interface BenchContext {
   readonly results: ReadonlyMap<string, ScenarioResult>;
   /** The seven processes, the Kafka broker and the PostgreSQL backends of the mesh's databases, as running now. */
   meshProcesses(): WatchedProcess[];
+  /** The design floor's two processes and the PostgreSQL backends of its database. */
+  floorProcesses(): WatchedProcess[];
   /** Takes CPU profiles of the mesh over one extra round of each scenario, unless skipped. */
   readonly profiler: MeshProfiler | undefined;
   log(line: string): void;
 }
 
 export type Prepared =
-  /** Closed-loop rounds against the mesh, interleaved with the baseline's when there is one. */
-  | { readonly kind: "load"; readonly mesh: Endpoint; readonly baseline?: Endpoint; readonly notes?: string }
+  /**
+   * Closed-loop rounds against the mesh, interleaved with the baseline's when there is one, and
+   * with the design floor's (floor/edge.ts) for a path that is one call through it.
+   */
+  | { readonly kind: "load"; readonly mesh: Endpoint; readonly baseline?: Endpoint; readonly floor?: FloorEndpoint; readonly notes?: string }
   /** Rounds at a fixed request rate against the mesh only. */
   | { readonly kind: "paced"; readonly mesh: Endpoint; readonly rate: number; readonly notes?: string }
   /**
@@ -91,8 +98,21 @@ export interface ScenarioResult {
   readonly cpu?: readonly ProcessCpu[];
   /** The profiled extra round. */
   readonly profile?: ScenarioProfile;
+  /** The design floor's rounds: what the same path costs with nothing of the product's on it. */
+  readonly floor?: FloorFigures;
   /** How long changes took to show in a projection (pooled over the rounds). */
   readonly lags?: readonly LagFigures[];
+}
+
+/** The design floor's endpoint for a path, and what its handler does there. */
+export type FloorEndpoint = Endpoint & { readonly what: string };
+
+export interface FloorFigures {
+  /** What the floor's handler does (floor/edge.ts), for the report. */
+  readonly what: string;
+  readonly figures: TargetFigures;
+  /** CPU per request of the floor's edge, inner service and PostgreSQL backends, medians over the rounds. */
+  readonly cpu: readonly ProcessCpu[];
 }
 
 export interface ScenarioProfile {

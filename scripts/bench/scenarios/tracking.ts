@@ -5,6 +5,7 @@
  */
 import { call } from "../../../packages/testing/src/load/driver";
 import { shapeA } from "./create";
+import { floorRead } from "./read";
 import { problemCode, authJson, type BenchContext, type Scenario } from "./scenario";
 
 const LINKS = 200;
@@ -46,6 +47,7 @@ export const tracking: Scenario = {
     return {
       kind: "load",
       mesh: { origin: ctx.gateway, request: (i) => ({ method: "GET", path: `/v2/public/tracking/${codes[i % codes.length]}`, headers: {} }) },
+      ...(ctx.floor ? { floor: floorRead(ctx.floor, ctx.baselineReadIds) } : {}),
       notes: `${codes.length} links in rotation (the contract limits each link to 120 requests a minute)`,
     };
   },
