@@ -117,10 +117,10 @@ try {
   );
   log(`baselines listening: bare node:http ${children[0]!.url}, one-process ${children[1]!.url}`);
   // The design floor (floor/edge.ts): its inner service reads the baseline's database.
-  const floor = settings.skip.has("floor") ? undefined : await startFloor({ databaseUrl: baselineUrl, merchantId: auth.merchantId, logDir });
+  const floor = settings.skip.has("floor") ? undefined : await startFloor({ databaseUrl: baselineUrl, merchantId: auth.merchantId, brokers: stack.kafka!.brokers, logDir });
   if (floor) {
-    children.push(floor.inner, floor.edge);
-    log(`design floor listening: edge ${floor.edge.url} -> inner ${floor.inner.url}`);
+    children.push(floor.inner, floor.consumers, floor.edge);
+    log(`design floor listening: edge ${floor.edge.url} -> inner ${floor.inner.url}, its consumers joined`);
   }
 
   const needsList = scenarios.some((s) => ["read", "list-first", "list-deep"].includes(s.name));
@@ -174,7 +174,7 @@ try {
     gateway,
     baseline: children[1]!.url,
     bare: children[0]!.url,
-    floor: floor?.edge.url,
+    floor: floor ? { origin: floor.edge.url, caughtUp: () => floor.caughtUp() } : undefined,
     token: auth.token,
     merchantId: auth.merchantId,
     savedLocationCode: auth.savedLocationCode,
@@ -187,7 +187,16 @@ try {
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
     meshProcesses: () => [...watchedProcesses(stack), meshDatabases],
-    floorProcesses: () => (floor ? [{ name: "floor edge", pid: floor.edge.child.pid }, { name: "floor inner", pid: floor.inner.child.pid }, databaseBackends([baselineDb])] : []),
+    floorProcesses: () =>
+      floor
+        ? [
+            { name: "floor edge", pid: floor.edge.child.pid },
+            { name: "floor inner", pid: floor.inner.child.pid },
+            { name: "floor consumers", pid: floor.consumers.child.pid },
+            { name: "kafka broker", pid: stack.kafka?.pid },
+            databaseBackends([baselineDb]),
+          ]
+        : [],
     profiler,
     log,
   };

@@ -76,6 +76,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     if (floor) {
       const before = readTicks(floorWatched);
       const outcome = await closedLoop(floor, opts(settings.roundSeconds));
+      await floor.settle?.();
       floorCpuRounds.push(cpuPerRequest(floorWatched, { before, end: readTicks(floorWatched) }, outcome.figures.requests));
       rounds.floor.push(outcome.figures);
       logRound(ctx, r, "floor", outcome);

@@ -4,11 +4,15 @@
  * HTTP/2 with binary protobuf to another process (inner.ts), as the gateway reaches a service,
  * with nothing else on the way: no token check, validation, limits, logging, metrics, tracing,
  * interceptors or service tokens. The paths that make one call (estimate, read by id, public
- * tracking) cannot cost less than this in this design; the bench runs it in the same rounds as
- * the mesh so the figures compare on the same machine. PORT, INNER_URL, MERCHANT_ID.
+ * tracking) cannot cost less than this in this design; a create, which also calls pricing, writes
+ * a transaction with its outbox row and has its event applied by three consumer groups, cannot
+ * cost less than /create. The bench runs it in the same rounds as the mesh so the figures compare
+ * on the same machine. PORT, INNER_URL, MERCHANT_ID.
  *
  *   POST /estimate  -> PricingService.QuoteDelivery, answered with a constant
  *   GET  /read/:id  -> ShipmentService.GetShipment, one primary-key statement
+ *   POST /create    -> ShipmentService.CreateShipment: a quote over HTTP/2, one transaction, one
+ *                      event applied by three consumer groups (inner.ts, consumers.ts)
  */
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -43,6 +47,20 @@ app.get<{ Params: { id: string } }>("/read/:id", async (request, reply) => {
   const { shipment } = await shipments.getShipment({ merchantId, shipmentId: request.params.id });
   if (!shipment) return reply.code(404).send({ code: "SHIPMENT_NOT_FOUND" });
   return { id: shipment.shipmentId, shipmentNumber: shipment.shipmentNumber, reference: shipment.externalReference, recipientName: shipment.recipientName, codAmount: Number(shipment.codAmount), currency: shipment.currency, version: Number(shipment.version) };
+});
+
+interface Draft {
+  readonly reference: string;
+  readonly destination: Point;
+  readonly recipient: { readonly name: string; readonly mobile: string };
+}
+app.post<{ Body: Draft }>("/create", async (request, reply) => {
+  const body = request.body;
+  const { shipment } = await shipments.createShipment({
+    merchantId,
+    draft: { externalReference: body.reference, destination: micro(body.destination), recipientName: body.recipient.name, recipientPhone: body.recipient.mobile },
+  });
+  return reply.code(201).send({ id: shipment?.shipmentId, reference: shipment?.externalReference, status: "CREATED", price: Number(shipment?.codAmount) });
 });
 
 await app.listen({ port: Number(env("PORT")), host: "127.0.0.1" });

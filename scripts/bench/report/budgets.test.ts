@@ -116,7 +116,7 @@ describe("the report", () => {
       floor: { what: "reads one row by primary key", figures: figures(round(900, 3, 7)), cpu: [{ name: "floor edge", duringMs: 0.3 }, { name: "floor inner", duringMs: 0.25 }, { name: "postgresql", duringMs: 0.15 }] },
     };
     const text = renderReport(withScenarios(read));
-    expect(text).toContain("| read | a handler that reads one row by primary key | 900 | 0.30 | 0.25 | 0.15 | **0.70** | 1.00 | 1.43x |");
+    expect(text).toContain("| read | a handler that reads one row by primary key | 900 | floor edge 0.30, floor inner 0.25, postgresql 0.15 | **0.70** | 1.00 | 1.43x |");
     expect(text).toContain("| design floor | 1 | 900.0 | 3.00 ms | 7.00 ms | 7200 | 0 | 10 |");
     expect(renderReport(RESULTS)).not.toContain("## The design floor");
   });

@@ -1,7 +1,9 @@
 /**
  * The design floor beside a path: what the same request costs through this design's parts alone
  * (a fastify REST edge, one Connect call over HTTP/2 to another process, the handler's one
- * statement where the path has one), measured in the same rounds as the mesh (floor/edge.ts).
+ * statement where the path has one; for a create, one more call, a transaction with its outbox
+ * row and one event applied by three consumer groups), measured in the same rounds as the mesh
+ * (floor/edge.ts).
  * Whatever a path spends above it is the product's own work; a target below it cannot be met by
  * any change inside the processes, only by a different design (fewer processes on the path).
  */

@@ -13,7 +13,7 @@ export function shapeA(ctx: BenchContext, reference: string): string {
 }
 
 /** Creates with a unique reference and idempotency key each, so none is a replay. */
-export function createEndpoint(ctx: BenchContext, origin: string, tag: string) {
+export function createEndpoint(ctx: BenchContext, origin: string, tag: string, path = "/v2/external/shipments") {
   let seq = 0;
   const headers = authJson(ctx);
   return {
@@ -21,7 +21,7 @@ export function createEndpoint(ctx: BenchContext, origin: string, tag: string) {
     ok: [201],
     request: () => {
       const reference = `BENCH-${ctx.run}-${tag}${seq++}`;
-      return { method: "POST" as const, path: "/v2/external/shipments", headers: { ...headers, "idempotency-key": reference }, body: shapeA(ctx, reference) };
+      return { method: "POST" as const, path, headers: { ...headers, "idempotency-key": reference }, body: shapeA(ctx, reference) };
     },
   };
 }
@@ -32,6 +32,11 @@ export const create: Scenario = {
   baselineTitle: "one process, raw pg",
   target: { what: "mesh/baseline throughput", op: ">=", value: 0.4 },
   async prepare(ctx) {
-    return { kind: "load", mesh: createEndpoint(ctx, ctx.gateway, "m"), baseline: createEndpoint(ctx, ctx.baseline, "b") };
+    return {
+      kind: "load",
+      mesh: createEndpoint(ctx, ctx.gateway, "m"),
+      baseline: createEndpoint(ctx, ctx.baseline, "b"),
+      ...(ctx.floor ? { floor: { ...createEndpoint(ctx, ctx.floor.origin, "f", "/create"), what: "prices over one more call, writes the row and its outbox row in one transaction and publishes one event (sent with the others that came meanwhile) that three consumer groups apply (a fetched batch in one transaction)", settle: ctx.floor.caughtUp } } : {}),
+    };
   },
 };

@@ -14,7 +14,7 @@ export const estimate: Scenario = {
       kind: "load",
       mesh: { origin: ctx.gateway, request: () => ({ method: "POST", path: "/v2/external/shipment-price-estimates", headers, body: BODY }) },
       baseline: { origin: ctx.bare, request: () => ({ method: "POST", path: "/", headers, body: BODY }) },
-      ...(ctx.floor ? { floor: { origin: ctx.floor, request: () => ({ method: "POST", path: "/estimate", headers, body: BODY }), what: "answers a constant quote" } } : {}),
+      ...(ctx.floor ? { floor: { origin: ctx.floor.origin, request: () => ({ method: "POST", path: "/estimate", headers, body: BODY }), what: "answers a constant quote" } } : {}),
     };
   },
 };

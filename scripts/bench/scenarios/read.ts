@@ -21,7 +21,7 @@ export const read: Scenario = {
       kind: "load",
       mesh: reader(ctx.gateway, ctx.meshReadIds),
       baseline: reader(ctx.baseline, ctx.baselineReadIds),
-      ...(ctx.floor ? { floor: floorRead(ctx.floor, ctx.baselineReadIds) } : {}),
+      ...(ctx.floor ? { floor: floorRead(ctx.floor.origin, ctx.baselineReadIds) } : {}),
     };
   },
 };

@@ -17,8 +17,8 @@ export interface BenchContext {
   /** Origins of the one-process baseline and the bare node:http server. */
   readonly baseline: string;
   readonly bare: string;
-  /** Origin of the design floor's edge (floor/edge.ts), when it runs. */
-  readonly floor: string | undefined;
+  /** The design floor (floor/edge.ts), when it runs: its edge's origin, and a wait for its consumers to catch up. */
+  readonly floor: { readonly origin: string; caughtUp(): Promise<void> } | undefined;
   /** The bench merchant's access token (all scopes) and id. */
   readonly token: string;
   readonly merchantId: string;
@@ -104,8 +104,11 @@ export interface ScenarioResult {
   readonly lags?: readonly LagFigures[];
 }
 
-/** The design floor's endpoint for a path, and what its handler does there. */
-export type FloorEndpoint = Endpoint & { readonly what: string };
+/**
+ * The design floor's endpoint for a path, what its handler does there, and what to wait for
+ * before its round's CPU is read (consumers applying what the round published).
+ */
+export type FloorEndpoint = Endpoint & { readonly what: string; readonly settle?: () => Promise<void> };
 
 export interface FloorFigures {
   /** What the floor's handler does (floor/edge.ts), for the report. */

@@ -47,7 +47,7 @@ export const tracking: Scenario = {
     return {
       kind: "load",
       mesh: { origin: ctx.gateway, request: (i) => ({ method: "GET", path: `/v2/public/tracking/${codes[i % codes.length]}`, headers: {} }) },
-      ...(ctx.floor ? { floor: floorRead(ctx.floor, ctx.baselineReadIds) } : {}),
+      ...(ctx.floor ? { floor: floorRead(ctx.floor.origin, ctx.baselineReadIds) } : {}),
       notes: `${codes.length} links in rotation (the contract limits each link to 120 requests a minute)`,
     };
   },
