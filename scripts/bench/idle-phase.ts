@@ -1,7 +1,8 @@
 /**
  * The idle figures: before the load, with the fleet on and shipments waiting for a driver, the CPU
  * and memory of each of the seven processes and the Kafka broker; then, unless profiles are
- * skipped, a window as long with every Node process under V8's profiler: what the idle CPU is.
+ * skipped, a window as long with every Node process under V8's profiler: what the idle CPU is;
+ * then the fleet is stopped and a last window as long says what the seven spend without it.
  */
 import type { DevStack } from "../dev";
 import { FLEET } from "../../packages/topology/src";
@@ -10,6 +11,7 @@ import { KEPT_SHARES, type MeshProfiler } from "./profiler";
 import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "../../packages/testing/src/seed/seed";
 import type { BenchSettings } from "./settings";
+import { stopAll } from "../../packages/testing/src/mesh/process";
 
 /**
  * The seven processes, the fleet while it runs (the bench stops it after the idle windows) and the
@@ -20,7 +22,11 @@ export function watchedProcesses(stack: DevStack): WatchedProcess[] {
   return [...running.map((p) => ({ name: p.name, pid: p.child.pid })), { name: "kafka broker", pid: stack.kafka?.pid }];
 }
 
-export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void, profiler: MeshProfiler | undefined): Promise<IdleResults> {
+/**
+ * `floor`: the design floor's Node processes (floor/), idle beside the seven in the last window:
+ * what a process with this design's servers and clients spends doing nothing.
+ */
+export async function measureIdleMesh(stack: DevStack, merchantId: string, settings: BenchSettings, log: (line: string) => void, profiler: MeshProfiler | undefined, floor: readonly WatchedProcess[] = []): Promise<IdleResults> {
   const mesh = stack.mesh!;
   const databases = stack.databases!;
   log(`idle: seeding ${settings.waitingShipments.toLocaleString("en")} shipments waiting for a driver (shipment and dispatch databases)...`);
@@ -50,12 +56,38 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
     meshRssBytes: sum(figures.map((f) => f.rssBytes)),
   };
   log(`  the seven: cpu ${result.sevenCpuPercent.toFixed(1)}% of one core, rss ${(result.sevenRssBytes / 1024 ** 3).toFixed(2)} GiB; with the broker ${(result.meshRssBytes / 1024 ** 3).toFixed(2)} GiB`);
-  if (!profiler) return result;
-  // After the figures, which the profiler would skew; the broker has no profiler to signal.
-  const node = watched.filter((p) => p.name !== "kafka broker" && p.pid !== undefined);
-  log(`idle: ${settings.idleSeconds} s more with every Node process profiled (.bench/profiles/idle/)...`);
-  await profiler.start(node);
-  await new Promise((r) => setTimeout(r, settings.idleSeconds * 1000));
-  const profiles = await profiler.stop(node, "idle");
-  return { ...result, profiles: profiles.map((p) => ({ ...p, owners: p.owners.slice(0, KEPT_SHARES), functions: p.functions.slice(0, KEPT_SHARES) })) };
+  let profiled: IdleResults = result;
+  if (profiler) {
+    // After the figures, which the profiler would skew; the broker has no profiler to signal.
+    const node = watched.filter((p) => p.name !== "kafka broker" && p.pid !== undefined);
+    log(`idle: ${settings.idleSeconds} s more with every Node process profiled (.bench/profiles/idle/)...`);
+    await profiler.start(node);
+    await new Promise((r) => setTimeout(r, settings.idleSeconds * 1000));
+    const profiles = await profiler.stop(node, "idle");
+    profiled = { ...result, profiles: profiles.map((p) => ({ ...p, owners: p.owners.slice(0, KEPT_SHARES), functions: p.functions.slice(0, KEPT_SHARES) })) };
+  }
+  // The same window with the fleet stopped (its drivers on shift, silent): what of the seven's
+  // idle CPU is the product's own, and what is serving the simulated drivers.
+  if (!(await stopFleet(stack))) return profiled;
+  log(`idle: fleet stopped; settling ${settings.idleSettleSeconds} s, then measuring ${settings.idleSeconds} s without it...`);
+  await new Promise((r) => setTimeout(r, settings.idleSettleSeconds * 1000));
+  const services = watchedProcesses(stack).filter((p) => p.name !== "kafka broker");
+  const measured = await measureIdle([...services, ...floor], settings.idleSeconds);
+  const quiet = measured.slice(0, services.length);
+  const withoutFleet = { processes: quiet, sevenCpuPercent: sum(quiet.map((f) => f.cpuPercent)), ...(floor.length ? { floor: measured.slice(services.length) } : {}) };
+  log(`  without the fleet, the seven: cpu ${withoutFleet.sevenCpuPercent.toFixed(1)}% of one core`);
+  for (const f of withoutFleet.floor ?? []) log(`  ${f.name.padEnd(15)} cpu ${f.cpuPercent.toFixed(1).padStart(5)}% (design floor, idle)`);
+  return { ...profiled, withoutFleet };
+}
+
+/**
+ * Stops the sandbox fleet: SIGTERM, its drivers left on shift and silent. Answers whether it was
+ * running. The bench stops it before the scenarios, whose shipments it would otherwise deliver
+ * while the later ones are measured.
+ */
+export async function stopFleet(stack: DevStack): Promise<boolean> {
+  const fleet = stack.mesh!.processes.find((p) => p.name === FLEET);
+  if (!fleet || fleet.child.exitCode !== null || fleet.child.signalCode !== null) return false;
+  await stopAll([fleet]);
+  return true;
 }

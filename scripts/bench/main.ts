@@ -13,7 +13,7 @@ import { encodeCursor } from "./baseline/app";
 import { prepareBaselineDatabase, seedBaselineShipments } from "./baseline/database";
 import { databaseBackends } from "./cpu-budget";
 import { call } from "../../packages/testing/src/load/driver";
-import { measureIdleMesh, watchedProcesses } from "./idle-phase";
+import { measureIdleMesh, stopFleet, watchedProcesses } from "./idle-phase";
 import { benchNotes } from "./notes";
 import { measurePrismaOverhead } from "./prisma-overhead";
 import { MeshProfiler, profilerEnv } from "./profiler";
@@ -28,8 +28,6 @@ import { query, RIYADH, seedShipments, settleSeededTables } from "../../packages
 import { parseSettings, type BenchSettings } from "./settings";
 import { benchStackOptions, benchToken, ROOT, sampleOf, startChild, type Child } from "./setup";
 import { measureWarmStart } from "./warm-start";
-import { FLEET } from "../../packages/topology/src";
-import { stopAll } from "../../packages/testing/src/mesh/process";
 import { startFloor } from "./floor/start";
 
 const t0 = Date.now();
@@ -155,16 +153,14 @@ try {
   };
   // Idle before the load: after it, the fleet is still delivering the thousands of shipments the
   // create scenarios left, which is work, not idle.
-  const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log, profiler));
+  const floorNode = floor ? [floor.edge, floor.inner, floor.consumers].map((c) => ({ name: c.name, pid: c.child.pid })) : [];
+  const idle: IdleResults | undefined = await phase("idle", () => measureIdleMesh(stack, auth.merchantId, settings, log, profiler, floorNode));
   // The fleet's drivers would deliver every shipment the scenarios create, each a dozen steps
   // through the gateway, dispatch, shipment, tracking and webhook, while later scenarios are
-  // measured: that is the fleet's load on the mesh, not the path's cost. Stopped here, its drivers
-  // stay on shift and silent; a create's consequences end at the job waiting for one.
-  const fleet = stack.mesh!.processes.find((p) => p.name === FLEET);
-  if (fleet) {
-    await stopAll([fleet]);
-    log("sandbox fleet stopped: the scenarios' shipments wait for a driver");
-  }
+  // measured: that is the fleet's load on the mesh, not the path's cost. Stopped by the idle phase
+  // or here, its drivers stay on shift and silent; a create's consequences end at the job waiting
+  // for one.
+  if (await stopFleet(stack)) log("sandbox fleet stopped: the scenarios' shipments wait for a driver");
 
   const results = new Map<string, ScenarioResult>();
   // The services' own databases, not the baseline's (which shares the prefix).

@@ -41,7 +41,8 @@ async function apply(group: string, messages: readonly KafkaMessage[]): Promise<
 
 const consumers: Consumer[] = await Promise.all(
   FLOOR_GROUPS.map(async (group) => {
-    const consumer = kafka.consumer({ groupId: group, maxWaitTimeInMs: 100 });
+    // kafkajs's defaults, as the services' consumers have them.
+    const consumer = kafka.consumer({ groupId: group });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
     await consumer.subscribe({ topic: FLOOR_TOPIC, fromBeginning: false });

@@ -94,6 +94,19 @@ describe("the CPU budgets of issue 34", () => {
     });
   });
 
+  it("says what the seven spend with the fleet stopped, and whether that alone is within the target", () => {
+    const quiet = (dispatch: number) => ({ sevenCpuPercent: dispatch + 0.3, processes: [{ name: "gateway", pid: 11, cpuPercent: 0.3, rssBytes: 0, slices: [0.3] }, { name: "dispatch", pid: 12, cpuPercent: dispatch, rssBytes: 0, slices: [dispatch] }] });
+    expect(row({ ...RESULTS, idle: { ...RESULTS.idle!, withoutFleet: quiet(1.2) } }, "idle").bound).toBe(
+      "with the fleet stopped (its drivers on shift, silent) the seven spend 1.5% (dispatch 1.2%, gateway 0.3%), within the 2% on their own: the rest is serving the simulated drivers; with the fleet, the busiest: dispatch 6.0% · gateway 0.5% (no profiled idle window: --skip profile)",
+    );
+    expect(row({ ...RESULTS, idle: { ...RESULTS.idle!, withoutFleet: quiet(3) } }, "idle").bound).toContain("the seven spend 3.3% (dispatch 3.0%, gateway 0.3%), over the 2% even on their own;");
+    expect(renderReport({ ...RESULTS, idle: { ...RESULTS.idle!, withoutFleet: quiet(1.2) } })).toContain("| dispatch | 6.0 | 1.2 | 200 | 6.0 6.0 |  |  |  |");
+    const floor = [0.2, 0.4, 0.6].map((cpuPercent, i) => ({ name: ["floor-edge", "floor-inner", "floor-consumers"][i]!, pid: 20 + i, cpuPercent, rssBytes: 0, slices: [cpuPercent] }));
+    expect(row({ ...RESULTS, idle: { ...RESULTS.idle!, withoutFleet: { ...quiet(1.2), floor } } }, "idle").bound).toContain(
+      "within the 2% on their own: the rest is serving the simulated drivers; in the same window the design floor's 3 processes (an HTTP edge; a Connect service with a pg pool and a Kafka producer; three consumer groups), doing nothing of the product's, idle at 1.2% (floor-edge 0.2%, floor-inner 0.4%, floor-consumers 0.6%): 0.40% a process, 2.8% for seven; with the fleet, the busiest:",
+    );
+  });
+
   it("says what each busy process spent its profiled idle window on, with a link to the profile", () => {
     const profile = { name: "dispatch", file: ".bench/profiles/idle/dispatch.cpuprofile", wallMs: 20_000, busyMs: 1000, owners: [{ name: "kafkajs", ms: 600 }, { name: "pg", ms: 200 }, { name: "GC", ms: 100 }], functions: [{ name: "decode (kafkajs)", ms: 150 }] };
     const idle = { ...RESULTS.idle!, profiles: [profile] };

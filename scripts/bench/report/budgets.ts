@@ -64,7 +64,7 @@ export function budgetRows(results: BenchResults): TargetRow[] {
     cpuRow("tracking", "public tracking read", "1.66 ms (877/s)", 0.5),
     cpuRow("webhook-burst", "webhook delivery (event to attempt, per delivery)", "not in the table", 1.5),
     explained({ ...rate, met: both }, () => `${deliveryCeiling(burst!, cores)}; ${profileLine(burst!)}`),
-    explained(idleRow, () => busiestIdle(results)),
+    explained(idleRow, () => [withoutFleet(results), busiestIdle(results)].filter(Boolean).join("; with the fleet, the busiest: ")),
   ];
 }
 
@@ -75,6 +75,37 @@ export function budgetRows(results: BenchResults): TargetRow[] {
 function deliveryCeiling(s: ScenarioResult, cores: number): string {
   const { maxPerSecond } = ceiling(s.cpu ?? [], cores);
   return Number.isFinite(maxPerSecond) ? `its CPU per delivery allows ${maxPerSecond.toFixed(0)}/s on ${cores} cores` : "no CPU readings";
+}
+
+/**
+ * The seven's idle CPU once the fleet is stopped (its drivers on shift and silent): how much of the
+ * figure is the product's own background, and how much is serving the simulated drivers.
+ */
+function withoutFleet(results: BenchResults): string | undefined {
+  const quiet = results.idle?.withoutFleet;
+  if (!quiet) return undefined;
+  const top = [...quiet.processes]
+    .filter((p) => p.name !== FLEET && Number.isFinite(p.cpuPercent))
+    .sort((a, b) => b.cpuPercent - a.cpuPercent)
+    .slice(0, 3)
+    .map((p) => `${p.name} ${p.cpuPercent.toFixed(1)}%`)
+    .join(", ");
+  const verdict = quiet.sevenCpuPercent <= IDLE_PERCENT ? `within the ${IDLE_PERCENT}% on their own: the rest is serving the simulated drivers` : `over the ${IDLE_PERCENT}% even on their own`;
+  return `with the fleet stopped (its drivers on shift, silent) the seven spend ${quiet.sevenCpuPercent.toFixed(1)}% (${top}), ${verdict}${idleFloor(quiet.floor ?? [])}`;
+}
+
+/**
+ * "; in the same window the design floor's 3 processes idle at 1.2% (floor-edge 0.2%, ...): 0.40%
+ * a process, 2.8% for seven": what a process of this design spends doing nothing, its servers
+ * and clients (HTTP, HTTP/2, pg, Kafka producer and consumer groups) open.
+ */
+function idleFloor(floor: readonly { name: string; cpuPercent: number }[]): string {
+  const read = floor.filter((p) => Number.isFinite(p.cpuPercent));
+  if (!read.length) return "";
+  const total = read.reduce((sum, p) => sum + p.cpuPercent, 0);
+  const each = total / read.length;
+  const parts = read.map((p) => `${p.name} ${p.cpuPercent.toFixed(1)}%`).join(", ");
+  return `; in the same window the design floor's ${read.length} processes (an HTTP edge; a Connect service with a pg pool and a Kafka producer; three consumer groups), doing nothing of the product's, idle at ${total.toFixed(1)}% (${parts}): ${each.toFixed(2)}% a process, ${(7 * each).toFixed(1)}% for seven`;
 }
 
 /**

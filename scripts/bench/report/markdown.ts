@@ -68,15 +68,16 @@ export function renderSummary(results: BenchResults): string {
     parts.push(`\n## Idle, before the load: fleet on, ${idle.waitingShipments.toLocaleString("en")} shipments waiting for a driver, ${idle.seconds} s after ${idle.settleSeconds} s of settling\n`);
     parts.push(
       table(
-        ["Process", "CPU % of one core", "RSS MiB", "CPU % per 5 s", "Profiled window: main thread by owner", "Hottest functions (self time)", "Profile"],
+        ["Process", "CPU % of one core", "CPU % with the fleet stopped", "RSS MiB", "CPU % per 5 s", "Profiled window: main thread by owner", "Hottest functions (self time)", "Profile"],
         [
           ...idle.processes.map((p) => {
             const profile = idle.profiles?.find((q) => q.name === p.name);
             const shares = profile ? [describeShares(profile, "owners", 4), describeShares(profile, "functions", 3), `\`${profile.file}\``] : ["", "", ""];
-            return [p.name, n(p.cpuPercent), n(p.rssBytes / MIB, 0), p.slices.map((v) => n(v)).join(" "), ...shares];
+            const quiet = idle.withoutFleet?.processes.find((q) => q.name === p.name)?.cpuPercent;
+            return [p.name, n(p.cpuPercent), n(quiet), n(p.rssBytes / MIB, 0), p.slices.map((v) => n(v)).join(" "), ...shares];
           }),
-          ["**the seven processes**", `**${n(idle.sevenCpuPercent)}**`, `**${n(idle.sevenRssBytes / MIB, 0)}**`, "", "", "", ""],
-          ["**seven + broker**", "", `**${n(idle.meshRssBytes / MIB, 0)}**`, "", "", "", ""],
+          ["**the seven processes**", `**${n(idle.sevenCpuPercent)}**`, idle.withoutFleet ? `**${n(idle.withoutFleet.sevenCpuPercent)}**` : "–", `**${n(idle.sevenRssBytes / MIB, 0)}**`, "", "", "", ""],
+          ["**seven + broker**", "", "", `**${n(idle.meshRssBytes / MIB, 0)}**`, "", "", "", ""],
         ],
       ),
     );

@@ -52,8 +52,8 @@ describe("the markdown report", () => {
   });
 
   it("lists the idle figures per process with the sums, and the Prisma ratios", () => {
-    expect(report).toContain("| dispatch | 6.0 | 200 | 6.0 6.0 |  |  |  |");
-    expect(report).toContain("| **the seven processes** | **6.5** | **300** |  |  |  |  |");
+    expect(report).toContain("| dispatch | 6.0 | – | 200 | 6.0 6.0 |  |  |  |");
+    expect(report).toContain("| **the seven processes** | **6.5** | – | **300** |  |  |  |  |");
     expect(report).toContain("| read by primary key | 1 | 400 | 200 | 2.00x | 250 | 80 | 3.13x |");
   });
 

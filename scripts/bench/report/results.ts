@@ -29,6 +29,11 @@ export interface IdleResults {
   readonly meshRssBytes: number;
   /** A window as long, after the figures, with each Node process profiled (none with --skip profile). */
   readonly profiles?: readonly ProcessProfile[];
+  /**
+   * A last window as long with the fleet stopped, its drivers on shift and silent: the seven on
+   * their own, and the design floor's Node processes idle beside them (when the floor runs).
+   */
+  readonly withoutFleet?: { readonly processes: readonly IdleFigure[]; readonly sevenCpuPercent: number; readonly floor?: readonly IdleFigure[] };
 }
 
 export interface StartupResults {
