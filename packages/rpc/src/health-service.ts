@@ -39,6 +39,10 @@ export function registerHealthService(router: ConnectRouter, readiness: Readines
         last = current;
         await sleep(WATCH_INTERVAL_MS, ctx.signal);
       }
+      // A Watch never ends of itself: what stopped it (the deadline, DEADLINE_EXCEEDED, or the
+      // caller's cancel, CANCELED) is its status. Returning would end it OK when the server's timer
+      // for the deadline fires before the caller's.
+      throw ConnectError.from(ctx.signal.reason);
     },
   });
 }

@@ -5,6 +5,7 @@
  * caller's deadline, request id and trace context reach the handler; and the health protocol
  * answers what Kubernetes' gRPC probes ask.
  */
+import http2 from "node:http2";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { currentTraceId, initTracing } from "@tawsil/logging";
@@ -174,5 +175,27 @@ describe("the health protocol, as grpc-js and Kubernetes' gRPC probes ask it", (
     expect(watched.status.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
     const unknown = await callServerStream(health, "Watch", { service: "tawsil.nope.v1.NopeService" }, { deadlineMs: 2000 });
     expect(unknown.messages).toEqual([{ status: "SERVICE_UNKNOWN" }]);
+  });
+
+  it("ends a Watch whose deadline the server reaches first with DEADLINE_EXCEEDED, never OK", async () => {
+    // No timer in the caller: only the server's, from grpc-timeout, can end the stream. (With a
+    // stock client, whichever timer fires first decides: on a loaded machine it was the server's.)
+    const session = http2.connect(server.url);
+    try {
+      const stream = session.request({ ":method": "POST", ":path": "/grpc.health.v1.Health/Watch", "content-type": "application/grpc", te: "trailers", "grpc-timeout": "300m" });
+      // One gRPC frame: not compressed, a HealthCheckRequest of zero bytes (service "").
+      stream.end(Buffer.alloc(5));
+      const status = await new Promise<string | undefined>((resolve, reject) => {
+        let fromHeaders: string | undefined;
+        stream.on("response", (headers) => (fromHeaders = headers["grpc-status"] as string | undefined));
+        stream.on("trailers", (trailers) => resolve(trailers["grpc-status"] as string | undefined));
+        stream.on("end", () => resolve(fromHeaders));
+        stream.on("error", reject);
+        stream.resume();
+      });
+      expect(status).toBe(String(GrpcStatus.DEADLINE_EXCEEDED));
+    } finally {
+      session.close();
+    }
   });
 });
