@@ -183,16 +183,7 @@ try {
     baselineDeepCursor: deepRow ? encodeCursor(secretBytes, auth.merchantId, { createdAt: deepRow.created_at, id: deepRow.id }) : undefined,
     results,
     meshProcesses: () => [...watchedProcesses(stack), meshDatabases],
-    floorProcesses: () =>
-      floor
-        ? [
-            { name: "floor edge", pid: floor.edge.child.pid },
-            { name: "floor inner", pid: floor.inner.child.pid },
-            { name: "floor consumers", pid: floor.consumers.child.pid },
-            { name: "kafka broker", pid: stack.kafka?.pid },
-            databaseBackends([baselineDb]),
-          ]
-        : [],
+    floorProcesses: () => (floor ? [...floorNode, { name: "kafka broker", pid: stack.kafka?.pid }, databaseBackends([baselineDb])] : []),
     profiler,
     log,
   };

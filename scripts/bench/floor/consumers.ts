@@ -6,37 +6,23 @@
  * groups: a floor counts one process's fixed costs once. DATABASE_URL, KAFKA_BROKERS. Prints
  * "listening" once every group has joined.
  */
-import { Kafka, logLevel, type Consumer, type KafkaMessage } from "kafkajs";
+import type { Consumer, KafkaMessage } from "kafkajs";
 import pg from "pg";
-import { ensureFloorSchema, FLOOR_GROUPS, FLOOR_TOPIC } from "./events";
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
+import { ensureFloorSchema, env, FLOOR_GROUPS, FLOOR_TOPIC, floorKafka, inTransaction } from "./events";
 
 const pool = new pg.Pool({ connectionString: env("DATABASE_URL"), max: 6 });
 await ensureFloorSchema(pool);
-const kafka = new Kafka({ clientId: "bench-floor", brokers: env("KAFKA_BROKERS").split(","), logLevel: logLevel.NOTHING });
+const kafka = floorKafka();
 
 /** A fetched batch applied in one transaction by one set-based statement, as the services' consumers do. */
 async function apply(group: string, messages: readonly KafkaMessage[]): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     await client.query({
       name: "floor-claim",
       text: "INSERT INTO floor_applied (group_name, event_id, body) SELECT $1, id, body FROM unnest($2::uuid[], $3::bytea[]) AS e(id, body) ON CONFLICT DO NOTHING",
       values: [group, messages.map((m) => m.key!.toString()), messages.map((m) => m.value!)],
     });
-    await client.query("COMMIT");
-  } catch (err) {
-    await client.query("ROLLBACK");
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 const consumers: Consumer[] = await Promise.all(

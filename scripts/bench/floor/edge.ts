@@ -19,12 +19,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import Fastify from "fastify";
 import { PricingService } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
+import { env } from "./events";
 
 // The mesh's transport options (packages/rpc/src/client.ts): one HTTP/2 session, binary protobuf.
 const transport = createConnectTransport({ baseUrl: env("INNER_URL"), httpVersion: "2", defaultTimeoutMs: 2000 });

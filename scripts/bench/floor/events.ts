@@ -1,9 +1,36 @@
 /**
- * What the design floor's create shares between its processes: the topic its one event goes to,
- * the consumer groups that apply it (one for each service that consumes a created shipment:
- * dispatch, tracking, webhook) and the tables, created by whichever process starts first.
+ * What the design floor's processes share: their settings, the topic the create's one event goes
+ * to, the consumer groups that apply it (one for each service that consumes a created shipment:
+ * dispatch, tracking, webhook), the tables (created by whichever process starts first) and the
+ * transaction both sides write in.
  */
+import { Kafka, logLevel } from "kafkajs";
 import type pg from "pg";
+
+/** A setting from the environment; a process refuses to start without it. */
+export function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
+
+/** The broker KAFKA_BROKERS names, kafkajs's logging off. */
+export const floorKafka = (): Kafka => new Kafka({ clientId: "bench-floor", brokers: env("KAFKA_BROKERS").split(","), logLevel: logLevel.NOTHING });
+
+/** Runs `work` in one transaction on a connection of `pool`. */
+export async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await work(client);
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK");
+    throw err;
+  } finally {
+    client.release();
+  }
+}
 
 export const FLOOR_TOPIC = "bench.floor.shipment-events";
 export const FLOOR_PARTITIONS = 3;

@@ -14,23 +14,17 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { randomUUID } from "node:crypto";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { Kafka, logLevel, type Message } from "kafkajs";
+import type { Message } from "kafkajs";
 import pg from "pg";
 import { PricingService, QuoteDeliveryResponseSchema } from "@tawsil/proto/tawsil/pricing/v1/pricing_service_pb";
 import { ShipmentSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { ShipmentService, ShipmentDraftSchema } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { toBinary } from "@bufbuild/protobuf";
-import { ensureFloorSchema, FLOOR_TOPIC } from "./events";
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
+import { ensureFloorSchema, env, FLOOR_TOPIC, floorKafka, inTransaction } from "./events";
 
 const pool = new pg.Pool({ connectionString: env("DATABASE_URL"), max: 10 });
 await ensureFloorSchema(pool);
-const producer = new Kafka({ clientId: "bench-floor", brokers: env("KAFKA_BROKERS").split(","), logLevel: logLevel.NOTHING }).producer();
+const producer = floorKafka().producer();
 await producer.connect();
 const port = Number(env("PORT"));
 
@@ -74,18 +68,10 @@ const handler = connectNodeAdapter({
         const quote = await self.quoteDelivery({ merchantId: req.merchantId, ...(req.draft?.destination ? { destination: req.draft.destination } : {}) });
         const id = randomUUID();
         const draft = toBinary(ShipmentDraftSchema, req.draft ?? create(ShipmentDraftSchema));
-        const client = await pool.connect();
-        try {
-          await client.query("BEGIN");
+        await inTransaction(pool, async (client) => {
           await client.query({ name: "floor-insert-shipment", text: "INSERT INTO floor_shipment (id, merchant_id, reference, draft) VALUES ($1, $2, $3, $4)", values: [id, req.merchantId, req.draft?.externalReference ?? "", draft] });
           await client.query({ name: "floor-insert-outbox", text: "INSERT INTO floor_outbox (id, body) VALUES ($1, $2)", values: [id, draft] });
-          await client.query("COMMIT");
-        } catch (err) {
-          await client.query("ROLLBACK");
-          throw err;
-        } finally {
-          client.release();
-        }
+        });
         await publish({ key: id, value: Buffer.from(draft) });
         return { shipment: create(ShipmentSchema, { shipmentId: id, merchantId: req.merchantId, externalReference: req.draft?.externalReference ?? "", codAmount: quote.price?.amount ?? "", currency: "SAR" }) };
       },
