@@ -59,11 +59,17 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
   const clock = overrides.clock ?? systemClock;
   const resolver = overrides.resolver ?? new DnsResolver(aresQuery({ servers: config.WEBHOOK_DNS_SERVERS }));
   const policy = { allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS };
-  const endpointRoutes = new EndpointRoutes({ db: database.sql, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }) });
+  // An endpoint resumed on any replica wakes every replica's sender: its held backlog is due now.
+  const endpointRoutes = new EndpointRoutes({ db: database.sql, databaseUrl: config.DATABASE_URL, logger: logger.child({ component: "endpoint-routes" }), onChange: () => engine.wake() });
+  // This replica's own write: its next read must see it, and a resume's backlog is due now.
+  const endpointChanged = () => {
+    endpointRoutes.changed();
+    engine.wake();
+  };
   const metrics = createMetrics("webhook");
   const dropped = droppedDeliveries(metrics.registry);
   const manage = new ManageEndpoint({
-    store: new PrismaEndpointStore(database.client, box, () => endpointRoutes.changed(), (count) => dropped.inc({ reason: "held_over_24h" }, count)),
+    store: new PrismaEndpointStore(database.client, box, endpointChanged, (count) => dropped.inc({ reason: "held_over_24h" }, count)),
     resolver,
     clock,
     policy,
@@ -113,10 +119,13 @@ export function composeWebhookService(config: Config, logger: Logger, overrides:
 /** Starts the shipment-event consumer (given a broker) and the delivery engine; their closers come first at shutdown. */
 export async function startWebhookWorkers(parts: WebhookServiceParts, logger: Logger, opts: { kafka?: Kafka; consumerGroupId?: string; engine?: boolean } = {}): Promise<Closer[]> {
   const closers: Closer[] = [];
-  if (opts.kafka) {
-    // Listening before the first event is consumed; stopped after the consumer at shutdown.
+  // Listening before the first event is consumed (the routes) and before the engine's first look
+  // (an endpoint resumed on any replica wakes it); stopped after both at shutdown.
+  if (opts.kafka || opts.engine !== false) {
     await parts.endpointRoutes.start();
     closers.push(parts.endpointRoutes);
+  }
+  if (opts.kafka) {
     const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
     closers.unshift(
       await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, {

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { EndpointStatus } from "@tawsil/proto/tawsil/webhook/v1/webhook_pb";
 import { WebhookService } from "@tawsil/proto/tawsil/webhook/v1/webhook_service_pb";
 import { createPeerClient } from "@tawsil/rpc";
 import type { TestDatabase } from "@tawsil/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { capturedLogger } from "@tawsil/testing";
 import { DeliveryEngine } from "../src/app/delivery-engine";
-import type { ClaimedDelivery, ClaimRequest, ResolvedAddress, Resolver } from "../src/app/ports";
+import type { ClaimedDelivery, ClaimRequest, CompletedAttempt, ResolvedAddress, Resolver } from "../src/app/ports";
 import { PinnedHttpReceiver } from "../src/infra/http-receiver";
 import { SqlDeliveryQueue } from "../src/infra/sql-delivery-queue";
 import { SecretBox } from "../src/infra/secret-box";
@@ -204,4 +205,77 @@ describe("two webhook replicas", () => {
     const attempts = await sql<{ number: number; outcome: string }>(h, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = $1::uuid`, shipmentId);
     expect(attempts).toEqual([{ number: 2, outcome: "DELIVERED" }]);
   });
+});
+
+/** Until `done` holds (checked every 50 ms) or `ms` pass. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+describe("a webhook sender", () => {
+  it("is woken on every replica when an endpoint resumes: the held backlog goes out at once, not at the next idle look", async () => {
+    // A minute between idle looks: only the resume's notification can make replica B look sooner.
+    const env = { WEBHOOK_IDLE_MS: "60000" };
+    const a = await replica({ engine: false, env });
+    await replica({ env });
+    const client = createPeerClient(WebhookService, a.service.url, { timeoutMs: 30_000 });
+    const merchantId = randomUUID();
+    const { endpoint } = await client.registerEndpoint({ merchantId, url: receiver.url });
+    const paused = await client.updateEndpoint({ merchantId, expectedVersion: endpoint!.version, status: EndpointStatus.PAUSED });
+    const shipmentId = await queueChange(a.service, { merchantId, status: "CREATED" }, new Date());
+    const resumed = performance.now();
+    await client.updateEndpoint({ merchantId, expectedVersion: paused.endpoint!.version, status: EndpointStatus.ACTIVE });
+    await until(() => receiver.requests.some((r) => r.body.includes(shipmentId)), 15_000);
+    expect(receiver.requests.filter((r) => r.body.includes(shipmentId))).toHaveLength(1);
+    console.info(`[replicas] resumed on A, sent by B ${Math.round(performance.now() - resumed)} ms later (idle look every 60 s)`);
+  }, 60_000);
+
+  it("frees an endpoint's slot once its send is answered, while the attempt is still being recorded", async () => {
+    const h = await replica({ engine: false });
+    const merchantId = randomUUID();
+    await createPeerClient(WebhookService, h.service.url, { timeoutMs: 30_000 }).registerEndpoint({ merchantId, url: receiver.url });
+    const shipments = [await queueChange(h.service, { merchantId, status: "CREATED" }, new Date()), await queueChange(h.service, { merchantId, status: "CREATED" }, new Date())];
+    // Records wait until the test lets them through: a slot held until its record would leave the second send waiting.
+    let letRecordsThrough!: () => void;
+    const gate = new Promise<void>((resolve) => (letRecordsThrough = resolve));
+    class HeldRecords extends SqlDeliveryQueue {
+      override async complete(results: readonly CompletedAttempt[]): Promise<void> {
+        await gate;
+        return super.complete(results);
+      }
+    }
+    const receiverOfEngine = new PinnedHttpReceiver();
+    const engine = new DeliveryEngine({
+      queue: new HeldRecords(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64"))),
+      receiver: receiverOfEngine,
+      resolver: new TestResolver(),
+      clock: { now: () => new Date() },
+      policy: { allowInsecure: true },
+      timeoutMs: 15_000,
+      concurrency: 4,
+      perEndpoint: 1,
+      leaseMs: 120_000,
+      idleMs: 50,
+      observer: { attempted: () => {}, firstAttemptLag: () => {}, inFlight: () => {} },
+      logger: capturedLogger("engine").logger,
+    });
+    const sent = () => shipments.filter((id) => receiver.requests.some((r) => r.body.includes(id))).length;
+    try {
+      engine.start();
+      await until(() => sent() === 2, 10_000);
+      expect(sent()).toBe(2);
+      const recorded = await sql<{ n: bigint }>(h, `SELECT count(*) AS n FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = ANY($1::uuid[])`, shipments);
+      expect(recorded).toEqual([{ n: 0n }]);
+    } finally {
+      letRecordsThrough();
+      await engine.close();
+      await receiverOfEngine.close();
+    }
+    const attempts = await sql<{ number: number; outcome: string }>(h, `SELECT a.number, a.outcome FROM webhook_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id WHERE d.shipment_id = ANY($1::uuid[])`, shipments);
+    expect(attempts).toEqual([
+      { number: 1, outcome: "DELIVERED" },
+      { number: 1, outcome: "DELIVERED" },
+    ]);
+  }, 60_000);
 });

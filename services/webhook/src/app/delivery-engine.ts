@@ -182,18 +182,27 @@ export class DeliveryEngine {
     const busy = (this.#busy.get(claim.endpointId) ?? 0) + 1;
     this.#busy.set(claim.endpointId, busy);
     if (busy === this.opts.perEndpoint) this.#backlogged.add(claim.endpointId);
-    const attempt = this.#attempt(claim).finally(() => {
+    let slotHeld = true;
+    // The slot is the send's: freed once the receiver answered (or the attempt ended unsent), while
+    // its outcome is still being recorded, so the endpoint's next send does not wait for that write.
+    // The delivery stays claimed (its token, its lease) until recorded: no claim can take it meanwhile.
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
       // A claim may have been short of this slot: the pool was full or this endpoint at its cap.
       const poolFull = this.#inFlight === this.opts.concurrency;
       this.#inFlight--;
-      this.#inFlightIds.delete(claim.id);
       const left = (this.#busy.get(claim.endpointId) ?? 1) - 1;
       if (left === 0) this.#busy.delete(claim.endpointId);
       else this.#busy.set(claim.endpointId, left);
-      this.#attempts.delete(attempt);
       if (!this.#running) return;
       if (poolFull) this.wake();
       else if (this.#backlogged.has(claim.endpointId)) void this.#refill(claim.endpointId);
+    };
+    const attempt = this.#attempt(claim, freeSlot).finally(() => {
+      freeSlot();
+      this.#inFlightIds.delete(claim.id);
+      this.#attempts.delete(attempt);
     });
     this.#attempts.add(attempt);
     return attempt;
@@ -203,7 +212,7 @@ export class DeliveryEngine {
    * One attempt, in a span of the trace that queued the delivery (the merchant's request that
    * changed the shipment), so a create shows as one trace from the gateway to each attempt.
    */
-  #attempt(claim: ClaimedDelivery): Promise<void> {
+  #attempt(claim: ClaimedDelivery, sent: () => void): Promise<void> {
     const parent = claim.traceParent ? propagation.extract(ROOT_CONTEXT, { traceparent: claim.traceParent }) : ROOT_CONTEXT;
     const span = tracer().startSpan("webhook attempt", { kind: SpanKind.CLIENT, attributes: { "tawsil.webhook.delivery_id": claim.id, "tawsil.webhook.attempt": claim.attempt } }, parent);
     let stage: AttemptStage | undefined;
@@ -216,6 +225,7 @@ export class DeliveryEngine {
       try {
         if (claim.attempt === 1) this.opts.observer.firstAttemptLag(Math.max(0, (this.opts.clock.now().getTime() - claim.occurredAt.getTime()) / 1000));
         const done = await attemptDelivery(this.opts, claim, enter);
+        sent();
         if ("notSent" in done) {
           this.opts.logger.warn({ deliveryId: claim.id, attempt: claim.attempt }, "webhook attempt given back unsent: too little of its lease left");
           enter(undefined);

@@ -36,6 +36,11 @@ export interface EndpointRoutesOptions {
   /** Longest an entry is trusted without a notification: only a safety net. */
   readonly maxAgeMs?: number;
   readonly maxEntries?: number;
+  /**
+   * Called after an endpoint changed on any replica (and after each reconnection, when a change may
+   * have been missed): a resume makes its held backlog claimable, which the sender should see now.
+   */
+  readonly onChange?: () => void;
 }
 
 /**
@@ -70,7 +75,10 @@ export class EndpointRoutes {
       url: databaseUrl,
       channel: ENDPOINTS_CHANNEL,
       // Also called after each (re)connection: what was notified meanwhile is unknown, so everything goes.
-      onNotify: () => this.#connected(),
+      onNotify: () => {
+        this.#connected();
+        this.opts.onChange?.();
+      },
       logger: { warn: (obj, msg) => (this.#lost(), logger.warn(obj, msg)) },
     });
   }
