@@ -15,7 +15,7 @@ export interface DeliveryEngineOptions extends AttemptDeps {
   readonly perEndpoint: number;
   /** How long a claim is this replica's; well beyond the attempt timeout and the DNS deadline. */
   readonly leaseMs: number;
-  /** Longest sleep when nothing is due: bounds how late another replica's new event or a resumed endpoint is noticed. */
+  /** Longest sleep when nothing is due: bounds how late another replica's new event is noticed (a resume wakes every replica: server.ts). */
   readonly idleMs: number;
   /**
    * This replica's stable name (WEBHOOK_REPLICA_ID), kept on its claims: started again under it,
@@ -29,8 +29,9 @@ export interface DeliveryEngineOptions extends AttemptDeps {
 const tracer = () => trace.getTracer("@tawsil/webhook");
 
 /**
- * One replica's sender: a pool of `concurrency` attempts, each on its own. Whenever slots are free
- * it claims due deliveries (SKIP LOCKED, so replicas never share a row) for them, at most
+ * One replica's sender: a pool of `concurrency` sends, each on its own; a slot frees once its
+ * receiver answered (recording the outcome holds none; the delivery stays claimed until it is).
+ * Whenever slots are free it claims due deliveries (SKIP LOCKED, so replicas never share a row) for them, at most
  * `perEndpoint` in flight per endpoint, so a receiver that hangs holds its own slots and no one
  * else's, and nothing waits for the slowest send of a batch. When nothing can be claimed it sleeps
  * until the next delivery is due, at most idleMs; a wake() (an event queued here, a slot freed that
