@@ -6,7 +6,7 @@ import type { TestDatabase } from "@tawsil/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { capturedLogger } from "@tawsil/testing";
 import { DeliveryEngine } from "../src/app/delivery-engine";
-import type { ClaimedDelivery, ClaimRequest, CompletedAttempt, ResolvedAddress, Resolver } from "../src/app/ports";
+import type { ClaimedDelivery, ClaimRequest, CompletedAttempt, DeliveryQueue, ResolvedAddress, Resolver } from "../src/app/ports";
 import { PinnedHttpReceiver } from "../src/infra/http-receiver";
 import { SqlDeliveryQueue } from "../src/infra/sql-delivery-queue";
 import { SecretBox } from "../src/infra/secret-box";
@@ -42,6 +42,26 @@ async function replica(opts: Parameters<typeof startHarness>[1]): Promise<Harnes
   const harness = await startHarness(db.url, { ...opts, env: { WEBHOOK_SECRET_ENCRYPTION_KEY: key, WEBHOOK_ATTEMPT_TIMEOUT_MS: "15000", ...opts?.env } });
   harnesses.push(harness);
   return harness;
+}
+
+/** An engine of the test's own over `queue` (a real queue the test wraps), sending through a receiver of its own. */
+function engineOver(queue: DeliveryQueue, perEndpoint: number): { engine: DeliveryEngine; receiverOfEngine: PinnedHttpReceiver } {
+  const receiverOfEngine = new PinnedHttpReceiver();
+  const engine = new DeliveryEngine({
+    queue,
+    receiver: receiverOfEngine,
+    resolver: new TestResolver(),
+    clock: { now: () => new Date() },
+    policy: { allowInsecure: true },
+    timeoutMs: 15_000,
+    concurrency: 4,
+    perEndpoint,
+    leaseMs: 120_000,
+    idleMs: 50,
+    observer: { attempted: () => {}, firstAttemptLag: () => {}, inFlight: () => {} },
+    logger: capturedLogger("engine").logger,
+  });
+  return { engine, receiverOfEngine };
 }
 
 const sql = <T>(h: Harness, text: string, ...params: unknown[]) => h.service.parts.database.client.$queryRawUnsafe<T[]>(text, ...params);
@@ -159,21 +179,7 @@ describe("two webhook replicas", () => {
       }
     }
     const queue = new AnswerLostOnce(h.service.parts.database.client, box);
-    const receiverOfEngine = new PinnedHttpReceiver();
-    const engine = new DeliveryEngine({
-      queue,
-      receiver: receiverOfEngine,
-      resolver: new TestResolver(),
-      clock: { now: () => new Date() },
-      policy: { allowInsecure: true },
-      timeoutMs: 15_000,
-      concurrency: 4,
-      perEndpoint: 2,
-      leaseMs: 120_000,
-      idleMs: 50,
-      observer: { attempted: () => {}, firstAttemptLag: () => {}, inFlight: () => {} },
-      logger: capturedLogger("engine").logger,
-    });
+    const { engine, receiverOfEngine } = engineOver(queue, 2);
     try {
       await expect(engine.runOnce()).rejects.toThrow("Connection terminated");
       const leased = await sql<{ attempts: number }>(h, `SELECT attempts FROM webhook_delivery WHERE shipment_id = $1::uuid AND claim_token IS NOT NULL`, shipmentId);
@@ -245,21 +251,7 @@ describe("a webhook sender", () => {
         return super.complete(results);
       }
     }
-    const receiverOfEngine = new PinnedHttpReceiver();
-    const engine = new DeliveryEngine({
-      queue: new HeldRecords(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64"))),
-      receiver: receiverOfEngine,
-      resolver: new TestResolver(),
-      clock: { now: () => new Date() },
-      policy: { allowInsecure: true },
-      timeoutMs: 15_000,
-      concurrency: 4,
-      perEndpoint: 1,
-      leaseMs: 120_000,
-      idleMs: 50,
-      observer: { attempted: () => {}, firstAttemptLag: () => {}, inFlight: () => {} },
-      logger: capturedLogger("engine").logger,
-    });
+    const { engine, receiverOfEngine } = engineOver(new HeldRecords(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64"))), 1);
     const sent = () => shipments.filter((id) => receiver.requests.some((r) => r.body.includes(id))).length;
     try {
       engine.start();
