@@ -1,3 +1,4 @@
+import { claimEvent } from "./claims";
 import { lockKey } from "./dead-letters";
 import type { ConsumedEvent, EventHandler } from "./idempotent-consumer";
 import type { RunInTransaction, SqlClient } from "./sql";
@@ -64,8 +65,6 @@ function parkedOf(row: Row): ParkedEvent {
   };
 }
 
-const CLAIM_EVENT = `INSERT INTO processed_event (consumer_group, event_id) VALUES ($1, $2::uuid) ON CONFLICT DO NOTHING`;
-
 /**
  * The operators' side of a consumer group's dead letters: list, show, replay (the parked event, then
  * every event parked behind it, in order, each through the consumer's own handler and processed-event
@@ -129,10 +128,11 @@ export class DeadLetterAdmin<Tx extends SqlClient> {
           if (!row) return undefined;
           if (applied.length === 0 && row.id !== id) throw new ParkedEventError("NOT_FIRST", `parked event ${id} waits behind parked event ${row.id} of the same key: replay that one`);
           const parked = parkedOf(row);
-          const claimed = await tx.$executeRawUnsafe(CLAIM_EVENT, this.opts.groupId, parked.event.eventId);
-          if (claimed > 0) await this.opts.handler(tx, parked.event);
-          await tx.$executeRawUnsafe(`UPDATE parked_event SET resolved_at = $2, resolution = $3 WHERE id = $1::bigint`, row.id, this.#now(), claimed > 0 ? "REPLAYED" : "ALREADY_APPLIED");
-          return { ...parked, resolvedAt: this.#now(), resolution: claimed > 0 ? "REPLAYED" : "ALREADY_APPLIED" };
+          // The key's own parked row is what it waits behind: the replay claims without that look.
+          const claimed = (await claimEvent(tx, this.opts.groupId, parked.event, false)) === "claimed";
+          if (claimed) await this.opts.handler(tx, parked.event);
+          await tx.$executeRawUnsafe(`UPDATE parked_event SET resolved_at = $2, resolution = $3 WHERE id = $1::bigint`, row.id, this.#now(), claimed ? "REPLAYED" : "ALREADY_APPLIED");
+          return { ...parked, resolvedAt: this.#now(), resolution: claimed ? "REPLAYED" : "ALREADY_APPLIED" };
         });
       } catch (err) {
         if (err instanceof ParkedEventError) throw err;

@@ -22,7 +22,7 @@ const PARK = `INSERT INTO parked_event (consumer_group, event_id, topic, partiti
   ON CONFLICT (consumer_group, event_id) DO NOTHING`;
 
 /** Keys among `keys` with an unresolved parked event of the group: their events must wait. */
-export async function waitingKeys(tx: SqlClient, group: string, keys: readonly string[]): Promise<Set<string>> {
+async function waitingKeys(tx: SqlClient, group: string, keys: readonly string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const rows = await tx.$queryRawUnsafe<{ key: string }[]>(WAITING_KEYS, group, [...new Set(keys)]);
   return new Set(rows.map((row) => row.key));

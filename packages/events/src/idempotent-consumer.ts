@@ -5,7 +5,8 @@ import { isDatabaseUnavailable, sqlStateOf } from "@tawsil/db/failures";
 import { Counter, type Registry } from "prom-client";
 import { restartAfterCrash } from "./crash-restart";
 import { DeferredCommits } from "./deferred-commits";
-import { describeError, lockAndCheckWaiting, park, PARKED_BEHIND, waitingKeys } from "./dead-letters";
+import { claimEvent, claimEvents } from "./claims";
+import { describeError, lockAndCheckWaiting, park, PARKED_BEHIND } from "./dead-letters";
 import { EVENT_HEADERS } from "./headers";
 import type { RunInTransaction, SqlClient } from "./sql";
 
@@ -73,11 +74,6 @@ class KeyWaitsError extends Error {}
 
 /** A serialization failure or a deadlock: the transaction lost a race, the event is not at fault. */
 const TRANSIENT_STATES = new Set(["40001", "40P01"]);
-
-const CLAIM_EVENT = `INSERT INTO processed_event (consumer_group, event_id) VALUES ($1, $2::uuid) ON CONFLICT DO NOTHING`;
-
-/** Claims a batch's event ids in one statement; returns those not applied before. */
-const CLAIM_EVENTS = `INSERT INTO processed_event (consumer_group, event_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`;
 
 /**
  * Most events one transaction applies: bounds how long a batch holds its row locks and how much a
@@ -174,12 +170,9 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     let applied: boolean[];
     try {
       applied = await this.opts.runInTransaction(async (tx) => {
-        if (this.opts.deadLetters) {
-          const keys = events.flatMap((event, i) => (event && !ignored[i] ? [event.key] : []));
-          if ((await waitingKeys(tx, this.opts.groupId, keys)).size > 0) throw new KeyWaitsError();
-        }
-        const ids = events.flatMap((event, i) => (event && !ignored[i] ? [event.eventId] : []));
-        const fresh = new Set((await tx.$queryRawUnsafe<{ event_id: string }[]>(CLAIM_EVENTS, this.opts.groupId, ids)).map((row) => row.event_id));
+        const claimable = events.filter((event, i): event is ConsumedEvent => event !== undefined && !ignored[i]);
+        const fresh = await claimEvents(tx, this.opts.groupId, claimable, this.opts.deadLetters !== undefined);
+        if (fresh === "waits") throw new KeyWaitsError();
         const outcomes: boolean[] = [];
         const batch: { event: ConsumedEvent; message: KafkaMessage }[] = [];
         for (const [i, event] of events.entries()) {
@@ -221,12 +214,16 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     try {
       outcome = await this.#inSpan(event, message, () =>
         this.opts.runInTransaction(async (tx) => {
-          if (await this.#waits(tx, event)) {
-            await park(tx, this.opts.groupId, event, PARKED_BEHIND, 0, this.#now());
-            return "behind";
+          let claim = await claimEvent(tx, this.opts.groupId, event, this.opts.deadLetters !== undefined);
+          if (claim === "waits") {
+            // Checked again under the key's lock, which a replay takes too: it may have just resolved the key.
+            if (await lockAndCheckWaiting(tx, this.opts.groupId, event.key)) {
+              await park(tx, this.opts.groupId, event, PARKED_BEHIND, 0, this.#now());
+              return "behind";
+            }
+            claim = await claimEvent(tx, this.opts.groupId, event, false);
           }
-          const claimed = await tx.$executeRawUnsafe(CLAIM_EVENT, this.opts.groupId, event.eventId);
-          if (claimed === 0) return "duplicate"; // applied before: a redelivery
+          if (claim === "duplicate") return "duplicate"; // applied before: a redelivery
           await this.opts.handler(tx, event);
           return "applied";
         }),
@@ -245,13 +242,6 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       this.#log.warn({ topic, partition, offset: message.offset, eventId: event.eventId, key: event.key }, "event parked behind an earlier parked event of its key");
     }
     this.opts.onDelivery?.(event, outcome === "applied");
-  }
-
-  /** Whether the event's key waits behind a parked event (checked again under the key's lock, which a replay takes too). */
-  async #waits(tx: Tx, event: ConsumedEvent): Promise<boolean> {
-    if (!this.opts.deadLetters) return false;
-    if (!(await waitingKeys(tx, this.opts.groupId, [event.key])).has(event.key)) return false;
-    return lockAndCheckWaiting(tx, this.opts.groupId, event.key);
   }
 
   /**

@@ -5,7 +5,7 @@
  * retried without counting, and nothing is parked. Real PostgreSQL and Kafka.
  */
 import { randomUUID } from "node:crypto";
-import { createKafka, DeadLetterAdmin, EVENT_HEADERS, IdempotentConsumer, PARKED_EVENTS_METRIC, type ConsumedEvent, type SqlClient } from "@tawsil/events";
+import { createKafka, DeadLetterAdmin, EVENT_HEADERS, IdempotentConsumer, PARKED_EVENTS_METRIC, type ConsumedEvent, type RunInTransaction, type SqlClient } from "@tawsil/events";
 import { createLogger } from "@tawsil/logging";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -121,6 +121,41 @@ describe("poison events", () => {
       await send(topic, [event("P", 23)]);
       await until("the key's next event", async () => (await ledger()).length === 9);
       expect((await parked()).length).toBe(3);
+    } finally {
+      await consumer.stop();
+      await db.$executeRawUnsafe(`TRUNCATE ledger_entry, parked_event`);
+    }
+  });
+
+  it("claims an event in one statement with dead letters on: the look for a parked event of its key rides on the claim", async () => {
+    const topic = `test.dead-letters.statements.${run}`;
+    await ensureTopics([...brokers], [{ topic, numPartitions: 1 }]);
+    // Each transaction's statements, counted through the client the consumer is given.
+    const runner = transactionsOf(db);
+    const perTransaction: number[] = [];
+    const counting: RunInTransaction<SqlClient> = (fn) =>
+      runner(async (tx) => {
+        let statements = 0;
+        const counted: SqlClient = {
+          $executeRawUnsafe: (query, ...values) => (statements++, tx.$executeRawUnsafe(query, ...values)),
+          $queryRawUnsafe: (query, ...values) => (statements++, tx.$queryRawUnsafe(query, ...values)),
+        };
+        try {
+          return await fn(counted);
+        } finally {
+          perTransaction.push(statements);
+        }
+      });
+    const consumer = new IdempotentConsumer({ kafka, groupId: `test.dead-letters.statements.${run}`, topics: [topic], logger, runInTransaction: counting, handler: ledgerHandler([], () => undefined), deadLetters: { maxAttempts: 3 } });
+    // Three together (a chunk), then one alone (the single path).
+    await send(topic, [event("A", 1), event("B", 2), event("A", 3)]);
+    await consumer.start();
+    try {
+      await until("the chunk", async () => (await ledger()).length === 3);
+      await send(topic, [event("C", 4)]);
+      await until("the single event", async () => (await ledger()).length === 4);
+      // The claim, then the handler's one INSERT per event: nothing else.
+      expect(perTransaction).toEqual([1 + 3, 1 + 1]);
     } finally {
       await consumer.stop();
       await db.$executeRawUnsafe(`TRUNCATE ledger_entry, parked_event`);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openDatabase, withTransaction, type ServiceDatabase } from "@tawsil/db";
+import type { SqlClient } from "@tawsil/events";
 import { createLogger } from "@tawsil/logging";
 import { createMigratedDatabase, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -121,5 +122,23 @@ describe("set-based projection writes", () => {
     expect(expected.assignments).toHaveLength(2);
     expect(expected.fixes).toHaveLength(2);
     expect(await tables(batched)).toEqual(expected);
+  });
+
+  it("write a shipment's row and its status history in one statement when an event comes alone", async () => {
+    const db = await database("count");
+    const id = randomUUID();
+    let statements = 0;
+    await withTransaction(db, async (tx) => {
+      const counted: SqlClient = {
+        $executeRawUnsafe: (query, ...values) => (statements++, tx.$executeRawUnsafe(query, ...values)),
+        $queryRawUnsafe: (query, ...values) => (statements++, tx.$queryRawUnsafe(query, ...values)),
+      };
+      const item = shipment(id, 1, "READY_FOR_DISPATCH", 1, hash(1));
+      if (item.kind === "shipment") await applyShipmentFact(new SqlProjectionWriter(counted), item.fact);
+    });
+    expect(statements).toBe(1);
+    const written = await tables(db);
+    expect(written.shipments.map((row) => [row.shipment_id, row.version])).toEqual([[id, "1"]]);
+    expect(written.statuses.map((row) => [row.shipment_id, row.occurred_at])).toEqual([[id, at(1)]]);
   });
 });

@@ -39,15 +39,16 @@ export async function applyShipmentChange(ctx: DispatchContext, work: JobWork, c
     return;
   }
   if (change.state === "READY_FOR_DISPATCH" || change.state === "DISPATCH_UNRESOLVED") {
-    if (await createJob(ctx, work, change, change.state)) await work.wakeForJob(change.shipmentId);
+    await createJob(ctx, work, change, change.state);
   }
 }
 
-async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): Promise<boolean> {
+/** A new job, its wake-up written with it (JobWork.createJob). */
+async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): Promise<void> {
   const { pickup, destination, cityCode, shipmentId } = change;
   if (!pickup || !destination || !cityCode) {
     ctx.logger.error({ shipmentId }, "a shipment ready for dispatch has no pickup, destination or city; ignored");
-    return false;
+    return;
   }
   const requirements = change.requirements.filter((r): r is Requirement => isRequirement(r));
   const parcel = { cityCode, weightGrams: change.weightGrams, longestSideMm: change.longestSideMm, requirements: new Set(requirements), cashOnDelivery: change.cashOnDelivery };
@@ -73,5 +74,4 @@ async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentCh
       offerableFrom(change.pickupWindowStart, ctx.offerLeadMs, nowOf(ctx)),
     ),
   );
-  return true;
 }

@@ -69,6 +69,7 @@ export interface DriverChange {
  */
 export interface JobWork {
   lockJob(shipmentId: string): Promise<DispatchJob | undefined>;
+  /** Creates the job and wakes the dispatcher's leader for it on commit, as wakeForJob does. */
   createJob(job: DispatchJob): Promise<void>;
   saveJob(job: DispatchJob): Promise<void>;
   openOffer(shipmentId: string): Promise<Offer | undefined>;

@@ -39,8 +39,8 @@ export interface FixFact {
  * write is order-proof: an older version, assignment or fix than the one stored changes nothing.
  */
 export interface ProjectionWriter {
-  saveShipment(fact: ShipmentFact, terminalAt: Date | null): Promise<void>;
-  recordStatus(shipmentId: string, status: string, at: Date): Promise<void>;
+  /** The row moves to the fact's version (if newer), and `status` goes into the history (the earliest time wins). */
+  saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: StatusEntry): Promise<void>;
   saveAssignment(fact: AssignmentFact): Promise<void>;
   saveFix(fact: FixFact): Promise<void>;
 }

@@ -9,14 +9,18 @@ import type { AssignmentFact, FixFact, ProjectionBatchWriter, ProjectionWriter, 
 export class SqlProjectionWriter implements ProjectionWriter {
   constructor(private readonly tx: SqlClient) {}
 
-  async saveShipment(fact: ShipmentFact, terminalAt: Date | null): Promise<void> {
+  /** One statement: the row's upsert rides as a CTE on the history's insert (no foreign key between them). */
+  async saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: StatusEntry): Promise<void> {
     await this.tx.$executeRawUnsafe(
-      `INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
-         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, reason_code, updated_at)
-       VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
-       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
-         tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
-       WHERE tracked_shipment.version < EXCLUDED.version`,
+      `WITH shipment AS (
+         INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
+           pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, reason_code, updated_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
+         ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
+           tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
+         WHERE tracked_shipment.version < EXCLUDED.version)
+       INSERT INTO status_change (shipment_id, status, occurred_at) VALUES ($13::uuid, $14, $15)
+       ON CONFLICT (shipment_id, status) DO UPDATE SET occurred_at = LEAST(status_change.occurred_at, EXCLUDED.occurred_at)`,
       fact.shipmentId,
       fact.merchantId,
       fact.trackingCodeSha256.length === 32 ? Buffer.from(fact.trackingCodeSha256) : null,
@@ -29,16 +33,9 @@ export class SqlProjectionWriter implements ProjectionWriter {
       fact.cityCode,
       terminalAt,
       fact.reasonCode,
-    );
-  }
-
-  async recordStatus(shipmentId: string, status: string, at: Date): Promise<void> {
-    await this.tx.$executeRawUnsafe(
-      `INSERT INTO status_change (shipment_id, status, occurred_at) VALUES ($1::uuid, $2, $3)
-       ON CONFLICT (shipment_id, status) DO UPDATE SET occurred_at = LEAST(status_change.occurred_at, EXCLUDED.occurred_at)`,
-      shipmentId,
-      status,
-      at,
+      status.shipmentId,
+      status.status,
+      status.at,
     );
   }
 
