@@ -7,7 +7,7 @@
 import type { DevStack } from "../dev";
 import { FLEET } from "../../packages/topology/src";
 import { measureIdle, type WatchedProcess } from "./idle";
-import { KEPT_SHARES, type MeshProfiler } from "./profiler";
+import { KEPT_SHARES, type MeshProfiler, type ProcessProfile } from "./profiler";
 import type { IdleResults } from "./report/results";
 import { jobsByState, seedWaitingForDriver } from "../../packages/testing/src/seed/seed";
 import type { BenchSettings } from "./settings";
@@ -61,10 +61,7 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
     // After the figures, which the profiler would skew; the broker has no profiler to signal.
     const node = watched.filter((p) => p.name !== "kafka broker" && p.pid !== undefined);
     log(`idle: ${settings.idleSeconds} s more with every Node process profiled (.bench/profiles/idle/)...`);
-    await profiler.start(node);
-    await new Promise((r) => setTimeout(r, settings.idleSeconds * 1000));
-    const profiles = await profiler.stop(node, "idle");
-    profiled = { ...result, profiles: profiles.map((p) => ({ ...p, owners: p.owners.slice(0, KEPT_SHARES), functions: p.functions.slice(0, KEPT_SHARES) })) };
+    profiled = { ...result, profiles: await profileWindow(profiler, node, "idle", settings.idleSeconds) };
   }
   // The same window with the fleet stopped (its drivers on shift, silent): what of the seven's
   // idle CPU is the product's own, and what is serving the simulated drivers.
@@ -77,7 +74,19 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
   const withoutFleet = { processes: quiet, sevenCpuPercent: sum(quiet.map((f) => f.cpuPercent)), ...(floor.length ? { floor: measured.slice(services.length) } : {}) };
   log(`  without the fleet, the seven: cpu ${withoutFleet.sevenCpuPercent.toFixed(1)}% of one core`);
   for (const f of withoutFleet.floor ?? []) log(`  ${f.name.padEnd(15)} cpu ${f.cpuPercent.toFixed(1).padStart(5)}% (design floor, idle)`);
-  return { ...profiled, withoutFleet };
+  if (!profiler) return { ...profiled, withoutFleet };
+  // What the seven's own background is: the idle budget is theirs without the fleet.
+  const node = services.filter((p) => p.pid !== undefined);
+  log(`idle: ${settings.idleSeconds} s more without the fleet, every Node process profiled (.bench/profiles/idle-without-fleet/)...`);
+  return { ...profiled, withoutFleet: { ...withoutFleet, profiles: await profileWindow(profiler, node, "idle-without-fleet", settings.idleSeconds) } };
+}
+
+/** `seconds` of doing nothing with `processes` under V8's profiler (.bench/profiles/<label>/), each summarised. */
+async function profileWindow(profiler: MeshProfiler, processes: readonly WatchedProcess[], label: string, seconds: number): Promise<ProcessProfile[]> {
+  await profiler.start(processes);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const profiles = await profiler.stop(processes, label);
+  return profiles.map((p) => ({ ...p, owners: p.owners.slice(0, KEPT_SHARES), functions: p.functions.slice(0, KEPT_SHARES) }));
 }
 
 /**

@@ -107,6 +107,16 @@ describe("the CPU budgets of issue 34", () => {
     );
   });
 
+  it("explains idle over the budget without the fleet by the fleet-stopped window's profiles, beside a floor that alone exceeds it", () => {
+    const profile = { name: "dispatch", file: ".bench/profiles/idle-without-fleet/dispatch.cpuprofile", wallMs: 20_000, busyMs: 500, owners: [{ name: "kafkajs", ms: 300 }, { name: "pg", ms: 100 }], functions: [{ name: "fetch (kafkajs)", ms: 100 }] };
+    const floor = [0.3, 0.4, 0.5].map((cpuPercent, i) => ({ name: ["floor-edge", "floor-inner", "floor-consumers"][i]!, pid: 20 + i, cpuPercent, rssBytes: 0, slices: [cpuPercent] }));
+    const processes = [{ name: "gateway", pid: 11, cpuPercent: 0.3, rssBytes: 0, slices: [0.3] }, { name: "dispatch", pid: 12, cpuPercent: 3, rssBytes: 0, slices: [3] }];
+    const idle = { ...RESULTS.idle!, withoutFleet: { sevenCpuPercent: 3.3, processes, floor, profiles: [profile] } };
+    expect(row({ ...RESULTS, idle }, "idle").bound).toBe(
+      "with the fleet stopped (its drivers on shift, silent) the seven spend 3.3% (dispatch 3.0%, gateway 0.3%), over the 2% even on their own; in the same window the design floor's 3 processes (an HTTP edge; a Connect service with a pg pool and a Kafka producer; three consumer groups), doing nothing of the product's, idle at 1.2% (floor-edge 0.3%, floor-inner 0.4%, floor-consumers 0.5%): 0.40% a process, 2.8% for seven, and alone exceeds the 2% target: no change inside the processes meets it in this design; without the fleet, the busiest: dispatch 3.0%: kafkajs 60%, pg 20%; hottest fetch (kafkajs) 20% ([profile](profiles/idle-without-fleet/dispatch.cpuprofile)) · gateway 0.3%",
+    );
+  });
+
   it("says what each busy process spent its profiled idle window on, with a link to the profile", () => {
     const profile = { name: "dispatch", file: ".bench/profiles/idle/dispatch.cpuprofile", wallMs: 20_000, busyMs: 1000, owners: [{ name: "kafkajs", ms: 600 }, { name: "pg", ms: 200 }, { name: "GC", ms: 100 }], functions: [{ name: "decode (kafkajs)", ms: 150 }] };
     const idle = { ...RESULTS.idle!, profiles: [profile] };

@@ -33,7 +33,13 @@ export interface IdleResults {
    * A last window as long with the fleet stopped, its drivers on shift and silent: the seven on
    * their own, and the design floor's Node processes idle beside them (when the floor runs).
    */
-  readonly withoutFleet?: { readonly processes: readonly IdleFigure[]; readonly sevenCpuPercent: number; readonly floor?: readonly IdleFigure[] };
+  readonly withoutFleet?: {
+    readonly processes: readonly IdleFigure[];
+    readonly sevenCpuPercent: number;
+    readonly floor?: readonly IdleFigure[];
+    /** A window as long after its figures, each of the seven profiled (none with --skip profile). */
+    readonly profiles?: readonly ProcessProfile[];
+  };
 }
 
 export interface StartupResults {
