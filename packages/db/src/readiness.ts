@@ -1,4 +1,4 @@
-/** The part of a Prisma client a readiness probe uses. */
+/** The part of the pool's raw SQL (PgSql) or a Prisma client a readiness probe uses. */
 interface Queryable {
   $queryRawUnsafe<T = unknown>(query: string): PromiseLike<T>;
 }

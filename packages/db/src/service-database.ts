@@ -31,5 +31,8 @@ export function openDatabase<Client extends Disconnectable & { $queryRawUnsafe<T
       await disconnect(client);
       await pool.end();
     })());
-  return { client, sql: new PgSql(pool), readiness: databaseReadinessCheck(client), name: "database", close };
+  const sql = new PgSql(pool);
+  // The probe's SELECT 1 on the pool directly: through Prisma it was most of an idle service's
+  // Prisma time (the gateway asks every service every 10 s), for the same round trip.
+  return { client, sql, readiness: databaseReadinessCheck(sql), name: "database", close };
 }
