@@ -9,8 +9,7 @@ import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, JOB_COLUMNS, jobFromReco
 import { writeAssignmentChanged, writeCityStaffing, writeDriverLocations } from "./events";
 import type { CityStaffing } from "../domain/city-staffing";
 import { Prisma } from "./prisma/generated/client";
-import { announceOffer, announceShiftChange, DISPATCHER_CHANNEL, wakeForDriver, wakeForJob } from "./wake-ups";
-import { formatWakeUp } from "../app/wake-up";
+import { announceOffer, announceShiftChange, jobWakeUp, wakeForDriver, wakeForJob } from "./wake-ups";
 
 /** One transaction of the pool (ServiceDatabase.sql), or Prisma's: both answer the raw calls used here. */
 export type Tx = RawSql;
@@ -36,6 +35,7 @@ export class SqlJobWork implements JobWork {
   async createJob(job: DispatchJob): Promise<void> {
     // clock_timestamp(), not the transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
     // The wake-up rides on the insert (a notification is sent on commit either way): one round trip, not two.
+    const wakeUp = jobWakeUp(job.shipmentId);
     await this.tx.$queryRaw`
       WITH created AS (INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
@@ -49,7 +49,7 @@ export class SqlJobWork implements JobWork {
         ${job.delivery?.pickupAddress ?? null}, ${job.delivery?.destinationAddress ?? null}, ${job.delivery?.codAmount ?? null}, ${job.delivery?.recipientName ?? null},
         clock_timestamp(), clock_timestamp())
       RETURNING shipment_id)
-      SELECT pg_notify(${DISPATCHER_CHANNEL}, ${formatWakeUp({ kind: "job", id: job.shipmentId })})::text AS notified FROM created`;
+      SELECT pg_notify(${wakeUp.channel}, ${wakeUp.payload})::text AS notified FROM created`;
   }
 
   async saveJob(job: DispatchJob): Promise<void> {

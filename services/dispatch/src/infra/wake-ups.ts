@@ -19,8 +19,14 @@ async function notify(tx: SqlClient, channel: string, payload: string): Promise<
   await tx.$executeRawUnsafe(`SELECT pg_notify($1, $2)`, channel, payload);
 }
 
+/** The notification that wakes the leader for a job: also sent by a statement that carries it (SqlJobWork.createJob). */
+export const jobWakeUp = (shipmentId: string): { readonly channel: string; readonly payload: string } => ({ channel: DISPATCHER_CHANNEL, payload: formatWakeUp({ kind: "job", id: shipmentId }) });
+
 /** The job may be offerable now (new, back to waiting, or its offer was declined). */
-export const wakeForJob = (tx: SqlClient, shipmentId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, formatWakeUp({ kind: "job", id: shipmentId }));
+export const wakeForJob = (tx: SqlClient, shipmentId: string): Promise<void> => {
+  const { channel, payload } = jobWakeUp(shipmentId);
+  return notify(tx, channel, payload);
+};
 
 /** The driver may take a job now (came on duty, finished, declined, or their offer lapsed). */
 export const wakeForDriver = (tx: SqlClient, driverId: string): Promise<void> => notify(tx, DISPATCHER_CHANNEL, formatWakeUp({ kind: "driver", id: driverId }));

@@ -7,7 +7,7 @@ import type { AssignmentFact, FixFact, ProjectionBatchWriter, ProjectionWriter, 
  * reordered events leave the history as it was).
  */
 export async function applyShipmentFact(writer: ProjectionWriter, fact: ShipmentFact): Promise<void> {
-  await writer.saveShipment(fact, isTerminal(fact.state) ? fact.occurredAt : null, { shipmentId: fact.shipmentId, status: publicStatusOf(fact.state), at: fact.occurredAt });
+  await writer.saveShipment(fact, isTerminal(fact.state) ? fact.occurredAt : null, publicStatusOf(fact.state));
 }
 
 /** Only an acceptance names the shipment's driver; offers, declines and expiries do not. */

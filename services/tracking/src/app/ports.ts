@@ -39,8 +39,8 @@ export interface FixFact {
  * write is order-proof: an older version, assignment or fix than the one stored changes nothing.
  */
 export interface ProjectionWriter {
-  /** The row moves to the fact's version (if newer), and `status` goes into the history (the earliest time wins). */
-  saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: StatusEntry): Promise<void>;
+  /** The row moves to the fact's version (if newer), and `status` goes into the history at the fact's time (the earliest time wins). */
+  saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: string): Promise<void>;
   saveAssignment(fact: AssignmentFact): Promise<void>;
   saveFix(fact: FixFact): Promise<void>;
 }

@@ -10,7 +10,7 @@ export class SqlProjectionWriter implements ProjectionWriter {
   constructor(private readonly tx: SqlClient) {}
 
   /** One statement: the row's upsert rides as a CTE on the history's insert (no foreign key between them). */
-  async saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: StatusEntry): Promise<void> {
+  async saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: string): Promise<void> {
     await this.tx.$executeRawUnsafe(
       `WITH shipment AS (
          INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
@@ -19,7 +19,7 @@ export class SqlProjectionWriter implements ProjectionWriter {
          ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
            tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
          WHERE tracked_shipment.version < EXCLUDED.version)
-       INSERT INTO status_change (shipment_id, status, occurred_at) VALUES ($13::uuid, $14, $15)
+       INSERT INTO status_change (shipment_id, status, occurred_at) VALUES ($1::uuid, $13, $14)
        ON CONFLICT (shipment_id, status) DO UPDATE SET occurred_at = LEAST(status_change.occurred_at, EXCLUDED.occurred_at)`,
       fact.shipmentId,
       fact.merchantId,
@@ -33,9 +33,8 @@ export class SqlProjectionWriter implements ProjectionWriter {
       fact.cityCode,
       terminalAt,
       fact.reasonCode,
-      status.shipmentId,
-      status.status,
-      status.at,
+      status,
+      fact.occurredAt,
     );
   }
 
