@@ -5,7 +5,7 @@ import { PublicStatus } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
-import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { BRISK_DELIVERIES, startTestMesh, type TestMesh } from "./support/test-mesh";
 import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
 /**
@@ -19,7 +19,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers,
-    fleetEnv: { FLEET_FAILURE_RATE: "0" },
+    fleetEnv: BRISK_DELIVERIES,
   });
 }, 180_000);
 afterAll(async () => testMesh?.close());

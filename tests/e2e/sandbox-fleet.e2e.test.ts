@@ -7,7 +7,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { query, RIYADH, seedShipments } from "../../packages/testing/src/seed/seed";
 import { laneBrokers } from "./support/lane";
-import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { BRISK_DELIVERIES, startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
  * Issue 30, the sandbox fleet as a driver like any other (decisions.md section 17): its own process
@@ -28,10 +28,9 @@ beforeAll(async () => {
     fleet: true,
     // One driver per pair to begin with, and extras off shift 5 s after their last job, so the
     // growth test outgrows Riyadh's drivers with a few shipments and sees the fleet shrink back; a
-    // cap of 3 that a backlog reaches at once, so the backlog test is at the cap. Drivers drive
-    // five times the sandbox's speed: nothing here is about the drive itself, which took most of
-    // this file's five minutes at 600 km/h.
-    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_DRIVERS_PER_SERVICE: "1", FLEET_MAX_DRIVERS_PER_SERVICE: "3", FLEET_IDLE_OFF_SHIFT_MS: "5000", FLEET_SPEED_KMH: "3000" },
+    // cap of 3 that a backlog reaches at once, so the backlog test is at the cap. Nothing here is
+    // about the drive itself, which took most of this file's five minutes at 600 km/h.
+    fleetEnv: { ...BRISK_DELIVERIES, FLEET_DRIVERS_PER_SERVICE: "1", FLEET_MAX_DRIVERS_PER_SERVICE: "3", FLEET_IDLE_OFF_SHIFT_MS: "5000" },
   });
   const { credentials } = testMesh;
   token = await testMesh.tokenFor(credentials.TAWSIL_CLIENT_ID!, credentials.TAWSIL_CLIENT_SECRET!);

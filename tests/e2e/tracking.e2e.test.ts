@@ -3,7 +3,7 @@ import type { TawsilClient } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { artefactPath, launchChromium, type HeadlessBrowser } from "./support/browser";
-import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { BRISK_DELIVERIES, startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
  * Tracking as `make dev` runs it (issue 10): a sandbox shipment followed by the fleet from its 201
@@ -18,7 +18,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers,
-    fleetEnv: { FLEET_FAILURE_RATE: "0" },
+    fleetEnv: BRISK_DELIVERIES,
   });
   browser = await launchChromium();
 }, 180_000);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { MerchantReceiver } from "./support/merchant-receiver";
 import { RecordingReceiver } from "./support/recording-receiver";
-import { startTestMesh, type TestMesh } from "./support/test-mesh";
+import { BRISK_DELIVERIES, startTestMesh, type TestMesh } from "./support/test-mesh";
 
 /**
  * Issue 11 done: a merchant registers a local receiver through the gateway, creates a sandbox
@@ -28,7 +28,7 @@ beforeAll(async () => {
   testMesh = await startTestMesh({
     adminUrl: inject("databaseAdminUrl"),
     brokers: laneBrokers(),
-    fleetEnv: { FLEET_FAILURE_RATE: "0" },
+    fleetEnv: BRISK_DELIVERIES,
   });
 }, 180_000);
 afterAll(async () => {
