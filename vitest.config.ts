@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./tests/setup/longest-first";
 
 const shared = {
   exclude: ["**/node_modules/**", ".tools/**", ".dev/**"],
@@ -33,6 +34,8 @@ export default defineConfig({
     // Stopping a broker started for the run is a controlled shutdown: allow it to finish.
     teardownTimeout: 40_000,
     maxWorkers: 2,
+    // The files that take minutes start first, so the short ones fill both workers at the end.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: { ...shared, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, "tests/e2e/**", "tests/faults/**"], sequence: { groupOrder: 0 } },
