@@ -3,9 +3,11 @@ import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CatalogueCache } from "../src/app/catalogue-cache";
+import { applyShipmentChange, type ShipmentChange } from "../src/app/apply-shipment-change";
 import { JobStep } from "../src/app/job-step";
 import type { DispatchStore, Shipments } from "../src/app/ports";
 import { SqlDispatchStore } from "../src/infra/sql-dispatch-store";
+import { SqlJobWork } from "../src/infra/sql-job-work";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
 import { CatalogueRepository } from "../src/infra/repositories/catalogue";
 import { SAQR_BIKE } from "./stack";
@@ -26,6 +28,20 @@ afterAll(async () => {
   if (opened) await opened.close();
   await database?.drop();
 });
+
+/** `sql`, with each call made on it noted in `made`: a statement, or a transaction (whose statements are made on its own object). */
+function counted<T extends object>(sql: T, made: string[]): T {
+  return new Proxy(sql, {
+    get(target, name, receiver) {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (typeof value !== "function" || typeof name !== "string") return value;
+      return (...args: unknown[]) => {
+        made.push(name === "transaction" ? "transaction" : "statement");
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
 
 /** The store, counting the transactions open at each moment. */
 function watchedStore(store: DispatchStore): { store: DispatchStore; open: () => number } {
@@ -97,6 +113,84 @@ describe("a job step", () => {
       expect(job).toEqual({ state: "UNRESOLVED", shipment_version: "4" });
       const offers = await query<{ state: string }>(database.url, `SELECT state::text FROM offer WHERE shipment_id = $1::uuid`, shipmentId);
       expect(offers).toEqual([{ state: "EXPIRED" }]);
+    } finally {
+      await catalogue.close();
+    }
+  });
+
+  it("plans a new job with no free driver from one statement, with no transaction", async () => {
+    const shipmentId = randomUUID();
+    await query(
+      database.url,
+      `INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, pickup_latitude_micro, pickup_longitude_micro,
+         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements,
+         cash_on_delivery, state, shipment_version, tried_driver_ids, updated_at)
+       VALUES ($1::uuid, $2::uuid, 'JED', 21485800, 39192500, 21500000, 39200000, 1000, 200, '{}', false, 'WAITING', 2, '{}', now())`,
+      shipmentId,
+      randomUUID(),
+    );
+    // Jeddah's only driver is on shift but carries another shipment.
+    await query(
+      database.url,
+      `INSERT INTO driver (id, carrier_service_id, city_code, name, available, available_since, latitude_micro, longitude_micro, current_shipment_id, updated_at)
+       VALUES ($1::uuid, $2::uuid, 'JED', 'busy', true, now(), 21485800, 39192500, $3::uuid, now())`,
+      randomUUID(),
+      SAQR_BIKE,
+      randomUUID(),
+    );
+    const { logger } = capturedLogger("calls-outside-transactions");
+    const repository = new CatalogueRepository(client);
+    const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
+    await catalogue.start();
+    const made: string[] = [];
+    const pool = counted(opened.sql, made);
+    const shipments: Shipments = {
+      reserveForOffer: () => Promise.reject(new Error("no driver is free: nothing to reserve")),
+      applyStep: () => Promise.reject(new Error("no step expected")),
+      read: () => Promise.reject(new Error("no refresh expected")),
+    };
+    const step = new JobStep({ store: new SqlDispatchStore(pool), shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now: () => new Date() }, 30_000);
+    try {
+      expect(await step.run(shipmentId)).toEqual({});
+      expect(made).toEqual(["statement"]);
+      const [job] = await query<{ state: string }>(database.url, `SELECT state::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId);
+      expect(job).toEqual({ state: "WAITING" });
+    } finally {
+      await catalogue.close();
+    }
+  });
+
+  it("creates the job of a shipment ready for dispatch in one statement, and locks and reads it only when it exists", async () => {
+    const { logger } = capturedLogger("calls-outside-transactions");
+    const repository = new CatalogueRepository(client);
+    const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
+    await catalogue.start();
+    const ctx = { store: new SqlDispatchStore(opened.sql), shipments: {} as Shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now: () => new Date() };
+    const change: ShipmentChange = {
+      shipmentId: randomUUID(),
+      merchantId: randomUUID(),
+      state: "READY_FOR_DISPATCH",
+      version: 1n,
+      cityCode: "MED",
+      pickup: { latitudeMicro: 24_524_700, longitudeMicro: 39_569_200 },
+      destination: { latitudeMicro: 24_500_000, longitudeMicro: 39_600_000 },
+      weightGrams: 1000,
+      longestSideMm: 200,
+      requirements: [],
+      cashOnDelivery: false,
+      pickupWindowStart: undefined,
+    };
+    const applied = async (c: ShipmentChange) => {
+      const made: string[] = [];
+      await opened.sql.transaction((tx) => applyShipmentChange(ctx, new SqlJobWork(counted(tx, made)), c));
+      return made.length;
+    };
+    try {
+      expect(await applied(change)).toBe(1);
+      // Delivered again: the insert finds the job, which is then locked and read, and left as it is.
+      expect(await applied(change)).toBe(2);
+      const jobs = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, change.shipmentId);
+      expect(jobs).toEqual([{ state: "WAITING", shipment_version: "1" }]);
     } finally {
       await catalogue.close();
     }

@@ -31,30 +31,26 @@ export interface ShipmentChange extends ShipmentSnapshot {
  * pickup window, arms its timer for the instant the job may be offered.
  */
 export async function applyShipmentChange(ctx: DispatchContext, work: JobWork, change: ShipmentChange): Promise<void> {
+  // A shipment ready for dispatch is new here but for a redelivery or a step's echo: its job is
+  // inserted at once, and only a job already there is locked and read (one statement, not two).
+  if ((change.state === "READY_FOR_DISPATCH" || change.state === "DISPATCH_UNRESOLVED") && (await createJob(ctx, work, change, change.state))) return;
   const job = await work.lockJob(change.shipmentId);
-  if (job) {
-    if (change.version <= job.shipmentVersion || isClosed(job)) return;
-    await followShipment(ctx, work, job, change);
-    await work.wakeForJob(job.shipmentId);
-    return;
-  }
-  if (change.state === "READY_FOR_DISPATCH" || change.state === "DISPATCH_UNRESOLVED") {
-    await createJob(ctx, work, change, change.state);
-  }
+  if (!job || change.version <= job.shipmentVersion || isClosed(job)) return;
+  await followShipment(ctx, work, job, change);
+  await work.wakeForJob(job.shipmentId);
 }
 
-/** A new job, its wake-up written with it (JobWork.createJob). */
-async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): Promise<void> {
+/** A new job, its wake-up written with it (JobWork.createJob); false when the shipment has one already or cannot have one. */
+async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): Promise<boolean> {
   const { pickup, destination, cityCode, shipmentId } = change;
   if (!pickup || !destination || !cityCode) {
     ctx.logger.error({ shipmentId }, "a shipment ready for dispatch has no pickup, destination or city; ignored");
-    return;
+    return false;
   }
   const requirements = change.requirements.filter((r): r is Requirement => isRequirement(r));
   const parcel = { cityCode, weightGrams: change.weightGrams, longestSideMm: change.longestSideMm, requirements: new Set(requirements), cashOnDelivery: change.cashOnDelivery };
   const verdict = evaluateEligibility(ctx.catalogue.current(), parcel);
-  if (!verdict.eligible) ctx.logger.warn({ shipmentId, cityCode }, "no service is eligible for a shipment ready for dispatch; it waits");
-  await work.createJob(
+  const created = await work.createJob(
     newJob(
       {
         shipmentId,
@@ -74,4 +70,6 @@ async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentCh
       offerableFrom(change.pickupWindowStart, ctx.offerLeadMs, nowOf(ctx)),
     ),
   );
+  if (created && !verdict.eligible) ctx.logger.warn({ shipmentId, cityCode }, "no service is eligible for a shipment ready for dispatch; it waits");
+  return created;
 }

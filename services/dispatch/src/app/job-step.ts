@@ -3,6 +3,7 @@ import { chooseDriver } from "../domain/driver-choice";
 import { hasLapsed } from "../domain/offer";
 import { eligibleServiceIds, nowOf, type DispatchContext } from "./context";
 import { refreshJob } from "./job-refresh";
+import type { Driver } from "../domain/driver";
 import type { JobWork, StepOutcome } from "./ports";
 
 export { unresolvedBackoffMs } from "../domain/dispatch-job";
@@ -29,10 +30,10 @@ type Plan =
  * refuses, a cancelled one above all, is never offered), re-offers to the next candidate, and gives
  * up (DISPATCH_UNRESOLVED) when no candidate is left or the dispatch timeout passed.
  *
- * In three parts, so no row lock is held while the shipment service answers: a transaction that
- * locks the job and plans; the call, with no transaction open; a transaction that locks the job
- * again and records the outcome if the job is still as planned (or moved only by the echo of this
- * very step). The shipment service's compare-and-set on the version keeps the two sides in step:
+ * In three parts, so no row lock is held while the shipment service answers: a plan from one read
+ * of the job (an OFFERED job's, in a transaction that locks it); the call, with no transaction
+ * open; a transaction that locks the job and records the outcome if the job is still as planned
+ * (or moved only by the echo of this very step). The shipment service's compare-and-set on the version keeps the two sides in step:
  * whatever changed the shipment meanwhile makes the call fail, and the job is refreshed.
  */
 export class JobStep {
@@ -42,7 +43,7 @@ export class JobStep {
   ) {}
 
   async run(shipmentId: string): Promise<JobStepOutcome> {
-    const plan = await this.ctx.store.transaction((work) => this.#plan(work, shipmentId));
+    const plan = await this.#planned(shipmentId);
     if (!plan) return {};
     if (plan.kind === "held") return { heldUntil: plan.until };
     const outcome = await this.#ask(plan);
@@ -54,26 +55,45 @@ export class JobStep {
     return this.ctx.store.transaction((work) => this.#record(work, plan, outcome));
   }
 
+  /**
+   * A first look (the job and its city's free drivers, one statement) plans every step that writes
+   * nothing here; only an OFFERED job, whose lapsed offer expires in the plan, is planned again
+   * under its row lock. A step planned from the look is checked in #record like any other: the
+   * job must still be as planned when the outcome is recorded. A new job with no free driver thus
+   * costs one statement, not a transaction of four.
+   */
+  async #planned(shipmentId: string): Promise<Plan | undefined> {
+    const look = await this.ctx.store.jobWithFreeDrivers(shipmentId);
+    if (!look) return undefined;
+    if (look.job.state === "OFFERED") return this.ctx.store.transaction((work) => this.#plan(work, shipmentId));
+    return this.#planFirstOffer(look.job, nowOf(this.ctx), async () => this.#choose(look.job, look.freeDrivers));
+  }
+
+  /** Under the job's row lock: an OFFERED job's lapsed offer expires, then the job is offered again or given up on. */
   async #plan(work: JobWork, shipmentId: string): Promise<Plan | undefined> {
     const job = await work.lockJob(shipmentId);
     if (!job) return undefined;
     const now = nowOf(this.ctx);
-    if (job.state === "OFFERED") {
-      const open = await work.openOffer(shipmentId);
-      if (open) {
-        if (!hasLapsed(open, now)) return undefined;
-        await work.setOfferState(open.id, "EXPIRED");
-        await work.recordAssignmentChange({ shipmentId, offerId: open.id, driverId: open.driverId, change: "EXPIRED", at: now });
-        // The lapsed offer no longer holds the driver back from other jobs.
-        await work.wakeForDriver(open.driverId);
-      }
-      if (hasTimedOut(job, now)) return { kind: "give-up", job, timedOut: true };
-      const driverId = await this.#candidate(work, job);
-      return driverId ? { kind: "reoffer", job, driverId } : { kind: "give-up", job, timedOut: false };
+    // It moved on since the first look.
+    if (job.state !== "OFFERED") return this.#planFirstOffer(job, now, () => this.#candidate(work, job));
+    const open = await work.openOffer(shipmentId);
+    if (open) {
+      if (!hasLapsed(open, now)) return undefined;
+      await work.setOfferState(open.id, "EXPIRED");
+      await work.recordAssignmentChange({ shipmentId, offerId: open.id, driverId: open.driverId, change: "EXPIRED", at: now });
+      // The lapsed offer no longer holds the driver back from other jobs.
+      await work.wakeForDriver(open.driverId);
     }
+    if (hasTimedOut(job, now)) return { kind: "give-up", job, timedOut: true };
+    const driverId = await this.#candidate(work, job);
+    return driverId ? { kind: "reoffer", job, driverId } : { kind: "give-up", job, timedOut: false };
+  }
+
+  /** A job not OFFERED: held for its window, offered first to the best candidate, or left as it is. */
+  async #planFirstOffer(job: DispatchJob, now: Date, candidate: () => Promise<string | undefined>): Promise<Plan | undefined> {
     if (isHeld(job, now) && job.offerableAt) return { kind: "held", until: job.offerableAt };
     if (!mayOfferFirst(job, now)) return undefined;
-    const driverId = await this.#candidate(work, job);
+    const driverId = await candidate();
     return driverId ? { kind: "reserve", job, driverId } : undefined;
   }
 
@@ -110,11 +130,15 @@ export class JobStep {
     return { offerExpiresAt: expiresAt };
   }
 
-  /** The best free driver not tried yet (or, for an unresolved job, free again since). */
+  /** The best free driver of the job's eligible services, read under the job's lock. */
   async #candidate(work: JobWork, job: DispatchJob): Promise<string | undefined> {
     const services = eligibleServiceIds(this.ctx, job);
     if (services.size === 0) return undefined;
-    const drivers = await work.freeDrivers(job.cityCode, [...services]);
+    return this.#choose(job, await work.freeDrivers(job.cityCode, [...services]), services);
+  }
+
+  /** Of free drivers (of any service), the best not tried yet (or, for an unresolved job, free again since) of an eligible service. */
+  #choose(job: DispatchJob, drivers: readonly Driver[], services = eligibleServiceIds(this.ctx, job)): string | undefined {
     const chosen = chooseDriver(
       drivers.filter((driver) => mayBeOfferedTo(job, driver)).map((driver) => ({ id: driver.id, serviceId: driver.carrierServiceId, position: driver.position })),
       services,

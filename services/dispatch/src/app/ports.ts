@@ -69,8 +69,11 @@ export interface DriverChange {
  */
 export interface JobWork {
   lockJob(shipmentId: string): Promise<DispatchJob | undefined>;
-  /** Creates the job and wakes the dispatcher's leader for it on commit, as wakeForJob does. */
-  createJob(job: DispatchJob): Promise<void>;
+  /**
+   * Creates the job and wakes the dispatcher's leader for it on commit, as wakeForJob does; false,
+   * having written nothing, when the shipment has a job already.
+   */
+  createJob(job: DispatchJob): Promise<boolean>;
   saveJob(job: DispatchJob): Promise<void>;
   openOffer(shipmentId: string): Promise<Offer | undefined>;
   offer(offerId: string): Promise<Offer | undefined>;
@@ -198,6 +201,12 @@ export interface DispatchStore {
   currentJobsOf(driverId: string): Promise<CurrentJob[] | undefined>;
   offerParties(offerId: string): Promise<{ shipmentId: string; driverId: string } | undefined>;
   job(shipmentId: string): Promise<DispatchJob | undefined>;
+  /**
+   * The job and its city's free drivers (of every service), read together in one statement with
+   * no lock and no transaction: the dispatcher's first look at a job, enough to plan any step that
+   * writes nothing here (every state but OFFERED). Undefined for a job unknown here.
+   */
+  jobWithFreeDrivers(shipmentId: string): Promise<{ job: DispatchJob; freeDrivers: Driver[] } | undefined>;
   /** The sandbox fleet's driver row, created once with these facts and otherwise left as it is. */
 }
 

@@ -4,11 +4,14 @@ import type { CarrierService } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import type { Driver } from "../domain/driver";
 import { dueOffers, freeDriver, freeDriverIds, nextHeldRelease, nextOfferExpiry, nextJobFor, offeredJobsWithoutOffer, releaseHeldJobs } from "./dispatch-queries";
-import { JOB_WITH_DELIVERY_COLUMNS, jobWithDeliveryFromRecord, type JobWithDeliveryRecord } from "./job-sql";
+import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, JOB_COLUMNS, jobFromRecord, JOB_WITH_DELIVERY_COLUMNS, jobWithDeliveryFromRecord, type DriverRecord, type JobRecord, type JobWithDeliveryRecord } from "./job-sql";
 import { SqlJobWork } from "./sql-job-work";
 import { Prisma } from "./prisma/generated/client";
 
 const JOB = Prisma.raw(JOB_WITH_DELIVERY_COLUMNS);
+const JOB_ALONE = Prisma.raw(JOB_COLUMNS);
+const DRIVER = Prisma.raw(DRIVER_COLUMNS);
+const FREE = Prisma.raw(FREE_DRIVER);
 
 /**
  * Dispatch's PostgreSQL database, every statement raw SQL on the pool (ServiceDatabase.sql): the
@@ -71,6 +74,14 @@ export class SqlDispatchStore implements DispatchStore {
     const [row] = await this.db.$queryRaw<{ shipment_id: string; driver_id: string }[]>`
       SELECT shipment_id::text AS shipment_id, driver_id::text AS driver_id FROM offer WHERE id = ${offerId}::uuid`;
     return row ? { shipmentId: row.shipment_id, driverId: row.driver_id } : undefined;
+  }
+
+  async jobWithFreeDrivers(shipmentId: string): Promise<{ job: DispatchJob; freeDrivers: Driver[] } | undefined> {
+    // The drivers as JSON (their instants as text, which driverFromRecord reads): one row, not one per driver with the job repeated.
+    const [row] = await this.db.$queryRaw<(JobRecord & { free_drivers: DriverRecord[] })[]>`
+      SELECT j.*, (SELECT coalesce(json_agg(f), '[]'::json) FROM (SELECT ${DRIVER} FROM driver d WHERE d.city_code = j.city_code AND ${FREE}) f) AS free_drivers
+        FROM (SELECT ${JOB_ALONE} FROM dispatch_job WHERE shipment_id = ${shipmentId}::uuid) j`;
+    return row ? { job: jobFromRecord(row), freeDrivers: row.free_drivers.map(driverFromRecord) } : undefined;
   }
 
   async job(shipmentId: string): Promise<DispatchJob | undefined> {

@@ -32,11 +32,11 @@ export class SqlJobWork implements JobWork {
     return rows[0] ? jobFromRecord(rows[0]) : undefined;
   }
 
-  async createJob(job: DispatchJob): Promise<void> {
+  async createJob(job: DispatchJob): Promise<boolean> {
     // clock_timestamp(), not the transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
     // The wake-up rides on the insert (a notification is sent on commit either way): one round trip, not two.
     const wakeUp = jobWakeUp(job.shipmentId);
-    await this.tx.$queryRaw`
+    const notified = await this.tx.$queryRaw<unknown[]>`
       WITH created AS (INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
         shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
@@ -48,8 +48,10 @@ export class SqlJobWork implements JobWork {
         ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz,
         ${job.delivery?.pickupAddress ?? null}, ${job.delivery?.destinationAddress ?? null}, ${job.delivery?.codAmount ?? null}, ${job.delivery?.recipientName ?? null},
         clock_timestamp(), clock_timestamp())
+      ON CONFLICT (shipment_id) DO NOTHING
       RETURNING shipment_id)
       SELECT pg_notify(${wakeUp.channel}, ${wakeUp.payload})::text AS notified FROM created`;
+    return notified.length === 1;
   }
 
   async saveJob(job: DispatchJob): Promise<void> {
