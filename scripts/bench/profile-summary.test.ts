@@ -54,6 +54,23 @@ describe("a profile's self time by owner", () => {
     expect(summary.functions[0]).toEqual({ name: "query (pg)", ms: 6 });
     expect(summariseProfile(profile, maps, 2).functions).toHaveLength(2);
   });
+
+  it("leaves out the profiler's own stop, whatever it called", () => {
+    // The preload's post (node 7) calls the inspector's native dispatch (node 8): 300 ms in the last sample.
+    const stopped: CpuProfile = {
+      ...profile,
+      nodes: [
+        ...profile.nodes.map((node) => (node.id === 1 ? { ...node, children: [2, 3, 4, 5, 6, 7] } : node)),
+        { id: 7, callFrame: frame("post", "file:///work/x/scripts/bench/profile-preload.mjs", 19), children: [8] },
+        { id: 8, callFrame: frame("dispatch") },
+      ],
+      samples: [2, 3, 4, 5, 5, 6, 8, 2],
+      timeDeltas: [0, 5000, 1000, 2000, 3000, 3000, 1000, 300_000, 9999],
+    };
+    const summary = summariseProfile(stopped, maps);
+    expect(summary.busyMs).toBe(10);
+    expect(summary.owners.map((o) => o.name)).toEqual(["pg", "node:stream_base_commons", "V8 garbage collector", "own code"]);
+  });
 });
 
 describe("the bench's profiler preload", () => {

@@ -10,7 +10,7 @@ import { SourceMapConsumer, type RawSourceMap } from "source-map-js";
 
 /** The parts of a .cpuprofile this reads (the inspector's Profiler.Profile). */
 export interface CpuProfile {
-  readonly nodes: readonly { readonly id: number; readonly callFrame: CallFrame }[];
+  readonly nodes: readonly { readonly id: number; readonly callFrame: CallFrame; readonly children?: readonly number[] }[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
   readonly startTime: number;
@@ -91,7 +91,31 @@ export class SourceMaps {
   }
 }
 
-/** Sums a profile's self time by owner and by function. */
+/** The bench's preload, whose own Profiler.stop (V8 serialising the profile) ends every profile it takes. */
+const PROFILER_PRELOAD = "profile-preload.mjs";
+
+/**
+ * The nodes of the preload's own calls and everything they called: the stop's last sample stood for
+ * hundreds of milliseconds (a third of shipment's busy time in an idle window, named "native
+ * dispatch"), time the process spent on the measurement, not on its work.
+ */
+function profilerOwnNodes(profile: CpuProfile): Set<number> {
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const own = new Set<number>();
+  for (const node of profile.nodes) {
+    for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
+      if (byId.get(id)?.callFrame.url.endsWith(PROFILER_PRELOAD)) {
+        own.add(node.id);
+        break;
+      }
+    }
+  }
+  return own;
+}
+
+/** Sums a profile's self time by owner and by function, the profiler's own stop left out. */
 export function summariseProfile(profile: CpuProfile, maps: Pick<SourceMaps, "sourceOf">, topFunctions = 8): ProfileSummary {
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the time before sample i; the time a sample stands for is the next delta.
@@ -102,9 +126,10 @@ export function summariseProfile(profile: CpuProfile, maps: Pick<SourceMaps, "so
   const owners = new Map<string, number>();
   const functions = new Map<string, number>();
   let busyUs = 0;
+  const profilerOwn = profilerOwnNodes(profile);
   for (const node of profile.nodes) {
     const us = selfUs.get(node.id);
-    if (!us) continue;
+    if (!us || profilerOwn.has(node.id)) continue;
     const frame = node.callFrame;
     if (frame.functionName === "(idle)") continue;
     busyUs += us;
