@@ -33,8 +33,9 @@ type Plan =
  * In three parts, so no row lock is held while the shipment service answers: a plan from one read
  * of the job (an OFFERED job's, in a transaction that locks it); the call, with no transaction
  * open; a transaction that locks the job and records the outcome if the job is still as planned
- * (or moved only by the echo of this very step). The shipment service's compare-and-set on the version keeps the two sides in step:
- * whatever changed the shipment meanwhile makes the call fail, and the job is refreshed.
+ * (or moved only by the echo of this very step). The shipment service's compare-and-set on the
+ * version keeps the two sides in step: whatever changed the shipment meanwhile makes the call
+ * fail, and the job is refreshed.
  */
 export class JobStep {
   constructor(
@@ -74,7 +75,7 @@ export class JobStep {
     const job = await work.lockJob(shipmentId);
     if (!job) return undefined;
     const now = nowOf(this.ctx);
-    // It moved on since the first look.
+    // No longer OFFERED since the first look: planned as any other job.
     if (job.state !== "OFFERED") return this.#planFirstOffer(job, now, () => this.#candidate(work, job));
     const open = await work.openOffer(shipmentId);
     if (open) {
