@@ -15,19 +15,58 @@ import { createDispatchDatabase, query } from "./support";
 
 let database: TestDatabase;
 let opened: ServiceDatabase<PrismaClient>;
-let client: PrismaClient;
+let catalogue: CatalogueCache;
+const { logger } = capturedLogger("calls-outside-transactions");
 
 beforeAll(async () => {
   database = await createDispatchDatabase(inject("databaseAdminUrl"), "calls");
   // As the service opens it: the Prisma client and the raw statements on one pool.
   opened = openDatabase(PrismaClient, { url: database.url, maxConnections: 3, logger: { warn: () => {} } });
-  client = opened.client;
+  const repository = new CatalogueRepository(opened.client);
+  catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
+  await catalogue.start();
 });
 
 afterAll(async () => {
+  await catalogue?.close();
   if (opened) await opened.close();
   await database?.drop();
 });
+
+/** Dispatch's context over `store` and `shipments`, at the instant `now` gives. */
+const contextOf = (store: DispatchStore, shipments: Shipments, now = () => new Date()) => ({ store, shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now });
+
+type Micro = readonly [latitudeMicro: number, longitudeMicro: number];
+
+/** A WAITING job at version 2 in `cityCode`, from `pickup` to `destination`. */
+async function waitingJob(shipmentId: string, cityCode: string, pickup: Micro, destination: Micro): Promise<void> {
+  await query(
+    database.url,
+    `INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, pickup_latitude_micro, pickup_longitude_micro,
+       destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements,
+       cash_on_delivery, state, shipment_version, tried_driver_ids, updated_at)
+     VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, 1000, 200, '{}', false, 'WAITING', 2, '{}', now())`,
+    shipmentId,
+    randomUUID(),
+    cityCode,
+    ...pickup,
+    ...destination,
+  );
+}
+
+/** A Saqr bike driver on shift in `cityCode` at `position`, carrying `carrying` when given. */
+async function driverOnShift(cityCode: string, position: Micro, carrying: string | null = null): Promise<void> {
+  await query(
+    database.url,
+    `INSERT INTO driver (id, carrier_service_id, city_code, name, available, available_since, latitude_micro, longitude_micro, current_shipment_id, updated_at)
+     VALUES ($1::uuid, $2::uuid, $3, 'driver', true, now(), $4, $5, $6::uuid, now())`,
+    randomUUID(),
+    SAQR_BIKE,
+    cityCode,
+    ...position,
+    carrying,
+  );
+}
 
 /** `sql`, with each call made on it noted in `made`: a statement, or a transaction (whose statements are made on its own object). */
 function counted<T extends object>(sql: T, made: string[]): T {
@@ -62,27 +101,8 @@ function watchedStore(store: DispatchStore): { store: DispatchStore; open: () =>
 describe("a job step", () => {
   it("asks the shipment service to reserve and to give up with no transaction of dispatch open", async () => {
     const shipmentId = randomUUID();
-    const driverId = randomUUID();
-    await query(
-      database.url,
-      `INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, pickup_latitude_micro, pickup_longitude_micro,
-         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements,
-         cash_on_delivery, state, shipment_version, tried_driver_ids, updated_at)
-       VALUES ($1::uuid, $2::uuid, 'RUH', 24713600, 46675300, 24774265, 46738586, 1000, 200, '{}', false, 'WAITING', 2, '{}', now())`,
-      shipmentId,
-      randomUUID(),
-    );
-    await query(
-      database.url,
-      `INSERT INTO driver (id, carrier_service_id, city_code, name, available, available_since, latitude_micro, longitude_micro, updated_at)
-       VALUES ($1::uuid, $2::uuid, 'RUH', 'only', true, now(), 24713600, 46675300, now())`,
-      driverId,
-      SAQR_BIKE,
-    );
-    const { logger } = capturedLogger("calls-outside-transactions");
-    const repository = new CatalogueRepository(client);
-    const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
-    await catalogue.start();
+    await waitingJob(shipmentId, "RUH", [24_713_600, 46_675_300], [24_774_265, 46_738_586]);
+    await driverOnShift("RUH", [24_713_600, 46_675_300]);
     const { store, open } = watchedStore(new SqlDispatchStore(opened.sql));
     const calls: { call: string; openTransactions: number }[] = [];
     let version = 2n;
@@ -98,74 +118,42 @@ describe("a job step", () => {
       read: () => Promise.reject(new Error("no refresh expected")),
     };
     let now = new Date();
-    const step = new JobStep({ store, shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now: () => now }, 30_000);
-    try {
-      const offered = await step.run(shipmentId);
-      expect(offered.offerExpiresAt).toEqual(new Date(now.getTime() + 30_000));
-      // The only driver's offer lapses: nobody is left, so the job gives up.
-      now = new Date(now.getTime() + 31_000);
-      expect(await step.run(shipmentId)).toEqual({});
-      expect(calls).toEqual([
-        { call: "reserve", openTransactions: 0 },
-        { call: "UNRESOLVED", openTransactions: 0 },
-      ]);
-      const [job] = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId);
-      expect(job).toEqual({ state: "UNRESOLVED", shipment_version: "4" });
-      const offers = await query<{ state: string }>(database.url, `SELECT state::text FROM offer WHERE shipment_id = $1::uuid`, shipmentId);
-      expect(offers).toEqual([{ state: "EXPIRED" }]);
-    } finally {
-      await catalogue.close();
-    }
+    const step = new JobStep(contextOf(store, shipments, () => now), 30_000);
+    const offered = await step.run(shipmentId);
+    expect(offered.offerExpiresAt).toEqual(new Date(now.getTime() + 30_000));
+    // The only driver's offer lapses: nobody is left, so the job gives up.
+    now = new Date(now.getTime() + 31_000);
+    expect(await step.run(shipmentId)).toEqual({});
+    expect(calls).toEqual([
+      { call: "reserve", openTransactions: 0 },
+      { call: "UNRESOLVED", openTransactions: 0 },
+    ]);
+    const [job] = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId);
+    expect(job).toEqual({ state: "UNRESOLVED", shipment_version: "4" });
+    const offers = await query<{ state: string }>(database.url, `SELECT state::text FROM offer WHERE shipment_id = $1::uuid`, shipmentId);
+    expect(offers).toEqual([{ state: "EXPIRED" }]);
   });
 
   it("plans a new job with no free driver from one statement, with no transaction", async () => {
     const shipmentId = randomUUID();
-    await query(
-      database.url,
-      `INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, pickup_latitude_micro, pickup_longitude_micro,
-         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements,
-         cash_on_delivery, state, shipment_version, tried_driver_ids, updated_at)
-       VALUES ($1::uuid, $2::uuid, 'JED', 21485800, 39192500, 21500000, 39200000, 1000, 200, '{}', false, 'WAITING', 2, '{}', now())`,
-      shipmentId,
-      randomUUID(),
-    );
+    await waitingJob(shipmentId, "JED", [21_485_800, 39_192_500], [21_500_000, 39_200_000]);
     // Jeddah's only driver is on shift but carries another shipment.
-    await query(
-      database.url,
-      `INSERT INTO driver (id, carrier_service_id, city_code, name, available, available_since, latitude_micro, longitude_micro, current_shipment_id, updated_at)
-       VALUES ($1::uuid, $2::uuid, 'JED', 'busy', true, now(), 21485800, 39192500, $3::uuid, now())`,
-      randomUUID(),
-      SAQR_BIKE,
-      randomUUID(),
-    );
-    const { logger } = capturedLogger("calls-outside-transactions");
-    const repository = new CatalogueRepository(client);
-    const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
-    await catalogue.start();
+    await driverOnShift("JED", [21_485_800, 39_192_500], randomUUID());
     const made: string[] = [];
-    const pool = counted(opened.sql, made);
     const shipments: Shipments = {
       reserveForOffer: () => Promise.reject(new Error("no driver is free: nothing to reserve")),
       applyStep: () => Promise.reject(new Error("no step expected")),
       read: () => Promise.reject(new Error("no refresh expected")),
     };
-    const step = new JobStep({ store: new SqlDispatchStore(pool), shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now: () => new Date() }, 30_000);
-    try {
-      expect(await step.run(shipmentId)).toEqual({});
-      expect(made).toEqual(["statement"]);
-      const [job] = await query<{ state: string }>(database.url, `SELECT state::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId);
-      expect(job).toEqual({ state: "WAITING" });
-    } finally {
-      await catalogue.close();
-    }
+    const step = new JobStep(contextOf(new SqlDispatchStore(counted(opened.sql, made)), shipments), 30_000);
+    expect(await step.run(shipmentId)).toEqual({});
+    expect(made).toEqual(["statement"]);
+    const [job] = await query<{ state: string }>(database.url, `SELECT state::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId);
+    expect(job).toEqual({ state: "WAITING" });
   });
 
   it("creates the job of a shipment ready for dispatch in one statement, and locks and reads it only when it exists", async () => {
-    const { logger } = capturedLogger("calls-outside-transactions");
-    const repository = new CatalogueRepository(client);
-    const catalogue = new CatalogueCache({ load: () => repository.load(), refreshMs: 3_600_000, logger });
-    await catalogue.start();
-    const ctx = { store: new SqlDispatchStore(opened.sql), shipments: {} as Shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now: () => new Date() };
+    const ctx = contextOf(new SqlDispatchStore(opened.sql), {} as Shipments);
     const change: ShipmentChange = {
       shipmentId: randomUUID(),
       merchantId: randomUUID(),
@@ -185,14 +173,10 @@ describe("a job step", () => {
       await opened.sql.transaction((tx) => applyShipmentChange(ctx, new SqlJobWork(counted(tx, made)), c));
       return made.length;
     };
-    try {
-      expect(await applied(change)).toBe(1);
-      // Delivered again: the insert finds the job, which is then locked and read, and left as it is.
-      expect(await applied(change)).toBe(2);
-      const jobs = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, change.shipmentId);
-      expect(jobs).toEqual([{ state: "WAITING", shipment_version: "1" }]);
-    } finally {
-      await catalogue.close();
-    }
+    expect(await applied(change)).toBe(1);
+    // Delivered again: the insert finds the job, which is then locked and read, and left as it is.
+    expect(await applied(change)).toBe(2);
+    const jobs = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, change.shipmentId);
+    expect(jobs).toEqual([{ state: "WAITING", shipment_version: "1" }]);
   });
 });
