@@ -10,6 +10,7 @@ import { ActiveDriverIndex } from "./app/active-driver-index";
 import { CatalogueCache } from "./app/catalogue-cache";
 import { CheckEligibility } from "./app/check-eligibility";
 import type { DispatchContext } from "./app/context";
+import { StepEchoes } from "./app/step-echoes";
 import { DriverApi } from "./app/driver-api";
 import { OfferWaiters } from "./app/offer-waiters";
 import { StaffingPublisher } from "./app/staffing-publisher";
@@ -111,6 +112,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     offerTimeoutMs: config.OFFER_TIMEOUT_MS,
     dispatchTimeoutMs: config.DISPATCH_TIMEOUT_MS,
     offerLeadMs: config.PICKUP_OFFER_LEAD_MS,
+    echoes: new StepEchoes(),
   };
   const driverApi = new DriverApi(context, activeDrivers, new StepKeyRepository(database.sql), offerWaiters);
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.

@@ -7,7 +7,7 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import type { BacklogOrder } from "./app/ports";
 import type { Config } from "./config";
-import { SHIPMENT_EVENTS_GROUP } from "./consumers/shipment-events";
+import { awaitedEcho, SHIPMENT_EVENTS_GROUP } from "./consumers/shipment-events";
 import { electOver } from "./infra/leadership";
 import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
@@ -39,7 +39,8 @@ export async function startDispatchWorkers(
     if (opts.kafka) {
       const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
       const deadLetters = { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, ...(opts.registry ? { registry: opts.registry } : {}) };
-      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters }));
+      const ignores = parts.context.echoes ? { ignores: awaitedEcho(parts.context.echoes) } : {};
+      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters, ...ignores }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });

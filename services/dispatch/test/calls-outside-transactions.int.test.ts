@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { openDatabase, type ServiceDatabase } from "@tawsil/db";
 import { capturedLogger, type TestDatabase } from "@tawsil/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -6,6 +8,8 @@ import { CatalogueCache } from "../src/app/catalogue-cache";
 import { applyShipmentChange, type ShipmentChange } from "../src/app/apply-shipment-change";
 import { JobStep } from "../src/app/job-step";
 import type { DispatchStore, Shipments } from "../src/app/ports";
+import { StepEchoes } from "../src/app/step-echoes";
+import { awaitedEcho } from "../src/consumers/shipment-events";
 import { SqlDispatchStore } from "../src/infra/sql-dispatch-store";
 import { SqlJobWork } from "../src/infra/sql-job-work";
 import { PrismaClient } from "../src/infra/prisma/generated/client";
@@ -34,7 +38,17 @@ afterAll(async () => {
 });
 
 /** Dispatch's context over `store` and `shipments`, at the instant `now` gives. */
-const contextOf = (store: DispatchStore, shipments: Shipments, now = () => new Date()) => ({ store, shipments, catalogue, logger, offerTimeoutMs: 30_000, dispatchTimeoutMs: 300_000, offerLeadMs: 2_700_000, now });
+const contextOf = (store: DispatchStore, shipments: Shipments, now = () => new Date(), echoes?: StepEchoes) => ({
+  store,
+  shipments,
+  catalogue,
+  logger,
+  offerTimeoutMs: 30_000,
+  dispatchTimeoutMs: 300_000,
+  offerLeadMs: 2_700_000,
+  now,
+  ...(echoes ? { echoes } : {}),
+});
 
 type Micro = readonly [latitudeMicro: number, longitudeMicro: number];
 
@@ -178,5 +192,37 @@ describe("a job step", () => {
     expect(await applied(change)).toBe(2);
     const jobs = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, change.shipmentId);
     expect(jobs).toEqual([{ state: "WAITING", shipment_version: "1" }]);
+  });
+
+  it("notes a recorded step's version, so the consumer skips its echo with no statement", async () => {
+    const shipmentId = randomUUID();
+    await waitingJob(shipmentId, "DMM", [26_420_700, 50_088_800], [26_430_000, 50_100_000]);
+    await driverOnShift("DMM", [26_420_700, 50_088_800]);
+    const shipments: Shipments = {
+      reserveForOffer: async () => ({ ok: true, state: "OFFERED", version: 3n }),
+      applyStep: () => Promise.reject(new Error("no step expected")),
+      read: () => Promise.reject(new Error("no refresh expected")),
+    };
+    const echoes = new StepEchoes();
+    const echo = awaitedEcho(echoes);
+    const changed = (version: bigint, key = shipmentId) => ({
+      eventId: randomUUID(),
+      type: ShipmentChangedSchema.typeName,
+      key,
+      payload: toBinary(ShipmentChangedSchema, create(ShipmentChangedSchema, { shipment: { shipmentId, version } })),
+      topic: "shipment.events.v1",
+      partition: 0,
+      offset: "0",
+    });
+    expect(echo(changed(3n))).toBe(false);
+    const offered = await new JobStep(contextOf(new SqlDispatchStore(opened.sql), shipments, () => new Date(), echoes), 30_000).run(shipmentId);
+    expect(offered.offerExpiresAt).toBeDefined();
+    const [job] = await query<{ state: string; shipment_version: string }>(database.url, `SELECT state::text, shipment_version::text FROM dispatch_job WHERE shipment_id = $1::uuid`, shipmentId);
+    expect(job).toEqual({ state: "OFFERED", shipment_version: "3" });
+    // A newer change is not the echo, nor is a record keyed otherwise; the echo is, once.
+    expect(echo(changed(4n))).toBe(false);
+    expect(echo(changed(3n, randomUUID()))).toBe(false);
+    expect(echo(changed(3n))).toBe(true);
+    expect(echo(changed(3n))).toBe(false);
   });
 });

@@ -67,7 +67,7 @@ export const schema = commonEnv
       .string()
       .optional()
       .transform((value) => (value ?? "").split(",").map((server) => server.trim()).filter((server) => server !== "")),
-    /** Longest idle sleep of the sender between looks at the queue. */
+    /** First idle sleep of the sender between looks at the queue; doubles with each look in a row that finds nothing, up to 32 times it. */
     WEBHOOK_IDLE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     /** Secret rotations per merchant per hour (decisions.md section 14). */
     WEBHOOK_ROTATIONS_PER_HOUR: z.coerce.number().int().min(1).default(5),

@@ -270,4 +270,30 @@ describe("a webhook sender", () => {
       { number: 1, outcome: "DELIVERED" },
     ]);
   }, 60_000);
+
+  it("looks at an empty queue less and less while nothing happens, and again when woken", async () => {
+    const h = await replica({ engine: false });
+    let looks = 0;
+    class CountedLooks extends SqlDeliveryQueue {
+      override claimDue(now: Date, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+        looks++;
+        return super.claimDue(now, request);
+      }
+    }
+    // idleMs 50: 1.6 s of looks every 50 ms would be 32; doubling, the sleeps are 50, 100, 200, 400, 800 ms.
+    const { engine } = engineOver(new CountedLooks(h.service.parts.database.sql, new SecretBox(Buffer.from(key, "base64"))), 1);
+    try {
+      engine.start();
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      const quiet = looks;
+      expect(quiet).toBeGreaterThanOrEqual(2);
+      expect(quiet).toBeLessThanOrEqual(8);
+      // Woken (as by an event queued here), it looks again, and its sleeps start from 50 ms again.
+      engine.wake();
+      await until(() => looks > quiet, 5_000);
+      expect(looks).toBeGreaterThan(quiet);
+    } finally {
+      await engine.close();
+    }
+  });
 });

@@ -25,12 +25,14 @@ export async function acceptOffer(ctx: DispatchContext, parties: { shipmentId: s
     ctx.logger.warn({ shipmentId, reason: step.reason }, "the shipment service refused an acceptance");
     throw offerNotOpen();
   }
-  await ctx.store.transaction(async (work) => {
+  const saved = await ctx.store.transaction(async (work) => {
     const job = await work.lockJob(shipmentId);
     await work.setOfferState(offerId, "ACCEPTED");
     if (step.recipientPhone) await work.recordRecipientPhone(shipmentId, step.recipientPhone);
     if (job) await work.saveJob(assigned(job, step.version));
     await work.updateDriver(driverId, { currentShipmentId: shipmentId });
     await work.recordAssignmentChange({ shipmentId, offerId, driverId, change: "ACCEPTED", at: nowOf(ctx) });
+    return job !== undefined;
   });
+  if (saved) ctx.echoes?.awaited(shipmentId, step.version);
 }

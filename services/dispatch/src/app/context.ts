@@ -4,6 +4,7 @@ import type { Catalogue } from "../domain/catalogue";
 import type { DispatchJob } from "../domain/dispatch-job";
 import { evaluateEligibility } from "../domain/eligibility";
 import type { DispatchStore, Shipments } from "./ports";
+import type { StepEchoes } from "./step-echoes";
 
 /** What the dispatch use cases share. */
 export interface DispatchContext {
@@ -16,6 +17,8 @@ export interface DispatchContext {
   /** How long before its pickup window starts a shipment is first offered (decisions.md section 4). */
   readonly offerLeadMs: number;
   readonly now?: () => Date;
+  /** Where the steps recorded from the shipment service's answers note the echo the consumer may skip. */
+  readonly echoes?: StepEchoes;
 }
 
 export const nowOf = (ctx: DispatchContext): Date => ctx.now?.() ?? new Date();

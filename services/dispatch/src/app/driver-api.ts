@@ -186,7 +186,7 @@ export class DriverApi {
     const step = await this.ctx.shipments.applyStep(shipmentId, STEP_OF_PROGRESS[input.progress], 0n, input.progress === "FAILED" ? input.reasonCode : "", proof);
     if (!step.ok) throw stepNotAllowed();
     const finished = finishes(input.progress);
-    await this.ctx.store.transaction(async (work) => {
+    const saved = await this.ctx.store.transaction(async (work) => {
       const job = await work.lockJob(shipmentId);
       if (job) await work.saveJob(progressed(job, step.version, finished));
       // A driver who finishes is free again: unresolved jobs may now be retried with them.
@@ -194,7 +194,9 @@ export class DriverApi {
         await work.updateDriver(driverId, { currentShipmentId: null, availableSince: nowOf(this.ctx) });
         await work.wakeForDriver(driverId);
       }
+      return job !== undefined;
     });
+    if (saved) this.ctx.echoes?.awaited(shipmentId, step.version);
   }
 
   /** Reports in one transaction, all or none: each costs its statements, not a transaction and a relay round. */

@@ -53,7 +53,10 @@ export class JobStep {
       await refreshJob(this.ctx, plan.job);
       return { refreshed: true };
     }
-    return this.ctx.store.transaction((work) => this.#record(work, plan, outcome));
+    const recorded = await this.ctx.store.transaction((work) => this.#record(work, plan, outcome));
+    if (!recorded) return {};
+    this.ctx.echoes?.awaited(shipmentId, outcome.version);
+    return recorded;
   }
 
   /**
@@ -105,7 +108,8 @@ export class JobStep {
     return this.ctx.shipments.applyStep(shipmentId, plan.kind === "reoffer" ? "REOFFER" : "UNRESOLVED", shipmentVersion);
   }
 
-  async #record(work: JobWork, plan: Exclude<Plan, { kind: "held" }>, outcome: StepOutcome & { ok: true }): Promise<JobStepOutcome> {
+  /** The step's outcome, or undefined when the job moved on and nothing was recorded. */
+  async #record(work: JobWork, plan: Exclude<Plan, { kind: "held" }>, outcome: StepOutcome & { ok: true }): Promise<JobStepOutcome | undefined> {
     const { shipmentId } = plan.job;
     const job = await work.lockJob(shipmentId);
     const asPlanned = job !== undefined && job.state === plan.job.state && job.shipmentVersion === plan.job.shipmentVersion;
@@ -113,7 +117,7 @@ export class JobStep {
     if (!asPlanned && !echoed) {
       // The shipment moved on past this step (its events are newer): they bring the job in line.
       this.ctx.logger.info({ shipmentId, step: plan.kind }, "the job changed while the shipment service answered; its events decide");
-      return {};
+      return undefined;
     }
     const now = nowOf(this.ctx);
     if (plan.kind === "give-up") {

@@ -1,11 +1,12 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { EventHandler, SqlClient } from "@tawsil/events";
+import type { ConsumedEvent, EventHandler, SqlClient } from "@tawsil/events";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PaymentMethod, ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { applyShipmentChange, type ShipmentChange } from "../app/apply-shipment-change";
 import type { DispatchContext } from "../app/context";
 import type { JobWork } from "../app/ports";
+import type { StepEchoes } from "../app/step-echoes";
 import type { ShipmentStateName } from "../domain/dispatch-job";
 import { gramsOf, longestSideMmOf } from "../domain/parcel-facts";
 
@@ -22,6 +23,19 @@ export function shipmentEventHandler<Tx extends SqlClient>(ctx: DispatchContext,
     const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
     if (!shipment) return;
     await applyShipmentChange(ctx, workIn(tx), changeOf(shipment));
+  };
+}
+
+/**
+ * Whether the consumer may skip the event with no transaction: the echo of a step this replica
+ * recorded (StepEchoes), which applyShipmentChange would find already applied. Only an event of a
+ * shipment whose echo is awaited is decoded here (the record's key is its shipment id).
+ */
+export function awaitedEcho(echoes: StepEchoes): (event: ConsumedEvent) => boolean {
+  return (event) => {
+    if (event.type !== SHIPMENT_CHANGED || !echoes.awaits(event.key)) return false;
+    const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
+    return shipment !== undefined && shipment.shipmentId === event.key && echoes.covers(shipment.shipmentId, shipment.version);
   };
 }
 

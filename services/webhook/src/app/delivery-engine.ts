@@ -15,7 +15,11 @@ export interface DeliveryEngineOptions extends AttemptDeps {
   readonly perEndpoint: number;
   /** How long a claim is this replica's; well beyond the attempt timeout and the DNS deadline. */
   readonly leaseMs: number;
-  /** Longest sleep when nothing is due: bounds how late another replica's new event is noticed (a resume wakes every replica: server.ts). */
+  /**
+   * First sleep when nothing is due, doubling with each look in a row that finds nothing, up to
+   * QUIET_GROWTH times it: bounds how late another replica's new event is noticed (a resume wakes
+   * every replica: server.ts), and a failed claim is retried after it.
+   */
   readonly idleMs: number;
   /**
    * This replica's stable name (WEBHOOK_REPLICA_ID), kept on its claims: started again under it,
@@ -29,13 +33,22 @@ export interface DeliveryEngineOptions extends AttemptDeps {
 const tracer = () => trace.getTracer("@tawsil/webhook");
 
 /**
+ * How many times idleMs a quiet engine's sleep grows to (1 s becomes 32 s): an idle replica looked
+ * at the queue twice a second (the claim, then the next due time) for as long as it ran. Work
+ * queued or freed here, a resume on any replica, or a look that finds work or fails, starts the
+ * sleeps from idleMs again; a retry's known due time is slept to, however long the sleeps grew.
+ */
+const QUIET_GROWTH = 32;
+
+/**
  * One replica's sender: a pool of `concurrency` sends, each on its own; a slot frees once its
  * receiver answered (recording the outcome holds none; the delivery stays claimed until it is).
  * Whenever slots are free it claims due deliveries (SKIP LOCKED, so replicas never share a row) for them, at most
  * `perEndpoint` in flight per endpoint, so a receiver that hangs holds its own slots and no one
  * else's, and nothing waits for the slowest send of a batch. When nothing can be claimed it sleeps
- * until the next delivery is due, at most idleMs; a wake() (an event queued here, a slot freed that
- * a claim lacked) cuts the sleep short: no work while nothing is due, no scan that grows with the queue.
+ * until the next delivery is due, at most idleMs, doubled for each look in a row that found nothing
+ * (QUIET_GROWTH); a wake() (an event queued here, a slot freed that a claim lacked, a resume) cuts
+ * the sleep short: no work while nothing is due, no scan that grows with the queue.
  */
 export class DeliveryEngine {
   readonly name = "delivery-engine";
@@ -62,6 +75,8 @@ export class DeliveryEngine {
    * refilled from their own rows (#refill) until a refill finds fewer than it could take.
    */
   readonly #backlogged = new Set<string>();
+  /** Looks in a row that found nothing to send and no reason to look again soon. */
+  #quietLooks = 0;
   /** The claim under way, if any: claims run one after another (#claimWith). */
   #claiming: Promise<void> = Promise.resolve();
 
@@ -259,28 +274,36 @@ export class DeliveryEngine {
 
   async #run(): Promise<void> {
     while (this.#running) {
+      // Woken (work queued or freed here, a resume): whatever comes next is looked for soon again.
+      if (this.#woken) this.#quietLooks = 0;
       this.#woken = false;
       const free = this.opts.concurrency - this.#inFlight;
       let claimed = 0;
+      let failed = false;
       try {
         claimed = (await this.#claim()).length;
       } catch (err) {
+        failed = true;
         this.opts.logger.error({ err }, "claiming webhook deliveries failed; retrying");
       }
       if (!this.#running) break;
       if (this.#woken || (free > 0 && claimed === free)) continue;
+      this.#quietLooks = claimed > 0 || failed ? 0 : this.#quietLooks + 1;
       // Pool full: a freed slot wakes the loop. Otherwise sleep until the next delivery this replica may take is due.
-      await this.#sleep(free <= claimed ? this.opts.idleMs : await this.#untilNextDue());
+      await this.#sleep(free <= claimed || failed ? this.opts.idleMs : await this.#untilNextDue());
     }
   }
 
+  /** How long to sleep: until the next due delivery, at most the quiet sleep; idleMs when the look fails. */
   async #untilNextDue(): Promise<number> {
+    const longest = this.opts.idleMs * Math.min(2 ** Math.max(0, this.#quietLooks - 1), QUIET_GROWTH);
     try {
       const full = [...this.#busy].filter(([, n]) => n >= this.opts.perEndpoint).map(([id]) => id);
       const due = await this.opts.queue.nextDueAt(full);
-      if (!due) return this.opts.idleMs;
-      return Math.min(this.opts.idleMs, Math.max(0, due.getTime() - this.opts.clock.now().getTime()));
+      if (!due) return longest;
+      return Math.min(longest, Math.max(0, due.getTime() - this.opts.clock.now().getTime()));
     } catch {
+      this.#quietLooks = 0;
       return this.opts.idleMs;
     }
   }
