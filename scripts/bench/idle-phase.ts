@@ -6,6 +6,7 @@
  */
 import type { DevStack } from "../dev";
 import { FLEET } from "../../packages/topology/src";
+import { offerPollsAnswered } from "./driver-polls";
 import { measureIdle, type WatchedProcess } from "./idle";
 import { KEPT_SHARES, type MeshProfiler, type ProcessProfile } from "./profiler";
 import type { IdleResults } from "./report/results";
@@ -36,11 +37,15 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
   log(`idle: settling ${settings.idleSettleSeconds} s, then measuring ${settings.idleSeconds} s...`);
   await new Promise((r) => setTimeout(r, settings.idleSettleSeconds * 1000));
   const watched = watchedProcesses(stack);
+  const gateway = mesh.processes.find((p) => p.name === "gateway");
+  const pollsBefore = gateway ? await offerPollsAnswered(gateway.metricsUrl) : undefined;
   const [figures, jobs] = await Promise.all([
     measureIdle(watched, settings.idleSeconds),
     // Read mid-window; the schema may have moved on, and this is only context.
     new Promise((r) => setTimeout(r, (settings.idleSeconds * 1000) / 2)).then(() => jobsByState(databases.dispatch.url).catch(() => undefined)),
   ]);
+  const pollsAfter = gateway ? await offerPollsAnswered(gateway.metricsUrl) : undefined;
+  const driverPolls = pollsBefore !== undefined && pollsAfter !== undefined ? pollsAfter - pollsBefore : undefined;
   // The product's seven processes: not the broker, and not the fleet (simulated drivers, measured on its own line).
   const seven = figures.filter((f) => f.name !== "kafka broker" && f.name !== FLEET);
   const sum = (values: number[]) => values.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
@@ -54,7 +59,9 @@ export async function measureIdleMesh(stack: DevStack, merchantId: string, setti
     sevenCpuPercent: sum(seven.map((f) => f.cpuPercent)),
     sevenRssBytes: sum(seven.map((f) => f.rssBytes)),
     meshRssBytes: sum(figures.map((f) => f.rssBytes)),
+    ...(driverPolls !== undefined ? { driverPolls } : {}),
   };
+  if (driverPolls !== undefined) log(`  the simulated drivers' long polls for offers answered: ${driverPolls} (${(driverPolls / settings.idleSeconds).toFixed(1)}/s)`);
   log(`  the seven: cpu ${result.sevenCpuPercent.toFixed(1)}% of one core, rss ${(result.sevenRssBytes / 1024 ** 3).toFixed(2)} GiB; with the broker ${(result.meshRssBytes / 1024 ** 3).toFixed(2)} GiB`);
   let profiled: IdleResults = result;
   if (profiler) {

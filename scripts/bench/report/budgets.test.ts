@@ -107,6 +107,18 @@ describe("the CPU budgets of issue 34", () => {
     );
   });
 
+  it("says what one of the simulated drivers' long polls cost the seven, and whether the polls alone exceed the budget", () => {
+    const quiet = { sevenCpuPercent: 1.5, processes: [{ name: "dispatch", pid: 12, cpuPercent: 1.2, rssBytes: 0, slices: [1.2] }] };
+    // 6.5% - 1.5% of one core over 20 s is 1,000 ms, over 100 polls.
+    const idle = { ...RESULTS.idle!, driverPolls: 100, withoutFleet: quiet };
+    expect(row({ ...RESULTS, idle }, "idle").bound).toContain(
+      "within the 2% on their own: the rest is serving the simulated drivers; serving the fleet's 100 long polls for offers (5.0/s) took 5.0 points of it, 10.0 ms of the seven's CPU a poll: the drivers' polls alone take more than the 2%; with the fleet, the busiest:",
+    );
+    expect(renderReport({ ...RESULTS, idle })).toContain("The simulated drivers' long polls for offers the gateway answered during the window: 100 (5.0/s).");
+    expect(row({ ...RESULTS, idle: { ...idle, driverPolls: 1000 } }, "idle").bound).toContain("took 5.0 points of it, 1.0 ms of the seven's CPU a poll: the drivers'");
+    expect(row({ ...RESULTS, idle: { ...idle, driverPolls: undefined } }, "idle").bound).not.toContain("long polls");
+  });
+
   it("explains idle over the budget without the fleet by the fleet-stopped window's profiles, beside a floor that alone exceeds it", () => {
     const profile = { name: "dispatch", file: ".bench/profiles/idle-without-fleet/dispatch.cpuprofile", wallMs: 20_000, busyMs: 500, owners: [{ name: "kafkajs", ms: 300 }, { name: "pg", ms: 100 }], functions: [{ name: "fetch (kafkajs)", ms: 100 }] };
     const floor = [0.3, 0.4, 0.5].map((cpuPercent, i) => ({ name: ["floor-edge", "floor-inner", "floor-consumers"][i]!, pid: 20 + i, cpuPercent, rssBytes: 0, slices: [cpuPercent] }));

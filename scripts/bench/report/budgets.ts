@@ -64,7 +64,7 @@ export function budgetRows(results: BenchResults): TargetRow[] {
     cpuRow("tracking", "public tracking read", "1.66 ms (877/s)", 0.5),
     cpuRow("webhook-burst", "webhook delivery (event to attempt, per delivery)", "not in the table", 1.5),
     explained({ ...rate, met: both }, () => `${deliveryCeiling(burst!, cores)}; ${profileLine(burst!)}`),
-    explained(idleRow, () => [withoutFleet(results), busiestIdle(results)].filter(Boolean).join("; ")),
+    explained(idleRow, () => [withoutFleet(results), servingDrivers(results), busiestIdle(results)].filter(Boolean).join("; ")),
   ];
 }
 
@@ -92,6 +92,21 @@ function withoutFleet(results: BenchResults): string | undefined {
     .join(", ");
   const verdict = quiet.sevenCpuPercent <= IDLE_PERCENT ? `within the ${IDLE_PERCENT}% on their own: the rest is serving the simulated drivers` : `over the ${IDLE_PERCENT}% even on their own`;
   return `with the fleet stopped (its drivers on shift, silent) the seven spend ${quiet.sevenCpuPercent.toFixed(1)}% (${top}), ${verdict}${idleFloor(quiet.floor ?? [], quiet.sevenCpuPercent > IDLE_PERCENT)}`;
+}
+
+/**
+ * What serving the simulated drivers costs the seven: the window's CPU above the fleet-stopped
+ * window's, over the long polls for offers the gateway answered in it (each idle driver holds one,
+ * answered every 20 s at most), and whether those polls alone take more than the budget.
+ */
+function servingDrivers(results: BenchResults): string | undefined {
+  const idle = results.idle;
+  const quiet = idle?.withoutFleet;
+  if (!idle || !quiet || !idle.driverPolls) return undefined;
+  const extra = idle.sevenCpuPercent - quiet.sevenCpuPercent;
+  const perPollMs = ((extra / 100) * idle.seconds * 1000) / idle.driverPolls;
+  const verdict = extra > IDLE_PERCENT ? `: the drivers' polls alone take more than the ${IDLE_PERCENT}%` : "";
+  return `serving the fleet's ${idle.driverPolls} long polls for offers (${(idle.driverPolls / idle.seconds).toFixed(1)}/s) took ${extra.toFixed(1)} points of it, ${perPollMs.toFixed(1)} ms of the seven's CPU a poll${verdict}`;
 }
 
 /**

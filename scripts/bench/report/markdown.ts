@@ -81,6 +81,7 @@ export function renderSummary(results: BenchResults): string {
         ],
       ),
     );
+    if (idle.driverPolls !== undefined) parts.push(`\nThe simulated drivers' long polls for offers the gateway answered during the window: ${idle.driverPolls} (${(idle.driverPolls / idle.seconds).toFixed(1)}/s).`);
     if (idle.jobsByState) parts.push(`\nDispatch jobs by state during the window: ${Object.entries(idle.jobsByState).map(([k, v]) => `${k} ${v}`).join(", ")}.`);
   }
   parts.push("\n## Start-up\n");

@@ -27,6 +27,8 @@ export interface IdleResults {
   readonly sevenRssBytes: number;
   /** The seven plus the Kafka broker. */
   readonly meshRssBytes: number;
+  /** The simulated drivers' long polls for offers the gateway answered during the window (driver-polls.ts). */
+  readonly driverPolls?: number;
   /** A window as long, after the figures, with each Node process profiled (none with --skip profile). */
   readonly profiles?: readonly ProcessProfile[];
   /**
