@@ -5,7 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "../../events/test/prisma/generated/client";
-import { ConnectionAwarePool, createPrismaClient, disconnect, isDatabaseUnavailable, migrate, sqlStateOf, violatedConstraintOf, withTransaction } from "../src/index";
+import { ConnectionAwarePool, createPrismaClient, disconnect, isDatabaseUnavailable, listenForNotifications, migrate, sqlStateOf, violatedConstraintOf, withTransaction } from "../src/index";
 import { startCuttingProxy, startStartingUpServer, type CuttingProxy } from "./cutting-proxy";
 import { ADMIN_URL, createTestDatabase, type TestDatabase } from "./test-database";
 
@@ -169,6 +169,31 @@ class UnreachableSocket extends net.Socket {
     return this;
   }
 }
+
+describe("a notification listener", () => {
+  it("whose first connection is accepted and never answered gives that attempt up, tries again and listens", async () => {
+    proxy = await startCuttingProxy(db.url);
+    proxy.hang(true);
+    const warnings: string[] = [];
+    const notified: (string | undefined)[] = [];
+    const listening = listenForNotifications({ url: proxy.url, channel: "failures_listener", onNotify: (payload) => notified.push(payload), logger: { warn: (_obj, msg) => warnings.push(msg) }, retryMs: 50, attemptTimeoutMs: 300 });
+    await sleep(500);
+    proxy.hang(false);
+    const listener = await listening;
+    try {
+      expect(warnings.length).toBeGreaterThanOrEqual(1);
+      expect(warnings[0]).toBe("notification connection failed; reconnecting");
+      const admin = new pg.Client({ connectionString: db.url });
+      await admin.connect();
+      await admin.query("SELECT pg_notify('failures_listener', 'hello')");
+      await admin.end();
+      for (let i = 0; i < 100 && !notified.includes("hello"); i++) await sleep(20);
+      expect(notified).toEqual([undefined, "hello"]);
+    } finally {
+      await listener.close();
+    }
+  });
+});
 
 describe("a host that is unreachable (a PostgreSQL container restarted under its port mapping)", () => {
   it("is unavailable through Prisma and node-postgres, with 08001 and the socket error as its cause", async () => {
