@@ -36,6 +36,7 @@ export async function listenForNotifications(opts: {
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  const warnFailed = (err: unknown) => opts.logger.warn({ err, channel: opts.channel }, "notification connection failed; reconnecting");
 
   const connect = async (): Promise<void> => {
     const attemptTimeoutMs = opts.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
@@ -44,7 +45,7 @@ export async function listenForNotifications(opts: {
     next.on("error", (err) => {
       // An attempt's own failure is its caller's to retry; only the listening connection is reconnected here.
       if (client !== next) return;
-      opts.logger.warn({ err, channel: opts.channel }, "notification connection failed; reconnecting");
+      warnFailed(err);
       void next.end().catch(() => undefined);
       schedule();
     });
@@ -64,7 +65,7 @@ export async function listenForNotifications(opts: {
     retry = setTimeout(() => {
       retry = undefined;
       connect().catch((err: unknown) => {
-        opts.logger.warn({ err, channel: opts.channel }, "notification connection failed; reconnecting");
+        warnFailed(err);
         schedule();
       });
     }, opts.retryMs ?? 1000);
@@ -75,7 +76,7 @@ export async function listenForNotifications(opts: {
       await connect();
       break;
     } catch (err) {
-      opts.logger.warn({ err, channel: opts.channel }, "notification connection failed; reconnecting");
+      warnFailed(err);
       await new Promise((resolve) => setTimeout(resolve, opts.retryMs ?? 1000));
     }
   }
