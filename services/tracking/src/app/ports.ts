@@ -83,11 +83,12 @@ export interface ShipmentFallback {
   byId(shipmentId: string): Promise<TrackedShipment | null>;
   byCodeHash(hash: Uint8Array): Promise<TrackedShipment | null>;
   /**
-   * The delivery PIN of the shipment behind the code, which the shipment service answers only
-   * while the shipment is OUT_FOR_DELIVERY (null otherwise, or without a PIN). This service never
-   * stores it: the PIN is asked for each customer page, and a stale projection cannot show it late.
+   * The shipment behind the code as the shipment service holds it now, with its delivery PIN, which
+   * that service answers only while the shipment is OUT_FOR_DELIVERY (null otherwise, or without a
+   * PIN). This service never stores the PIN: it is asked for each customer page, so a stale
+   * projection can neither show it late nor say OUT_FOR_DELIVERY beside no PIN.
    */
-  deliveryPin(hash: Uint8Array): Promise<string | null>;
+  withDeliveryPin(hash: Uint8Array): Promise<{ readonly shipment: TrackedShipment; readonly deliveryPin: string | null } | null>;
 }
 
 export type Clock = () => Date;

@@ -20,17 +20,20 @@ function tracked(state: ShipmentState): TrackedShipment {
   };
 }
 
-/** A read over a projection in `state`, whose shipment service would tell the PIN; and how often it was asked. */
-function readingIn(state: ShipmentState) {
+/**
+ * A read over a projection in `state`, whose shipment service holds the shipment in `current` (the
+ * same state unless given) and tells the PIN while OUT_FOR_DELIVERY; and how often it was asked.
+ */
+function readingIn(state: ShipmentState, current: TrackedShipment = tracked(state)) {
   const asked: Uint8Array[] = [];
   const read = new ReadTracking({
     projections: { findById: async () => tracked(state), findByCodeHash: async () => tracked(state) },
     fallback: {
       byId: async () => null,
       byCodeHash: async () => null,
-      deliveryPin: async (hash) => {
+      withDeliveryPin: async (hash) => {
         asked.push(hash);
-        return "0427";
+        return { shipment: current, deliveryPin: current.state === "OUT_FOR_DELIVERY" ? "0427" : null };
       },
     },
     clock: () => new Date(),
@@ -50,5 +53,15 @@ describe("the delivery PIN of the customer's read", () => {
       }),
     );
     expect(shown).toEqual(states.map((state) => (state === "OUT_FOR_DELIVERY" ? [state, "0427", null, 1] : [state, null, null, 0])));
+  });
+
+  it("says the shipment service's newer state when the projection still says OUT_FOR_DELIVERY: never that status without its PIN", async () => {
+    const deliveredAt = new Date("2026-11-29T08:00:00Z");
+    const { read, asked } = readingIn("OUT_FOR_DELIVERY", { ...tracked("DELIVERED"), terminalAt: deliveredAt });
+    const page = await read.forCustomer(CODE, true);
+    expect(asked).toHaveLength(1);
+    expect([page.status, page.deliveryPin, page.history.at(-1)]).toEqual(["DELIVERED", null, { status: "DELIVERED", at: deliveredAt }]);
+    // The public JSON asks nobody: the projection's status, as before.
+    expect((await read.forCustomer(CODE)).status).toBe("OUT_FOR_DELIVERY");
   });
 });

@@ -1,7 +1,8 @@
 import { isUuid } from "@tawsil/domain";
 import { FailedPreconditionError, NotFoundError, ValidationError } from "@tawsil/errors";
 import { accessDenied } from "../domain/errors";
-import { merchantTracking, publicTracking, type MerchantTracking, type PublicTracking } from "../domain/projection";
+import { publicStatusOf } from "../domain/lifecycle";
+import { merchantTracking, publicTracking, type MerchantTracking, type PublicTracking, type TrackedShipment } from "../domain/projection";
 import { isLinkExpired, TRACKING_CODE, trackingCodeSha256 } from "../domain/tracking-link";
 import type { Clock, ProjectionReader, ShipmentFallback } from "./ports";
 
@@ -25,13 +26,31 @@ export class ReadTracking {
   async forCustomer(code: string, withPin = false): Promise<PublicTracking & { deliveryPin: string | null }> {
     if (!TRACKING_CODE.test(code)) throw new ValidationError("code", "must be 43 base64url characters");
     const hash = trackingCodeSha256(code);
-    const tracked = (await this.deps.projections.findByCodeHash(hash)) ?? (await this.deps.fallback.byCodeHash(hash));
+    let tracked = (await this.deps.projections.findByCodeHash(hash)) ?? (await this.deps.fallback.byCodeHash(hash));
     if (!tracked) throw new NotFoundError("tracking link");
+    let deliveryPin: string | null = null;
+    // Asked only while this projection says OUT_FOR_DELIVERY; the shipment service checks again,
+    // and its state, never older than the projection's, is the one the page then says.
+    if (withPin && tracked.state === "OUT_FOR_DELIVERY") {
+      const current = await this.deps.fallback.withDeliveryPin(hash);
+      if (current) {
+        tracked = movedOn(tracked, current.shipment, this.deps.clock());
+        deliveryPin = current.deliveryPin;
+      }
+    }
     const now = this.deps.clock();
     if (isLinkExpired(tracked.terminalAt, now)) throw new FailedPreconditionError("TRACKING_LINK_EXPIRED", "the tracking link has expired");
-    const view = publicTracking(tracked, now);
-    // Asked only while this projection says OUT_FOR_DELIVERY; the shipment service checks again.
-    const deliveryPin = withPin && tracked.state === "OUT_FOR_DELIVERY" ? await this.deps.fallback.deliveryPin(hash) : null;
-    return { ...view, deliveryPin };
+    return { ...publicTracking(tracked, now), deliveryPin };
   }
+}
+
+/**
+ * The projection brought to the shipment service's newer state (its event is on the way): the
+ * state, its end and reason, and its status at the end of the history, when it ended or else now.
+ */
+function movedOn(projected: TrackedShipment, current: TrackedShipment, now: Date): TrackedShipment {
+  if (current.state === projected.state) return projected;
+  const status = publicStatusOf(current.state);
+  const history = projected.history.at(-1)?.status === status ? projected.history : [...projected.history, { status, at: current.terminalAt ?? now }];
+  return { ...projected, state: current.state, terminalAt: current.terminalAt, reasonCode: current.reasonCode, history };
 }

@@ -1,5 +1,5 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { DependencyUnavailableError } from "@tawsil/errors";
 import type { ShipmentService } from "@tawsil/proto/tawsil/shipment/v1/shipment_service_pb";
 import { ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
@@ -26,14 +26,14 @@ export class ShipmentServiceFallback implements ShipmentFallback {
     return this.#find({ case: "trackingCodeSha256", value: hash });
   }
 
-  async deliveryPin(hash: Uint8Array): Promise<string | null> {
+  async withDeliveryPin(hash: Uint8Array): Promise<{ shipment: TrackedShipment; deliveryPin: string | null } | null> {
     const found = await this.#call({ case: "trackingCodeSha256", value: hash });
-    return found?.deliveryPin || null;
+    const shipment = trackedFrom(found);
+    return shipment ? { shipment, deliveryPin: found?.deliveryPin || null } : null;
   }
 
   async #find(key: { case: "shipmentId"; value: string } | { case: "trackingCodeSha256"; value: Uint8Array }): Promise<TrackedShipment | null> {
-    const found = await this.#call(key);
-    return found?.shipment ? trackedFromShipment(found.shipment, found.terminalTime ? timestampDate(found.terminalTime) : null) : null;
+    return trackedFrom(await this.#call(key));
   }
 
   async #call(key: { case: "shipmentId"; value: string } | { case: "trackingCodeSha256"; value: Uint8Array }) {
@@ -46,6 +46,10 @@ export class ShipmentServiceFallback implements ShipmentFallback {
       throw new Error(`the shipment service answered ${Code[connect.code]}`, { cause: connect });
     }
   }
+}
+
+function trackedFrom(found: { shipment?: Shipment | undefined; terminalTime?: Timestamp | undefined } | null): TrackedShipment | null {
+  return found?.shipment ? trackedFromShipment(found.shipment, found.terminalTime ? timestampDate(found.terminalTime) : null) : null;
 }
 
 /**
