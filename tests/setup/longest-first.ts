@@ -8,20 +8,22 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * its own timings, which a fresh clone (CI) has none of, and otherwise by size: the soak, the
  * longest file (3.5 min) and one of the smallest, started last.
  *
- * The soak starts first, and beside it the two files that mostly wait for the fleet's deliveries,
- * then the fault scenarios. Started together, the soak's fifteen processes and the fault suite's
- * own PostgreSQL, Kafka and mesh (restarted by its scenarios) left the soak's requests queued for
- * CPU for seconds: on a 2-core machine an estimate's p99 reached 4.9 s in its first window, and in
- * one run crossed the gateway's 5 s deadline to its services (503), which the soak counts as a
- * failure. By the time the fault suite starts, the soak's load windows are over.
+ * Which files run side by side matters on 2 cores: the fault suite, with a PostgreSQL, a Kafka and
+ * a mesh of its own that its scenarios restart, starves whatever mesh runs beside it. Beside the
+ * soak it pushed an estimate's p99 to 4.9 s in the soak's first window and, in CI's run of
+ * e04d239, past the gateway's 5 s deadline (503s the soak counts as failures); beside the
+ * replicas' key rotation, shipment's database calls waited past their limit (503s in a rollout
+ * that must refuse nothing). So the soak starts beside the two files that mostly wait for the
+ * fleet's deliveries, and the fault suite beside the two `make dev`s of the checkouts file, whose
+ * checks wait for readiness and answer no load.
  */
 export const LONGEST_FILES = [
   "tests/e2e/soak.e2e.test.ts",
   "tests/e2e/sandbox-fleet.e2e.test.ts",
   "tests/e2e/tracking-page-states.e2e.test.ts",
+  "tests/e2e/checkouts.e2e.test.ts",
   "tests/faults/mesh.faults.test.ts",
   "tests/e2e/replicas.e2e.test.ts",
-  "tests/e2e/checkouts.e2e.test.ts",
   "tests/e2e/first-hour.e2e.test.ts",
   "tests/faults/degradation.faults.test.ts",
 ];
