@@ -13,6 +13,9 @@ const shared = {
   env: { KAFKAJS_NO_PARTITIONER_WARNING: "1" },
 };
 
+/** The unit files that replace a module with vi.mock (tests/setup/module-mocks.test.ts keeps this list whole). */
+export const MODULE_MOCKS = ["services/merchant/src/infra/scrypt-secret-hash.test.ts"];
+
 /**
  * One run for the whole workspace. The global setup provides a real PostgreSQL server and a real
  * Kafka broker of the run's own to every test file through `inject`: containers through
@@ -29,9 +32,6 @@ const shared = {
  * them at its short scale, on a PostgreSQL and a Kafka of its own; `make test-faults` runs it
  * alone at full scale.
  */
-/** The unit files that replace a module with vi.mock (tests/setup/module-mocks.test.ts keeps this list whole). */
-export const MODULE_MOCKS = ["services/merchant/src/infra/scrypt-secret-hash.test.ts"];
-
 export default defineConfig({
   test: {
     // Stopping a broker started for the run is a controlled shutdown: allow it to finish.
@@ -42,9 +42,9 @@ export default defineConfig({
     projects: [
       {
         // Each worker imports the workspace's modules once for all its files rather than once per
-        // file: that evaluation took about as long as the tests themselves (import 297 s of a
-        // fresh clone's run; this group took about 10 minutes of it, 7 minutes without). Every file
-        // still starts and stops what it uses in its own hooks, under names of its own.
+        // file: a fresh clone's run spent 297 s importing, and this group took about 10 minutes
+        // of it, 7 without. Every file still starts and stops what it uses in its own hooks,
+        // under names of its own.
         test: { ...shared, isolate: false, name: "unit-and-integration", include: ["**/*.test.ts"], exclude: [...shared.exclude, ...MODULE_MOCKS, "tests/e2e/**", "tests/faults/**"], sequence: { groupOrder: 0 } },
       },
       {

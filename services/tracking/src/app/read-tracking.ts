@@ -28,17 +28,17 @@ export class ReadTracking {
     const hash = trackingCodeSha256(code);
     let tracked = (await this.deps.projections.findByCodeHash(hash)) ?? (await this.deps.fallback.byCodeHash(hash));
     if (!tracked) throw new NotFoundError("tracking link");
+    const now = this.deps.clock();
     let deliveryPin: string | null = null;
     // Asked only while this projection says OUT_FOR_DELIVERY; the shipment service checks again,
     // and its state, never older than the projection's, is the one the page then says.
     if (withPin && tracked.state === "OUT_FOR_DELIVERY") {
       const current = await this.deps.fallback.withDeliveryPin(hash);
       if (current) {
-        tracked = movedOn(tracked, current.shipment, this.deps.clock());
+        tracked = movedOn(tracked, current.shipment, now);
         deliveryPin = current.deliveryPin;
       }
     }
-    const now = this.deps.clock();
     if (isLinkExpired(tracked.terminalAt, now)) throw new FailedPreconditionError("TRACKING_LINK_EXPIRED", "the tracking link has expired");
     return { ...publicTracking(tracked, now), deliveryPin };
   }
