@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { logTail, sweepStaleDataDirs } from './broker-files';
+import { newClusterId } from './cluster-id';
 import { fetchKafkaJars, run } from './jars';
 import { describeBroker, portAccepts } from './probe';
 import { waitReady, warmCoordinators } from './readiness';
@@ -74,10 +75,7 @@ export async function ensureKafka(opts: { port?: number; controllerPort?: number
   try {
     // The formatter is a short-lived JVM: C1 only and a small heap start it faster.
     const toolJvm = ['-Xmx256m', '-XX:TieredStopAtLevel=1', ...logJvmArgs(dataDir), '-cp', classpath, 'kafka.tools.StorageTool'];
-    const uuidOut = await run(javaBin(), [...toolJvm, 'random-uuid'], { what: 'kafka StorageTool random-uuid', timeoutMs: 60_000 });
-    const clusterId = uuidOut.trim().split('\n').pop()?.trim();
-    if (!clusterId) throw new Error(`kafka StorageTool random-uuid printed no id: ${uuidOut}`);
-    await run(javaBin(), [...toolJvm, 'format', '-t', clusterId, '-c', propsFile, ...scramFormatArgs(opts.security)], { what: 'kafka StorageTool format', timeoutMs: 60_000 });
+    await run(javaBin(), [...toolJvm, 'format', '-t', newClusterId(), '-c', propsFile, ...scramFormatArgs(opts.security)], { what: 'kafka StorageTool format', timeoutMs: 60_000 });
   } catch (err) {
     await rm(dataDir, { recursive: true, force: true });
     throw err;
