@@ -19,12 +19,14 @@ describe("sandbox fleet configuration", () => {
       FLEET_RECENT_DEMAND_MS: 60_000,
       FLEET_FIX_INTERVAL_MS: 2_000,
       FLEET_FAILURE_RATE: 0.05,
+      FLEET_CITIES: new Set(["RUH", "JED", "DMM", "MKK", "MED"]),
     });
+    expect(readConfig({ ...BASE, FLEET_CITIES: "RUH, JED" }).FLEET_CITIES).toEqual(new Set(["RUH", "JED"]));
     expect(problemSettings(readConfig, {})).toEqual(["DISPATCH_ADMIN_URL", "GATEWAY_URL", "MERCHANT_ADMIN_URL", "PORT", "SHIPMENT_ADMIN_URL"]);
   });
 
   it("names every bad setting at once", () => {
-    const env = { ...BASE, FLEET_FAILURE_RATE: "1.5", FLEET_RESERVE_DRIVERS_PER_SERVICE: "-1", FLEET_RECENT_DEMAND_MS: "10", GATEWAY_URL: "gateway:7000" };
-    expect(problemSettings(readConfig, env)).toEqual(["FLEET_FAILURE_RATE", "FLEET_RECENT_DEMAND_MS", "FLEET_RESERVE_DRIVERS_PER_SERVICE", "GATEWAY_URL"]);
+    const env = { ...BASE, FLEET_FAILURE_RATE: "1.5", FLEET_RESERVE_DRIVERS_PER_SERVICE: "-1", FLEET_RECENT_DEMAND_MS: "10", GATEWAY_URL: "gateway:7000", FLEET_CITIES: "RUH,XXX" };
+    expect(problemSettings(readConfig, env)).toEqual(["FLEET_CITIES", "FLEET_FAILURE_RATE", "FLEET_RECENT_DEMAND_MS", "FLEET_RESERVE_DRIVERS_PER_SERVICE", "GATEWAY_URL"]);
   });
 });

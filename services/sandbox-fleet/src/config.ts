@@ -1,5 +1,6 @@
 import { commonEnv, loadConfig, peerUrl } from "@tawsil/config";
 import { z } from "zod";
+import { CITY_CENTRES } from "./domain/geo";
 
 const millis = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 const drivers = (fallback: number) => z.coerce.number().int().min(0).max(1000).default(fallback);
@@ -19,7 +20,18 @@ export const schema = commonEnv.extend({
   SHIPMENT_ADMIN_URL: peerUrl,
   /** Deadline of each call to an admin listener (hashing a secret takes a while). */
   ADMIN_TIMEOUT_MS: millis(100, 60_000, 10_000),
-  /** Drivers always on shift per carrier service (carrier and vehicle) and city with a centre. */
+  /**
+   * The cities the fleet staffs, comma-separated codes of cities with a centre (RUH, JED, DMM, MKK,
+   * MED); unset, all of them. Each driver costs a registration, a hashed secret and a token at
+   * start: a sandbox (or a test) whose shipments stay in one city need not wait for the others'.
+   */
+  FLEET_CITIES: z
+    .string()
+    .default("")
+    .transform((list) => list.split(",").map((code) => code.trim()).filter(Boolean))
+    .refine((codes) => codes.every((code) => CITY_CENTRES[code]), { message: `codes of cities with a centre: ${Object.keys(CITY_CENTRES).join(", ")}` })
+    .transform((codes) => new Set(codes.length > 0 ? codes : Object.keys(CITY_CENTRES)) as ReadonlySet<string>),
+  /** Drivers always on shift per carrier service (carrier and vehicle) and staffed city. */
   FLEET_DRIVERS_PER_SERVICE: drivers(2),
   /** Most drivers on shift per carrier service and city when demand grows (a backlog left by a load test). */
   FLEET_MAX_DRIVERS_PER_SERVICE: drivers(30),

@@ -23,6 +23,7 @@ export class NotSandboxError extends Error {
 export function composeFleet(config: Config, logger: Logger, metrics = createMetrics("sandbox-fleet")): Fleet {
   if (config.TAWSIL_ENVIRONMENT !== "sandbox") throw new NotSandboxError(config.TAWSIL_ENVIRONMENT);
   return new Fleet({
+    cities: config.FLEET_CITIES,
     admin: fleetAdminOver({ dispatch: config.DISPATCH_ADMIN_URL, merchant: config.MERCHANT_ADMIN_URL, shipment: config.SHIPMENT_ADMIN_URL }, config.ADMIN_TIMEOUT_MS),
     appFor: (account) => driverAppOver(new TawsilDriverClient({ baseUrl: config.GATEWAY_URL, clientId: account.clientId, clientSecret: account.clientSecret })),
     rules: {

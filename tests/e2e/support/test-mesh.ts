@@ -60,7 +60,7 @@ export interface TestMeshOptions {
   readonly gatewayEnv?: (servicePorts: Readonly<Record<ServiceName, number>>) => Record<string, string>;
   /** Starts the sandbox fleet process (services/sandbox-fleet) after the others; default on. Off: the file's drivers are its own. */
   readonly fleet?: boolean;
-  /** Settings of the fleet alone (FLEET_FAILURE_RATE, say). */
+  /** Settings of the fleet alone (FLEET_FAILURE_RATE, say); it staffs Riyadh only unless FLEET_CITIES says otherwise. */
   readonly fleetEnv?: Record<string, string>;
   /** Instances of the gateway and of each service (startMesh's `replicas`; the soak runs two). */
   readonly replicas?: number;
@@ -96,7 +96,9 @@ export async function startTestMesh(opts: TestMeshOptions): Promise<TestMesh> {
     fleet: opts.fleet ?? true,
     ...(opts.replicas ? { replicas: opts.replicas } : {}),
     ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
-    ...(opts.fleetEnv ? { fleetEnv: opts.fleetEnv } : {}),
+    // Riyadh only, where every file's shipments are: each driver of the four other cities was a
+    // registration, a hashed secret and a token before the mesh was ready (54 drivers, 14 here).
+    fleetEnv: { FLEET_CITIES: "RUH", ...opts.fleetEnv },
     env: { LOG_LEVEL: "warn", ...opts.env },
     gatewayEnv: {
       MEDIA_DOWNLOAD_SECRET: randomBytes(32).toString("base64"),

@@ -1,6 +1,7 @@
 import { createLogger } from "@tawsil/logging";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../infra/system-clock";
+import { CITY_CENTRES } from "../domain/geo";
 import type { ServicePair } from "../domain/service-pair";
 import { Fleet } from "./fleet";
 import { RefusedError, type DriverApp, type FleetAdmin, type FleetDriverAccount, type Offer, type PairDemandReport } from "./ports";
@@ -49,9 +50,10 @@ const until = async (probe: () => boolean) => {
   for (let i = 0; i < 200 && !probe(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
-function fleetOf(admin: FleetAdmin, appFor: (account: FleetDriverAccount) => DriverApp, rules = { baseline: 2, cap: 5, reserve: 0, recentMs: 60_000, idleOffShiftMs: 60_000 }) {
+function fleetOf(admin: FleetAdmin, appFor: (account: FleetDriverAccount) => DriverApp, rules = { baseline: 2, cap: 5, reserve: 0, recentMs: 60_000, idleOffShiftMs: 60_000 }, cities: readonly string[] = Object.keys(CITY_CENTRES)) {
   const noop = () => {};
   return new Fleet({
+    cities: new Set(cities),
     admin,
     appFor,
     rules,
@@ -70,6 +72,21 @@ describe("the fleet", () => {
     expect(seen).toEqual({ rotated: ["Sandbox SAQR BIKE RUH 3", "Sandbox SAQR BIKE RUH 1"], onboarded: [], demands: 1 });
     expect(fleet.onDuty).toBe(true);
     await fleet.close();
+  });
+
+  it("staffs only the cities it is given", async () => {
+    const vans = { cityCode: "JED", carrierCode: "SAQR", vehicle: "VAN" } as const;
+    const { admin, seen } = fakeAdmin([]);
+    admin.demand = async () => [{ ...BIKES, onShift: 0, free: 0, waiting: 0, waitingRecent: 0 }, { ...vans, onShift: 0, free: 0, waiting: 0, waitingRecent: 0 }];
+    const jeddahToo = fleetOf(admin, fakeApps().appFor);
+    await jeddahToo.start();
+    await jeddahToo.close();
+    expect(seen.onboarded).toEqual(["Sandbox SAQR BIKE RUH 1", "Sandbox SAQR BIKE RUH 2", "Sandbox SAQR VAN JED 1", "Sandbox SAQR VAN JED 2"]);
+    seen.onboarded.length = 0;
+    const riyadhOnly = fleetOf(admin, fakeApps().appFor, undefined, ["RUH"]);
+    await riyadhOnly.start();
+    await riyadhOnly.close();
+    expect(seen.onboarded).toEqual(["Sandbox SAQR BIKE RUH 1", "Sandbox SAQR BIKE RUH 2"]);
   });
 
   it("asks for the demand only once its pair's drivers are all busy, and registers one driver per waiting job under the lowest free names", async () => {

@@ -16,6 +16,8 @@ const DEMAND_POLL_MS = 1_000;
 const CONCURRENT_ONBOARDING = 20;
 
 export interface FleetOptions {
+  /** The cities staffed (each with a centre in CITY_CENTRES). */
+  readonly cities: ReadonlySet<string>;
   readonly admin: FleetAdmin;
   readonly appFor: (account: FleetDriverAccount) => DriverApp;
   readonly rules: StaffingRules;
@@ -48,9 +50,9 @@ export class Fleet {
 
   constructor(private readonly o: FleetOptions) {}
 
-  /** Finds the pairs and the fleet's drivers, resumes those on shift and brings each pair to its baseline. */
+  /** Finds the pairs of its cities and the fleet's drivers, resumes those on shift and brings each pair to its baseline. */
   async start(): Promise<void> {
-    const pairs = (await this.o.admin.demand(0)).filter((pair) => CITY_CENTRES[pair.cityCode]);
+    const pairs = (await this.o.admin.demand(0)).filter((pair) => CITY_CENTRES[pair.cityCode] && this.o.cities.has(pair.cityCode));
     this.#roster.know(pairs, await this.o.admin.listFleetDrivers());
     await this.#serial(() => this.#enlistAll(pairs.flatMap((pair) => this.#enlistments(pair, this.#roster.resumable(pair)))));
     await this.#rebalance();
