@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { afterMs, ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks, ticksBetween } from "./cpu-budget";
+import { afterMs, ceiling, cpuPerRequest, databaseBackends, medianCpu, readTicks, readWakeups, ticksBetween, wakeupsPerRequest } from "./cpu-budget";
 
 const processes = [
   { name: "gateway", pid: 1 },
@@ -22,6 +22,26 @@ describe("CPU per request", () => {
     const once = [new Map([[1, 1]])];
     expect(cpuPerRequest(processes.slice(0, 1), { before: zero, end: once }, 0, 100)[0]!.duringMs).toBeNaN();
     expect(cpuPerRequest(processes.slice(0, 1), { before: zero, end: once }, 10, 100)[0]).toEqual({ name: "gateway", duringMs: 1 });
+  });
+
+  it("divides each process's thread wake-ups in the round by the requests answered, and sums the product's", () => {
+    const one = (pid: number, n: number) => new Map([[pid, n]]);
+    const readings = { before: [one(1, 0), one(2, 0)], end: [one(1, 1), one(2, 2)] };
+    const cpu = cpuPerRequest(processes.slice(0, 2), readings, 100, 100, { before: [one(1, 1000), one(2, 50)], end: [one(1, 1400), one(2, 850)] });
+    expect(cpu).toEqual([
+      { name: "gateway", duringMs: 0.1, wakeups: 4 },
+      { name: "shipment", duringMs: 0.2, wakeups: 8 },
+    ]);
+    expect(medianCpu([cpu, cpu.map((p) => ({ ...p, wakeups: p.wakeups! * 3 })), cpu]).map((p) => p.wakeups)).toEqual([4, 8]);
+    // The simulated drivers' process is a client of the mesh: never in the product's sum.
+    expect(wakeupsPerRequest([...cpu, { name: "sandbox-fleet", duringMs: 1, wakeups: 50 }])).toBe(12);
+    expect(wakeupsPerRequest([{ name: "gateway", duringMs: 1 }])).toBeUndefined();
+  });
+
+  it("reads a live process's wake-ups, and none of a process that is gone", () => {
+    const [self, gone] = readWakeups([{ name: "this", pid: process.pid }, { name: "gone", pid: 2 ** 22 + 1 }]);
+    expect(self!.get(process.pid)).toBeGreaterThan(0);
+    expect(gone).toBeUndefined();
   });
 
   it("counts a group's members one by one: a newcomer whole, one that left without going negative", () => {

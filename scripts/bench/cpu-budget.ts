@@ -5,7 +5,7 @@
  */
 import type { WatchedProcess } from "./idle";
 import { FLEET } from "../../packages/topology/src";
-import { pidsWhoseCommand, sample, ticksPerSecond } from "../../packages/testing/src/load/proc";
+import { pidsWhoseCommand, sample, threadWakeups, ticksPerSecond } from "../../packages/testing/src/load/proc";
 import { median } from "../../packages/testing/src/load/stats";
 
 /**
@@ -15,14 +15,23 @@ import { median } from "../../packages/testing/src/load/stats";
 export type Ticks = readonly (ReadonlyMap<number, number> | undefined)[];
 
 export function readTicks(processes: readonly WatchedProcess[]): Ticks {
+  return readEach(processes, (pid) => sample(pid)?.ticks);
+}
+
+/** Each watched process's thread wake-ups so far (proc.ts threadWakeups), by pid, in the shape of readTicks. */
+export function readWakeups(processes: readonly WatchedProcess[]): Ticks {
+  return readEach(processes, threadWakeups);
+}
+
+function readEach(processes: readonly WatchedProcess[], read: (pid: number) => number | undefined): Ticks {
   return processes.map((p) => {
     const pids = p.pids ? p.pids() : p.pid ? [p.pid] : [];
-    const ticks = new Map<number, number>();
+    const readings = new Map<number, number>();
     for (const pid of pids) {
-      const read = sample(pid)?.ticks;
-      if (read !== undefined) ticks.set(pid, read);
+      const value = read(pid);
+      if (value !== undefined) readings.set(pid, value);
     }
-    return p.pids || ticks.size ? ticks : undefined;
+    return p.pids || readings.size ? readings : undefined;
   });
 }
 
@@ -57,19 +66,36 @@ export interface ProcessCpu {
    * baseline's round in between): consumers, relays and the sandbox fleet catching up.
    */
   readonly afterMs?: number;
+  /**
+   * Its threads' wake-ups per request while the round ran (readWakeups): each a sleep that a
+   * message, a reply or a timer ended, which costs the kernel's switch and cold caches whatever
+   * the work woken for. Where a path's requests come one at a time, these rather than the work
+   * itself set its CPU per request.
+   */
+  readonly wakeups?: number;
 }
 
 const ms = (before: ReadonlyMap<number, number> | undefined, after: ReadonlyMap<number, number> | undefined, requests: number, hz: number) =>
   before === undefined || after === undefined || requests <= 0 ? Number.NaN : ((ticksBetween(before, after) / hz) * 1000) / requests;
 
 /** One round's CPU per request of each process, from readings before, at the end of and after the round. */
-export function cpuPerRequest(processes: readonly WatchedProcess[], readings: { before: Ticks; end: Ticks; after?: Ticks }, requests: number, hz = ticksPerSecond()): ProcessCpu[] {
+export function cpuPerRequest(
+  processes: readonly WatchedProcess[],
+  readings: { before: Ticks; end: Ticks; after?: Ticks },
+  requests: number,
+  hz = ticksPerSecond(),
+  wakeups?: { before: Ticks; end: Ticks },
+): ProcessCpu[] {
   return processes.map((p, i) => ({
     name: p.name,
     duringMs: ms(readings.before[i], readings.end[i], requests, hz),
     ...(readings.after ? { afterMs: ms(readings.end[i], readings.after[i], requests, hz) } : {}),
+    ...(wakeups ? { wakeups: perRequest(wakeups.before[i], wakeups.end[i], requests) } : {}),
   }));
 }
+
+const perRequest = (before: ReadonlyMap<number, number> | undefined, after: ReadonlyMap<number, number> | undefined, requests: number) =>
+  before === undefined || after === undefined || requests <= 0 ? Number.NaN : ticksBetween(before, after) / requests;
 
 /** Each process's median over the rounds. */
 export function medianCpu(rounds: readonly (readonly ProcessCpu[])[]): ProcessCpu[] {
@@ -77,7 +103,13 @@ export function medianCpu(rounds: readonly (readonly ProcessCpu[])[]): ProcessCp
   if (!first) return [];
   return first.map((p, i) => {
     const after = rounds.map((r) => r[i]?.afterMs).filter((v): v is number => v !== undefined);
-    return { name: p.name, duringMs: median(rounds.map((r) => r[i]?.duringMs ?? Number.NaN)), ...(after.length ? { afterMs: median(after) } : {}) };
+    const wakeups = rounds.map((r) => r[i]?.wakeups).filter((v): v is number => v !== undefined);
+    return {
+      name: p.name,
+      duringMs: median(rounds.map((r) => r[i]?.duringMs ?? Number.NaN)),
+      ...(after.length ? { afterMs: median(after) } : {}),
+      ...(wakeups.length ? { wakeups: median(wakeups) } : {}),
+    };
   });
 }
 
@@ -92,6 +124,12 @@ export const processMs = (p: ProcessCpu): number => known(p.duringMs) + known(p.
  * measured and shown on its own, never in the product's figures (issue 30).
  */
 export const isProduct = (p: { readonly name: string }): boolean => p.name !== FLEET;
+
+/** The product's processes' thread wake-ups per request while the round ran; undefined when not read. */
+export function wakeupsPerRequest(cpu: readonly ProcessCpu[]): number | undefined {
+  const read = cpu.filter(isProduct).map((p) => p.wakeups);
+  return read.some((w) => w !== undefined) ? read.reduce<number>((sum, w) => sum + (w !== undefined && Number.isFinite(w) ? w : 0), 0) : undefined;
+}
 
 /** What every process of the product spent after the round, per request. */
 export const afterMs = (cpu: readonly ProcessCpu[]): number => cpu.filter(isProduct).reduce((sum, p) => sum + known(p.afterMs), 0);

@@ -1,6 +1,6 @@
 /** Runs one scenario: warm-up, then interleaved rounds (mesh, baseline, mesh, ...), reporting each. */
 import { KEPT_SHARES } from "./profiler";
-import { cpuPerRequest, medianCpu, readTicks, type ProcessCpu, type Ticks } from "./cpu-budget";
+import { cpuPerRequest, medianCpu, readTicks, readWakeups, type ProcessCpu, type Ticks } from "./cpu-budget";
 import { closedLoop, paced, type RoundOutcome } from "../../packages/testing/src/load/driver";
 import type { BenchContext, Prepared, Scenario, ScenarioProfile, ScenarioResult, TargetFigures } from "./scenarios/scenario";
 import { medianOfRounds, meets, ratio, type RoundFigures } from "../../packages/testing/src/load/stats";
@@ -60,24 +60,26 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
   const watched = ctx.meshProcesses();
   const floorWatched = floor ? ctx.floorProcesses() : [];
   for (let r = 1; r <= settings.rounds; r++) {
-    let meshRound: { before: Ticks; end: Ticks; requests: number } | undefined;
+    let meshRound: { before: Ticks; end: Ticks; wakeups: { before: Ticks; end: Ticks }; requests: number } | undefined;
     for (const run of runs) {
       await run.before?.();
+      const wakeupsBefore = readWakeups(watched);
       const before = readTicks(watched);
       const outcome = await run.go(settings.roundSeconds);
-      if (run.label === "mesh") meshRound = { before, end: readTicks(watched), requests: outcome.figures.requests };
+      if (run.label === "mesh") meshRound = { before, end: readTicks(watched), wakeups: { before: wakeupsBefore, end: readWakeups(watched) }, requests: outcome.figures.requests };
       rounds[run.label].push(outcome.figures);
       logRound(ctx, r, run.label, outcome);
     }
     if (meshRound) {
       const after = runs.length > 1 ? { after: readTicks(watched) } : {};
-      cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after }, meshRound.requests));
+      cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after }, meshRound.requests, undefined, meshRound.wakeups));
     }
     if (floor) {
+      const wakeupsBefore = readWakeups(floorWatched);
       const before = readTicks(floorWatched);
       const outcome = await closedLoop(floor, opts(settings.roundSeconds));
       await floor.settle?.();
-      floorCpuRounds.push(cpuPerRequest(floorWatched, { before, end: readTicks(floorWatched) }, outcome.figures.requests));
+      floorCpuRounds.push(cpuPerRequest(floorWatched, { before, end: readTicks(floorWatched) }, outcome.figures.requests, undefined, { before: wakeupsBefore, end: readWakeups(floorWatched) }));
       rounds.floor.push(outcome.figures);
       logRound(ctx, r, "floor", outcome);
     }

@@ -63,6 +63,11 @@ describe("the CPU budgets of issue 34", () => {
     );
     // Floor 0.4 ms: under the target, so the product's 0.6 ms above it is what must shrink.
     expect(read(floor(0.2, 0.1, 0.1)).bound).toContain("costs 0.40 ms (floor edge 0.20, floor inner 0.10, postgresql 0.10), 40% of this path's 1.00 ms, under the 0.6 ms target, so the 0.60 ms above it (the product's work) is what must shrink; the busiest: gateway 0.50 ms");
+    // With the threads' wake-ups read: how many times a request woke the path's and the floor's.
+    const woken = (cpu: { name: string; duringMs: number }[], each: number) => cpu.map((p) => ({ ...p, wakeups: each }));
+    const path = cpuOnly("read", [0.5, 0.3, 0.2]);
+    const withWakeups = { ...path, cpu: woken([...path.cpu!], 4), floor: { ...floor(0.3, 0.25, 0.15), cpu: woken(floor(0.3, 0.25, 0.15).cpu, 2) } };
+    expect(row(withScenarios(withWakeups), "read by id").bound).toContain("no change inside the processes meets it in this design; a request woke the path's threads 12.0 times, the floor's 6.0; the busiest: gateway 0.50 ms");
   });
 
   it("says why a path was not measured", () => {

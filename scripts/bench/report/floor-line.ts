@@ -7,7 +7,7 @@
  * Whatever a path spends above it is the product's own work; a target below it cannot be met by
  * any change inside the processes, only by a different design (fewer processes on the path).
  */
-import { ceiling, processMs } from "../cpu-budget";
+import { ceiling, processMs, wakeupsPerRequest } from "../cpu-budget";
 import type { FloorFigures, ScenarioResult } from "../scenarios/scenario";
 
 /** The floor's CPU per request: edge, inner service and PostgreSQL backends together. */
@@ -35,5 +35,12 @@ export function floorLine(s: ScenarioResult, limitMs: number): string | undefine
     floorTotal > limitMs
       ? `and alone exceeds the ${limitMs} ms target: no change inside the processes meets it in this design`
       : `under the ${limitMs} ms target, so the ${(pathTotal - floorTotal).toFixed(2)} ms above it (the product's work) is what must shrink`;
-  return `the design floor (a fastify route, one Connect call over HTTP/2 to a handler that ${floor.what}; same rounds, ${floor.figures.median.throughput.toFixed(0)} req/s) costs ${floorTotal.toFixed(2)} ms (${parts(floor)}), ${share}, ${verdict}`;
+  return `the design floor (a fastify route, one Connect call over HTTP/2 to a handler that ${floor.what}; same rounds, ${floor.figures.median.throughput.toFixed(0)} req/s) costs ${floorTotal.toFixed(2)} ms (${parts(floor)}), ${share}, ${verdict}${wakeupsLine(s)}`;
+}
+
+/** How many times a request woke a thread of the path and of its floor: the hops and round trips each costs. */
+function wakeupsLine(s: ScenarioResult): string {
+  const [path, floor] = [wakeupsPerRequest(s.cpu ?? []), wakeupsPerRequest(s.floor?.cpu ?? [])];
+  if (path === undefined || floor === undefined || !Number.isFinite(path) || !Number.isFinite(floor)) return "";
+  return `; a request woke the path's threads ${path.toFixed(1)} times, the floor's ${floor.toFixed(1)}`;
 }

@@ -1,5 +1,5 @@
 /** .bench/report.md: the run's facts, then tables; the terminal prints the same summary. */
-import { afterMs, ceiling, processMs } from "../cpu-budget";
+import { afterMs, ceiling, isProduct, processMs, wakeupsPerRequest, type ProcessCpu } from "../cpu-budget";
 import { floorMs } from "./floor-line";
 import { FLEET } from "../../../packages/topology/src";
 import type { ScenarioResult, TargetFigures } from "../scenarios/scenario";
@@ -133,6 +133,7 @@ function cpuBudgetTable(results: BenchResults): string | undefined {
   const rows = measured.map((s) => {
     const cpu = s.cpu!;
     const { totalMs, maxPerSecond } = ceiling(cpu, cores);
+    const wakeups = wakeupsPerRequest(cpu);
     return [
       s.title,
       ...names.map((name) => n(cpu.find((p) => p.name === name)?.duringMs, 2)),
@@ -140,14 +141,19 @@ function cpuBudgetTable(results: BenchResults): string | undefined {
       `**${n(totalMs, 2)}**`,
       n(maxPerSecond, 0),
       n(s.mesh?.median.throughput),
+      wakeups === undefined ? "–" : n(wakeups, 1),
+      wakeups === undefined ? "–" : n((duringMs(cpu) * 1000) / wakeups, 0),
     ];
   });
   return [
     `\n## What bounds each path: CPU ms per request (medians over the mesh's rounds)\n`,
-    table(["Scenario", ...names.map((name) => (name === FLEET ? `${name} (drivers: not in the total)` : name)), "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s"], rows),
-    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers and outbox relays catching up. The sandbox fleet's process (the simulated drivers, a client of the mesh like the load driver), when it runs, is shown on its own and counted in neither "after the round" nor the total; the bench stops it before the scenarios. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes.`,
+    table(["Scenario", ...names.map((name) => (name === FLEET ? `${name} (drivers: not in the total)` : name)), "after the round, all", "total", `ceiling on ${cores} cores, req/s`, "measured req/s", "thread wake-ups per request", "CPU µs per wake-up"], rows),
+    `\nEach process's CPU (/proc utime+stime; postgresql: the backends of the mesh's databases together) while the mesh's round ran, divided by the requests answered; "after the round" is what the processes spent once the load stopped, until the next mesh round (the baseline's round in between): consumers and outbox relays catching up. The sandbox fleet's process (the simulated drivers, a client of the mesh like the load driver), when it runs, is shown on its own and counted in neither "after the round" nor the total; the bench stops it before the scenarios. The ceiling is ${cores} x 1000 ms over the total: the most the mesh can serve on this machine with the load driver and the baseline taking nothing. The profiled round of each scenario (in .bench/report.md, profiles in .bench/profiles/) shows where each process's share goes. Thread wake-ups: every thread's voluntary context switches in the product's processes while the round ran (/proc/<pid>/task/*/status; each a sleep that a message, a reply or a timer ended), per request; CPU µs per wake-up is the round's CPU over them. A path whose profile shows no function worth tuning and whose CPU per wake-up is the floor's is bound by how many times its request wakes a thread (hops, round trips, events): fewer of those, not faster code, is what lowers it.`,
   ].join("\n");
 }
+
+/** CPU ms per request of the product's processes while the round ran (after the round left out, as the wake-ups are). */
+const duringMs = (cpu: readonly ProcessCpu[]) => cpu.filter(isProduct).reduce((sum, p) => sum + (Number.isFinite(p.duringMs) ? p.duringMs : 0), 0);
 
 /** Each path beside the design floor's cost for the same request (floor-line.ts). */
 function floorTable(results: BenchResults): string | undefined {
@@ -157,12 +163,14 @@ function floorTable(results: BenchResults): string | undefined {
     const floor = s.floor!;
     const pathMs = ceiling(s.cpu!, results.machine.cores).totalMs;
     const byProcess = floor.cpu.map((p) => `${p.name} ${n(processMs(p), 2)}`).join(", ");
-    return [s.title, `a handler that ${floor.what}`, n(floor.figures.median.throughput, 0), byProcess, `**${n(floorMs(floor), 2)}**`, n(pathMs, 2), `${n(pathMs / floorMs(floor), 2)}x`];
+    const [floorWakeups, pathWakeups] = [wakeupsPerRequest(floor.cpu), wakeupsPerRequest(s.cpu!)];
+    const wakeups = floorWakeups === undefined || pathWakeups === undefined ? "–" : `${n(floorWakeups, 1)} / ${n(pathWakeups, 1)}`;
+    return [s.title, `a handler that ${floor.what}`, n(floor.figures.median.throughput, 0), byProcess, `**${n(floorMs(floor), 2)}**`, n(pathMs, 2), `${n(pathMs / floorMs(floor), 2)}x`, wakeups];
   });
   return [
     "\n## The design floor: the same request through this design's parts alone (CPU ms per request)\n",
-    table(["Path", "Floor", "Floor req/s", "Floor by process", "floor total", "path total", "path/floor"], rows),
-    "\nThe floor (scripts/bench/floor/) is a fastify route answering JSON that makes one Connect call over HTTP/2 with binary protobuf to another process, whose handler does nothing of the product's (a constant, one primary-key statement through a pg pool, or a create: a quote over one more call, one transaction with its outbox row, one event published to Kafka and applied by three consumer groups, each in a transaction): no token check, validation, limits, logging, metrics, tracing, interceptors, relay or projections. Its rounds run in the same rounds as the mesh's, after them, read on its own processes (with the broker and the baseline database's backends; a create's round is read once its consumers caught up). A path cannot cost less than its floor without a different design (fewer processes or events on the path); what it spends above the floor is the product's own work.",
+    table(["Path", "Floor", "Floor req/s", "Floor by process", "floor total", "path total", "path/floor", "thread wake-ups per request, floor / path"], rows),
+    "\nThe floor (scripts/bench/floor/) is a fastify route answering JSON that makes one Connect call over HTTP/2 with binary protobuf to another process, whose handler does nothing of the product's (a constant, one primary-key statement through a pg pool, or a create: a quote over one more call, one transaction with its outbox row, one event published to Kafka and applied by three consumer groups, each in a transaction): no token check, validation, limits, logging, metrics, tracing, interceptors, relay or projections. Its rounds run in the same rounds as the mesh's, after them, read on its own processes (with the broker and the baseline database's backends; a create's round is read once its consumers caught up). A path cannot cost less than its floor without a different design (fewer processes or events on the path); what it spends above the floor is the product's own work. Thread wake-ups as in the table above (the floor's create counted until its consumers caught up, the path's while its round ran).",
   ].join("\n");
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cpuPercent, parseStatTicks, parseStatusRssBytes } from "./proc";
+import { cpuPercent, parseStatTicks, parseStatusRssBytes, parseVoluntarySwitches, threadWakeups } from "./proc";
 
 // A real line, with a command name holding a space and a parenthesis.
 const STAT = "4242 (node (main) x) S 1 4242 4242 0 -1 4194560 12000 0 3 0 1534 287 0 0 20 0 11 0 3810 1155960832 31337 18446744073709551615 1 1 0 0 0 0 0 16781312 17922 0 0 0 17 1 0 0 0 0 0";
@@ -25,5 +25,17 @@ describe("/proc parsing", () => {
   it("turns tick deltas into % of one core", () => {
     expect(cpuPercent(1000, 1050, 10, 100)).toBeCloseTo(5);
     expect(cpuPercent(0, 400, 2, 100)).toBeCloseTo(200);
+  });
+});
+
+describe("thread wake-ups", () => {
+  it("reads a thread's voluntary context switches, and sums a live process's threads", async () => {
+    expect(parseVoluntarySwitches("Name:\tnode\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:\t56\n")).toBe(1234);
+    expect(parseVoluntarySwitches("Name:\tzombie\n")).toBe(0);
+    const before = threadWakeups(process.pid)!;
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Each timer slept the main thread until the kernel woke it.
+    expect(threadWakeups(process.pid)! - before).toBeGreaterThanOrEqual(20);
+    expect(threadWakeups(2 ** 22 + 1)).toBeUndefined();
   });
 });

@@ -41,6 +41,33 @@ export function ticksPerSecond(): number {
   return clockTicks;
 }
 
+/** voluntary_ctxt_switches of a /proc/<pid>/task/<tid>/status: the times that thread slept until woken (a message, a reply, a timer). */
+export function parseVoluntarySwitches(status: string): number {
+  const match = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status);
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * Wake-ups of a live process so far: every thread's voluntary context switches, summed (each a
+ * sleep that a socket, a timer or another thread ended). Undefined once it is gone. Threads that
+ * ended meanwhile take their count with them: a reading can only be low, never high.
+ */
+export function threadWakeups(pid: number): number | undefined {
+  try {
+    let total = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += parseVoluntarySwitches(readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8"));
+      } catch {
+        // that thread ended meanwhile
+      }
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface ProcSample {
   readonly ticks: number;
   readonly rssBytes: number;
