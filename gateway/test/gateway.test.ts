@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createLogger, initTracing } from "@tawsil/logging";
@@ -10,6 +11,7 @@ import { problemSchemaErrors } from "@tawsil/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway } from "../src/app";
+import { DRAIN_LIMIT_BYTES } from "../src/problem/error-handler";
 import { readConfig, SERVICES, type ServiceName } from "../src/config";
 
 initTracing();
@@ -256,5 +258,40 @@ describe("gateway request bodies", () => {
 
   it("answers a body over 256 KiB with 413 PAYLOAD_TOO_LARGE", async () => {
     await problemOf(await post("application/json", JSON.stringify({ pad: "x".repeat(256 * 1024) })), 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  /** A raw HTTP/1.1 connection to the gateway that declares an oversized JSON body and sends its first bytes only. */
+  async function oversizedPost(length: number) {
+    const socket = net.connect(Number(new URL(base).port), "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    socket.write(`POST /test/echo HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"pad":"`);
+    await until(() => received.includes("\r\n\r\n"));
+    return { socket, received: () => received, closed, until };
+  }
+
+  it("keeps the connection after a 413 of a declared length it can drain, so a client still sending reads the problem", async () => {
+    // Fastify answers before reading the body; the client sends the rest, then another request on the same connection.
+    const length = 1_000_000;
+    const post = await oversizedPost(length);
+    expect(post.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(post.received().toLowerCase()).not.toContain("connection: close");
+    post.socket.write("x".repeat(length - 8));
+    post.socket.write("GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n");
+    await post.until(() => (post.received().match(/HTTP\/1\.1 \d+/g) ?? []).length === 2);
+    expect(post.received().match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 413", "HTTP/1.1 200"]);
+    post.socket.end();
+    await post.closed;
+  });
+
+  it("closes the connection after a 413 of a declared length too large to drain", async () => {
+    const post = await oversizedPost(DRAIN_LIMIT_BYTES + 1);
+    expect(post.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(post.received().toLowerCase()).toContain("connection: close");
+    await post.closed;
   });
 });
