@@ -26,8 +26,8 @@ describe("CPU per request", () => {
 
   it("divides each process's thread wake-ups in the round by the requests answered, and sums the product's", () => {
     const one = (pid: number, n: number) => new Map([[pid, n]]);
-    const readings = { before: [one(1, 0), one(2, 0)], end: [one(1, 1), one(2, 2)] };
-    const cpu = cpuPerRequest(processes.slice(0, 2), readings, 100, 100, { before: [one(1, 1000), one(2, 50)], end: [one(1, 1400), one(2, 850)] });
+    const wakeups = { before: [one(1, 1000), one(2, 50)], end: [one(1, 1400), one(2, 850)] };
+    const cpu = cpuPerRequest(processes.slice(0, 2), { before: [one(1, 0), one(2, 0)], end: [one(1, 1), one(2, 2)], wakeups }, 100, 100);
     expect(cpu).toEqual([
       { name: "gateway", duringMs: 0.1, wakeups: 4 },
       { name: "shipment", duringMs: 0.2, wakeups: 8 },

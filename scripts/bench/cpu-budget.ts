@@ -78,14 +78,14 @@ export interface ProcessCpu {
 const ms = (before: ReadonlyMap<number, number> | undefined, after: ReadonlyMap<number, number> | undefined, requests: number, hz: number) =>
   before === undefined || after === undefined || requests <= 0 ? Number.NaN : ((ticksBetween(before, after) / hz) * 1000) / requests;
 
-/** One round's CPU per request of each process, from readings before, at the end of and after the round. */
+/** One round's CPU per request of each process, from readings before, at the end of and after the round (and its wake-ups, when read). */
 export function cpuPerRequest(
   processes: readonly WatchedProcess[],
-  readings: { before: Ticks; end: Ticks; after?: Ticks },
+  readings: { before: Ticks; end: Ticks; after?: Ticks; wakeups?: { before: Ticks; end: Ticks } },
   requests: number,
   hz = ticksPerSecond(),
-  wakeups?: { before: Ticks; end: Ticks },
 ): ProcessCpu[] {
+  const { wakeups } = readings;
   return processes.map((p, i) => ({
     name: p.name,
     duringMs: ms(readings.before[i], readings.end[i], requests, hz),

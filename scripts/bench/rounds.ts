@@ -72,14 +72,14 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext): Promis
     }
     if (meshRound) {
       const after = runs.length > 1 ? { after: readTicks(watched) } : {};
-      cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after }, meshRound.requests, undefined, meshRound.wakeups));
+      cpuRounds.push(cpuPerRequest(watched, { before: meshRound.before, end: meshRound.end, ...after, wakeups: meshRound.wakeups }, meshRound.requests));
     }
     if (floor) {
       const wakeupsBefore = readWakeups(floorWatched);
       const before = readTicks(floorWatched);
       const outcome = await closedLoop(floor, opts(settings.roundSeconds));
       await floor.settle?.();
-      floorCpuRounds.push(cpuPerRequest(floorWatched, { before, end: readTicks(floorWatched) }, outcome.figures.requests, undefined, { before: wakeupsBefore, end: readWakeups(floorWatched) }));
+      floorCpuRounds.push(cpuPerRequest(floorWatched, { before, end: readTicks(floorWatched), wakeups: { before: wakeupsBefore, end: readWakeups(floorWatched) } }, outcome.figures.requests));
       rounds.floor.push(outcome.figures);
       logRound(ctx, r, "floor", outcome);
     }
