@@ -4,8 +4,8 @@ import path from "node:path";
 import { png, problemSchemaErrors } from "@tawsil/testing";
 import { TawsilDriverClient, verifyWebhook } from "@tawsil/sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { runDriversCli } from "../../services/dispatch/src/cli/drivers-cli";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
+import { registerDriver, tawsilDrivers as drivers, type RegisteredDriver as Driver } from "./support/drivers";
 import { laneBrokers } from "./support/lane";
 import { RecordingReceiver } from "./support/recording-receiver";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
@@ -42,27 +42,8 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `./tawsil drivers ...` as an operator runs it, against this mesh's admin listeners. */
-async function tawsilDrivers(...args: string[]): Promise<string[]> {
-  const adminUrl = (name: string) => testMesh.mesh.processes.find((p) => p.name === name)!.adminUrl!;
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runDriversCli(["drivers", ...args], { out: (line) => out.push(line), err: (line) => err.push(line), env: { DISPATCH_ADMIN_URL: adminUrl("dispatch"), MERCHANT_ADMIN_URL: adminUrl("merchant") } });
-  if (code !== 0) throw new Error(`drivers ${args.join(" ")} failed: ${err.join("; ")}`);
-  return out;
-}
-
-interface Driver {
-  readonly driverId: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-}
-
-async function addDriver(name: string): Promise<Driver> {
-  const lines = await tawsilDrivers("add", "--name", name, "--city", "RUH", "--carrier", "SAQR", "--vehicle", "CAR");
-  const value = (label: string) => lines.find((line) => line.startsWith(`${label} `))?.slice(label.length).trim() ?? "";
-  return { driverId: value("driver_id"), clientId: value("client_id"), clientSecret: value("client_secret") };
-}
+const tawsilDrivers = (...args: string[]) => drivers(testMesh, ...args);
+const addDriver = (name: string) => registerDriver(testMesh, { name, city: "RUH", carrier: "SAQR", vehicle: "CAR" });
 
 async function call(token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${testMesh.gatewayUrl}${path}`, {

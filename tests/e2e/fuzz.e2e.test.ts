@@ -6,10 +6,10 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { readOpenApiDocument } from "../../gateway/src/openapi/document";
-import { runDriversCli } from "../../services/dispatch/src/cli/drivers-cli";
 import { putFleetOnShift } from "../../services/dispatch/test/support";
 import { createAdminClient } from "../../services/merchant/src/cli/admin-client";
 import { ARTEFACTS } from "./support/browser";
+import { registerDriver } from "./support/drivers";
 import { type FuzzContext, type FuzzRequest, generateRequest, kindsFor } from "./support/fuzz/generator";
 import { judge } from "./support/fuzz/oracle";
 import { operationsOf } from "./support/fuzz/operations";
@@ -113,12 +113,8 @@ let trackWebhookVersion: (version: number | undefined) => void = () => {};
  * is offered nothing, so no shipment changes under the fuzzer's feet.
  */
 async function fuzzDriverToken(): Promise<string> {
-  const adminUrl = (name: string) => testMesh.mesh.processes.find((p) => p.name === name)!.adminUrl!;
-  const out: string[] = [];
-  const code = await runDriversCli(["drivers", "add", "--name", "Fuzz Driver", "--city", "JED", "--carrier", "SAQR", "--vehicle", "CAR"], { out: (line) => out.push(line), err: () => {}, env: { DISPATCH_ADMIN_URL: adminUrl("dispatch"), MERCHANT_ADMIN_URL: adminUrl("merchant") } });
-  if (code !== 0) throw new Error("could not register the fuzz driver");
-  const value = (label: string) => out.find((line) => line.startsWith(`${label} `))!.slice(label.length).trim();
-  return testMesh.tokenFor(value("client_id"), value("client_secret"));
+  const driver = await registerDriver(testMesh, { name: "Fuzz Driver", city: "JED", carrier: "SAQR", vehicle: "CAR" });
+  return testMesh.tokenFor(driver.clientId, driver.clientSecret);
 }
 
 afterAll(async () => {

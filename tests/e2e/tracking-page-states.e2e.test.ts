@@ -1,18 +1,25 @@
 import { randomUUID } from "node:crypto";
+import { TawsilDriverClient } from "@tawsil/sdk";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { laneBrokers } from "./support/lane";
 import { artefactPath, launchChromium, type HeadlessBrowser } from "./support/browser";
+import { registerDriver } from "./support/drivers";
 import { startTestMesh, type TestMesh } from "./support/test-mesh";
 import { expectFinished, expectLive, expectReadable, TERMINAL, type PageLanguage } from "./support/tracking-page-expectations";
 import { pageFacts, type PageFacts } from "./support/tracking-page-facts";
 
 /**
  * The customer page in each state a customer meets, in English and Arabic, as Chromium draws it
- * from the real mesh (issue 28 point 8): a sandbox delivery followed from its driver to DELIVERED,
+ * from the real mesh (issue 28 point 8): a delivery its driver takes step by step to DELIVERED,
  * and shipments cancelled before pickup, one for the customer's own request and one with a code
  * only the merchant understands. Every load is measured (label boxes, refresh, words) and the first
  * of each state screenshotted into .artefacts/tracking-page-states/.
+ *
+ * The driver is the test's own, acting through the driver API as a driver's app does, and takes
+ * each step only once the page has shown the one before in both languages: a simulated driver
+ * moves on at its own pace, and a page state shorter than two loads (the drive to a pickup 500 m
+ * away, on a loaded machine) went unseen.
  */
 const brokers = laneBrokers();
 let testMesh: TestMesh;
@@ -37,8 +44,11 @@ async function phonePage(): Promise<Page> {
   return page;
 }
 
-/** About 4 km from the seeded pickup: a minute's drive at the test's speed. */
+/** About 4 km from the seeded pickup (Riyadh's centre, where the driver waits). */
+const PICKUP = { latitude: 24.7136, longitude: 46.6753 };
 const DESTINATION = { latitude: 24.7401, longitude: 46.7012 };
+/** Where the driver out for delivery reports itself: halfway. */
+const HALFWAY = { latitude: 24.7268, longitude: 46.6882 };
 
 async function createShipment(prefix: string, pickupLater: boolean): Promise<{ id: string; trackingUrl: string }> {
   const { credentials } = testMesh;
@@ -66,8 +76,8 @@ async function open(page: Page, url: string) {
 }
 
 /** Loads the page in both languages, keeps what each showed; a screenshot for each new state, and for the first with a driver. */
-async function loadBoth(page: Page, flow: string, trackingUrl: string): Promise<string[]> {
-  const statuses: string[] = [];
+async function loadBoth(page: Page, flow: string, trackingUrl: string): Promise<PageFacts[]> {
+  const seen: PageFacts[] = [];
   for (const lang of LANGUAGES) {
     const response = await open(page, `${trackingUrl}?lang=${lang}`);
     const facts = await pageFacts(page);
@@ -77,26 +87,50 @@ async function loadBoth(page: Page, flow: string, trackingUrl: string): Promise<
       await page.screenshot({ path: artefactPath("tracking-page-states", `${flow}-${facts.status}-${lang}${facts.driverOnMap ? "-driver" : ""}.png`), fullPage: true });
     }
     loads.set(key, [...earlier, { facts, refreshHeader: response?.headers().refresh, html: await page.content() }]);
-    statuses.push(facts.status ?? "");
+    seen.push(facts);
   }
-  return statuses;
+  return seen;
 }
 
-/** Reloads until both languages show `status` (two loads a second at most: the per-code limit is 120 a minute). */
-async function loadUntil(page: Page, flow: string, trackingUrl: string, status: string, withinMs: number): Promise<void> {
+/**
+ * Reloads until both languages show `status` (two loads a second at most: the per-code limit is
+ * 120 a minute), and, with `driverShown`, the driver's area on the map in both.
+ */
+async function loadUntil(page: Page, flow: string, trackingUrl: string, status: string, withinMs: number, driverShown = false): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    if ((await loadBoth(page, flow, trackingUrl)).every((s) => s === status)) return;
+    const seen = await loadBoth(page, flow, trackingUrl);
+    if (seen.every((s) => s.status === status && (!driverShown || s.driverOnMap))) return;
     await sleep(1_000);
   }
-  throw new Error(`${flow}: the page never showed ${status} in both languages`);
+  throw new Error(`${flow}: the page never showed ${status}${driverShown ? " with the driver" : ""} in both languages`);
 }
 
-async function followDelivery(): Promise<void> {
-  const { trackingUrl } = await createShipment("PAGE-FLEET", false);
+/** A driver on shift at the pickup, through the SDK's driver client as a driver's app. */
+async function driverAtPickup(): Promise<TawsilDriverClient> {
+  const driver = await registerDriver(testMesh, { name: "Page Driver", city: "RUH", carrier: "SAQR", vehicle: "CAR" });
+  const app = new TawsilDriverClient({ baseUrl: testMesh.gatewayUrl, clientId: driver.clientId, clientSecret: driver.clientSecret });
+  await app.setAvailability({ onShift: true, position: PICKUP });
+  return app;
+}
+
+/** The driver takes each step once the page has shown the one before in both languages. */
+async function followDelivery(app: TawsilDriverClient): Promise<void> {
+  const { id, trackingUrl } = await createShipment("PAGE-DRIVER", false);
   const page = await phonePage();
   try {
-    await loadUntil(page, "fleet", trackingUrl, "DELIVERED", 240_000);
+    let offer: { offerId: string } | undefined;
+    for (const deadline = Date.now() + 30_000; !offer && Date.now() < deadline; ) offer = (await app.offers({ waitSeconds: 5 })).find((o) => o.shipmentId === id);
+    if (!offer) throw new Error("the driver was offered no shipment within 30 s");
+    await app.acceptOffer(offer.offerId);
+    await loadUntil(page, "driver", trackingUrl, "ASSIGNED", 30_000);
+    await app.reportStep(id, { step: "PICKED_UP" });
+    await loadUntil(page, "driver", trackingUrl, "PICKED_UP", 30_000);
+    await app.reportStep(id, { step: "OUT_FOR_DELIVERY" });
+    await app.reportLocations([{ ...HALFWAY, accuracyMetres: 10 }]);
+    await loadUntil(page, "driver", trackingUrl, "OUT_FOR_DELIVERY", 30_000, true);
+    await app.reportStep(id, { step: "DELIVERED" });
+    await loadUntil(page, "driver", trackingUrl, "DELIVERED", 30_000);
   } finally {
     await page.close();
   }
@@ -122,15 +156,10 @@ async function cancelBeforePickup(flow: string, reason: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  testMesh = await startTestMesh({
-    adminUrl: inject("databaseAdminUrl"),
-    brokers,
-    // A third of the sandbox's speed: at full speed a driver near the pickup is assigned and picks
-    // up between two loads of the page, and the page in that state is never seen.
-    fleetEnv: { FLEET_FAILURE_RATE: "0", FLEET_SPEED_KMH: "200" },
-  });
-  browser = await launchChromium();
-  await Promise.all([followDelivery(), cancelBeforePickup("customer", "CUSTOMER_REQUEST"), cancelBeforePickup("merchant", PRIVATE_REASON)]);
+  // No sandbox fleet: the test's driver is the only one on shift, so the delivery's offer is its.
+  testMesh = await startTestMesh({ adminUrl: inject("databaseAdminUrl"), brokers, fleet: false });
+  const [app] = await Promise.all([driverAtPickup(), launchChromium().then((launched) => (browser = launched))]);
+  await Promise.all([followDelivery(app), cancelBeforePickup("customer", "CUSTOMER_REQUEST"), cancelBeforePickup("merchant", PRIVATE_REASON)]);
 }, 330_000);
 afterAll(async () => {
   await browser?.close();
@@ -145,9 +174,10 @@ function loadsOf(flows: readonly string[], statuses: readonly string[], lang: Pa
 
 const STATES: readonly { name: string; flows: string[]; statuses: string[] }[] = [
   { name: "created (pickup pending)", flows: ["customer", "merchant"], statuses: ["CREATED"] },
-  { name: "driver assigned or picked up", flows: ["fleet"], statuses: ["ASSIGNED", "PICKED_UP"] },
-  { name: "out for delivery", flows: ["fleet"], statuses: ["OUT_FOR_DELIVERY"] },
-  { name: "delivered", flows: ["fleet"], statuses: ["DELIVERED"] },
+  { name: "driver assigned", flows: ["driver"], statuses: ["ASSIGNED"] },
+  { name: "picked up", flows: ["driver"], statuses: ["PICKED_UP"] },
+  { name: "out for delivery", flows: ["driver"], statuses: ["OUT_FOR_DELIVERY"] },
+  { name: "delivered", flows: ["driver"], statuses: ["DELIVERED"] },
   { name: "cancelled", flows: ["customer", "merchant"], statuses: ["CANCELLED"] },
 ];
 
@@ -161,7 +191,7 @@ describe.each(LANGUAGES)("the customer page in %s", (lang) => {
   });
 
   it("out for delivery: shows the driver's area on the map at least once", () => {
-    expect(loadsOf(["fleet"], ["OUT_FOR_DELIVERY"], lang).some((l) => l.facts.driverOnMap)).toBe(true);
+    expect(loadsOf(["driver"], ["OUT_FOR_DELIVERY"], lang).some((l) => l.facts.driverOnMap)).toBe(true);
   });
 
   it("cancelled: gives the reason in customer-safe words, never the merchant's code", () => {

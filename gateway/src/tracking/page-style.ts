@@ -38,6 +38,6 @@ h2{font-size:1.1rem;margin-block:1.25rem .5rem}
 .timeline li.done{border-color:var(--accent)}
 .timeline li.current{border-color:var(--accent);font-weight:700}
 .timeline li.pending{color:var(--muted)}
-.timeline time{color:var(--muted)}
+.timeline time{color:var(--muted);white-space:nowrap}
 .refresh{color:var(--muted);font-size:.9rem;margin-block-start:1.5rem}
 `;
