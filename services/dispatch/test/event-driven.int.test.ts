@@ -9,7 +9,10 @@ let stack: DispatchStack;
 // the due-time timer can move anything.
 beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "events", {
-    OFFER_TIMEOUT_MS: "2000",
+    // Long enough for the test to see an offer while it is open on a loaded machine: at 2 s a fresh
+    // clone's run (half a core taken) saw the first test's driver offered the newer job and let it
+    // lapse before its first look, and the second test's first offers expire unseen.
+    OFFER_TIMEOUT_MS: "8000",
     DISPATCHER_SAFETY_NET_MS: "3600000",
     // Production's order, named: the sandbox's own (newest first) is backlog-order.int.test.ts's.
     DISPATCH_BACKLOG_ORDER: "OLDEST_FIRST",

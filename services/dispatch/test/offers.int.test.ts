@@ -11,7 +11,9 @@ let stack: DispatchStack;
 
 beforeAll(async () => {
   stack = await startDispatchStack(inject("databaseAdminUrl"), inject("kafkaBrokers"), "offers", {
-    OFFER_TIMEOUT_MS: "1500",
+    // Long enough for the test to see and answer an offer while it is open on a loaded machine
+    // (event-driven.int.test.ts's 2 s failed so); each expiry a test waits for costs it this much.
+    OFFER_TIMEOUT_MS: "8000",
     DISPATCHER_SAFETY_NET_MS: "600000",
   });
 });
