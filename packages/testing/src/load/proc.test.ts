@@ -29,12 +29,15 @@ describe("/proc parsing", () => {
 });
 
 describe("thread wake-ups", () => {
-  it("reads a thread's voluntary context switches, and sums a live process's threads", async () => {
+  it("reads a thread's voluntary context switches, and sums a live process's threads", () => {
     expect(parseVoluntarySwitches("Name:\tnode\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:\t56\n")).toBe(1234);
     expect(parseVoluntarySwitches("Name:\tzombie\n")).toBe(0);
     const before = threadWakeups(process.pid)!;
-    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    // Each timer slept the main thread until the kernel woke it.
+    // Each wait blocks the main thread on a futex until the kernel wakes it at the timeout: a
+    // voluntary switch every time. (Awaited timers were not: a loaded run's worker, busy with
+    // other files' I/O when a timer fell due, woke 19 times for 20 timers.)
+    const futex = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 20; i++) Atomics.wait(futex, 0, 0, 2);
     expect(threadWakeups(process.pid)! - before).toBeGreaterThanOrEqual(20);
     expect(threadWakeups(2 ** 22 + 1)).toBeUndefined();
   });
