@@ -158,14 +158,21 @@ describe("the sandbox fleet process", () => {
     await until("the extras off shift again", 60_000, async () => (await fleetMetric("sandbox_fleet_drivers_on_shift")) === baseline);
   }, 300_000);
 
-  it("finds its own drivers again after a restart (no new registrations) and delivers on", async () => {
+  it("finds its own drivers again after a restart (no new registrations), one left without a client by an onboarding cut short among them, and delivers on", async () => {
     const before = await fleetDrivers();
     expect(before.length).toBeGreaterThan(0);
     expect(before.every((name) => /^Sandbox \S+ \S+ [A-Z]{3} \d+$/.test(name))).toBe(true);
+    // A fleet stopped between an onboarding's two calls leaves a driver registered with dispatch and
+    // no client at the merchant service: rotating its secret fails. The restarted fleet issues it one.
+    const dispatchAdmin = createPeerClient(DriverAdminService, testMesh.mesh.processes.find((p) => p.name === "dispatch")!.adminUrl!, { timeoutMs: 10_000 });
+    const cut = (await dispatchAdmin.listDrivers({ limit: 1000, sandboxFleet: true })).drivers.find((driver) => driver.onShift)!;
+    const clientsOf = async (driverId: string) => (await query<{ n: number }>(testMesh.databaseUrls.merchant, "SELECT count(*)::int AS n FROM driver_client WHERE driver_id = $1::uuid", [driverId]))[0]!.n;
+    await query(testMesh.databaseUrls.merchant, "DELETE FROM driver_client WHERE driver_id = $1::uuid", [cut.driverId]);
     await testMesh.mesh.restart("sandbox-fleet");
     const shipment = await create(["SIGNATURE_ON_DELIVERY"]);
     expect((await finished(shipment.shipmentId)).state).toBe("DELIVERED");
     expect(await fleetDrivers()).toEqual(before);
+    await until("the driver left without a client issued one", 30_000, async () => (await clientsOf(cut.driverId)) === 1);
   }, 240_000);
 
   it("offers a shipment created behind 5,000 waiting within 10 s, the fleet at its cap: a reserve driver comes on shift for it", async () => {

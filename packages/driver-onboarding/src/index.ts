@@ -1,1 +1,1 @@
-export { onboardDriver, DriverClientNotIssuedError, type DriverAdmins, type NewDriver, type OnboardedDriver } from "./onboard-driver";
+export { onboardDriver, rotateOrIssue, DriverClientNotIssuedError, type DriverAdmins, type NewDriver, type OnboardedDriver } from "./onboard-driver";

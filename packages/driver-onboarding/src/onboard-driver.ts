@@ -1,4 +1,4 @@
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import type { DriverAdminService, RegisteredDriver } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import type { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
@@ -51,4 +51,28 @@ export async function onboardDriver(admins: DriverAdmins, driver: NewDriver): Pr
     throw new DriverClientNotIssuedError(registered.driverId, error);
   });
   return { driver: registered, clientId: issued.client?.clientId ?? "", clientSecret: issued.clientSecret };
+}
+
+/**
+ * A new secret for the driver's client; a registered driver with no client yet (an onboarding
+ * whose second call failed: a `drivers add`, or a sandbox fleet stopped between the two) gets its
+ * first one, so the operator mends it with the same command and the fleet brings such a driver on
+ * shift instead of failing its rotation at every try. The merchant service does not know which
+ * drivers dispatch has: `confirmRegistered` says so before a first client is issued, and throws
+ * (NotFound) for a driver that is not.
+ */
+export async function rotateOrIssue(
+  clients: DriverAdmins["clients"],
+  driverId: string,
+  confirmRegistered: () => Promise<unknown>,
+): Promise<{ clientId: string; clientSecret: string }> {
+  try {
+    const { client, clientSecret } = await clients.rotateDriverClient({ driverId });
+    return { clientId: client?.clientId ?? "", clientSecret };
+  } catch (error) {
+    if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
+    await confirmRegistered();
+    const { client, clientSecret } = await clients.createDriverClient({ driverId });
+    return { clientId: client?.clientId ?? "", clientSecret };
+  }
 }

@@ -1,9 +1,8 @@
 import { parseArgs } from "node:util";
-import { onboardDriver, type DriverAdmins } from "@tawsil/driver-onboarding";
+import { onboardDriver, rotateOrIssue, type DriverAdmins } from "@tawsil/driver-onboarding";
 import { ServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import { DriverAdminService, type RegisteredDriver } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { createPeerClient } from "@tawsil/rpc";
 
 /*
@@ -47,24 +46,6 @@ function driverLine(driver: RegisteredDriver, client: { clientId: string; enable
   return `${driver.driverId}  ${driver.name}  ${driver.cityCode}  ${driver.carrierCode} ${vehicle}  ${driver.onShift ? "on shift" : "off shift"}  ${access}`;
 }
 
-/**
- * A new secret for the driver's client; a registered driver with no client yet (a `drivers add`
- * whose second call failed) gets its first one, so the operator mends it with the same command.
- */
-async function rotateOrIssue(admins: Admins, driverId: string): Promise<{ clientId: string; clientSecret: string }> {
-  try {
-    const { client, clientSecret } = await admins.clients.rotateDriverClient({ driverId });
-    return { clientId: client?.clientId ?? "", clientSecret };
-  } catch (error) {
-    if (!(error instanceof ConnectError && error.code === Code.NotFound)) throw error;
-    // A driver without a client has never been on shift, so this changes nothing: it only asks
-    // dispatch whether the driver is registered (NotFound otherwise), however many drivers there are.
-    await admins.drivers.takeDriverOffShift({ driverId });
-    const { client, clientSecret } = await admins.clients.createDriverClient({ driverId });
-    return { clientId: client?.clientId ?? "", clientSecret };
-  }
-}
-
 /** One `drivers` command against the admin listeners given. */
 export async function runDriversCommand(command: string, rest: readonly string[], admins: Admins, io: DriversCliIo): Promise<void> {
   if (command === "add") {
@@ -97,7 +78,9 @@ export async function runDriversCommand(command: string, rest: readonly string[]
     return;
   }
   if (command === "rotate") {
-    const { clientId, clientSecret } = await rotateOrIssue(admins, driverId);
+    // A driver without a client has never been on shift, so taking it off changes nothing: it only
+    // asks dispatch whether the driver is registered (NotFound otherwise), however many drivers there are.
+    const { clientId, clientSecret } = await rotateOrIssue(admins.clients, driverId, () => admins.drivers.takeDriverOffShift({ driverId }));
     io.out(`client_id      ${clientId}`);
     io.out(`client_secret  ${clientSecret}`);
     io.err(SECRET_WARNING);

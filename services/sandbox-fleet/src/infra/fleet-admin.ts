@@ -1,5 +1,5 @@
 import { SERVICE_LEVELS, type ServiceLevel } from "@tawsil/domain";
-import { onboardDriver, type DriverAdmins } from "@tawsil/driver-onboarding";
+import { onboardDriver, rotateOrIssue, type DriverAdmins } from "@tawsil/driver-onboarding";
 import { ServiceLevel as ProtoServiceLevel } from "@tawsil/proto/tawsil/dispatch/v1/dispatch_pb";
 import { DriverAdminService } from "@tawsil/proto/tawsil/dispatch/v1/driver_admin_service_pb";
 import { MerchantAdminService } from "@tawsil/proto/tawsil/merchant/v1/merchant_admin_service_pb";
@@ -32,8 +32,11 @@ export function fleetAdminOver(urls: { dispatch: string; merchant: string; shipm
     async rotate(driver) {
       // The merchant service answers once the revocation's second has passed, so the new secret's
       // tokens are never taken for revoked ones (services/merchant/src/app/revocation-second.ts).
-      const { client, clientSecret } = await admins.clients.rotateDriverClient({ driverId: driver.driverId });
-      return { driverId: driver.driverId, name: driver.name, pair: driver.pair, clientId: client?.clientId ?? "", clientSecret };
+      // A driver left without a client by an onboarding cut short (the fleet stopped between its
+      // two calls) gets its first one: rotating alone failed for it at every rebalance, forever.
+      // It is registered: the fleet knows it from dispatch's list of its drivers.
+      const { clientId, clientSecret } = await rotateOrIssue(admins.clients, driver.driverId, async () => undefined);
+      return { driverId: driver.driverId, name: driver.name, pair: driver.pair, clientId, clientSecret };
     },
     async demand(recentMs) {
       const { services } = await admins.drivers.getFleetDemand({ recentMs });
