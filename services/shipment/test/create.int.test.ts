@@ -92,6 +92,17 @@ describe("CreateShipment", () => {
     expect(await failure(create("ORDER-SUSP", "ORDER-SUSP", {}, suspended))).toMatchObject({ code: Code.PermissionDenied, reason: "MERCHANT_NOT_ACTIVE" });
   });
 
+  it("replays a create after its merchant was suspended (the record answers), and refuses a new one with MERCHANT_NOT_ACTIVE", async () => {
+    const later = await stack.newMerchant("LATER");
+    const first = await create("ORDER-LATER", "key-later-suspended-1", {}, later);
+    await stack.merchant.admin.setMerchantStatus({ merchantCode: "LATER", status: MerchantStatus.SUSPENDED });
+    const again = await create("ORDER-LATER", "key-later-suspended-1", {}, later);
+    expect([again.replayed, toBinary(ShipmentSchema, again.shipment!)]).toEqual([true, toBinary(ShipmentSchema, first.shipment!)]);
+    // The same key with another body is still told so, not told of the status.
+    expect(await failure(create("ORDER-LATER-2", "key-later-suspended-1", {}, later))).toMatchObject({ code: Code.FailedPrecondition, reason: "IDEMPOTENCY_KEY_REUSED" });
+    expect(await failure(create("ORDER-LATER-3", "key-later-suspended-3", {}, later))).toMatchObject({ code: Code.PermissionDenied, reason: "MERCHANT_NOT_ACTIVE" });
+  });
+
   it("answers 50 concurrent identical creates with one shipment, one creation event and byte-identical snapshots", async () => {
     const results = await Promise.all(Array.from({ length: 50 }, () => create("ORDER-50", "key-fifty-concurrent-1")));
     await expectOneShipment(results, "ORDER-50");

@@ -32,13 +32,16 @@ const NUMBER_ATTEMPTS = 3;
 /**
  * Creates a shipment or replays the original result (decisions.md sections 2 and 3).
  *
- * A stored record answers first, without peers or validation (a replay must not fail because the
- * pickup window has passed since). Then the draft's own rules, then the peers (merchant context
- * from this replica's cache, the quote from pricing) judged in a fixed order. Only then one
- * transaction: the idempotency scope's advisory lock, the record again (a concurrent duplicate may
- * have finished meanwhile), the reference, the shipment in its final state, its one event (the
- * creation, approved or held back) and the record, committed together. Failures before the commit store
- * nothing, so the key is not consumed.
+ * The draft's own rules, then the peers (merchant context from this replica's cache, the quote
+ * from pricing) judged in a fixed order; then one transaction: the idempotency scope's advisory
+ * lock, then one statement that reads the key's record and the reference and, when neither
+ * exists, writes the shipment in its final state, its one event (the creation, approved or held
+ * back) and the record. A replay is answered by that statement's read of the record. A replay must
+ * not fail because the draft or a peer would refuse it now (the pickup window has passed since,
+ * the merchant was suspended, pricing is away): when either refuses, the stored record, if there
+ * is one, answers instead. The record is not read before: nearly every create is a first one, and
+ * that read cost each of them a round trip to answer the few replays sooner (issue 34). Failures
+ * before the commit store nothing, so the key is not consumed.
  */
 export class CreateShipment {
   private readonly clock: () => Date;
@@ -49,11 +52,18 @@ export class CreateShipment {
 
   async execute(request: CreateShipmentRequest, signal: AbortSignal): Promise<IdempotentResult> {
     const scope = scopeOf("create", request.merchantId, request.idempotency);
-    const early = await this.deps.store.findRecord(scope, this.clock());
-    if (early) return replay(request.idempotency, early);
-
-    const draft = validateDraft(request.draft, this.clock());
-    const { status, pickup, quote } = await this.consultPeers(request.merchantId, draft, signal);
+    let draft: ValidDraft;
+    let peers: { status: MerchantStatus; pickup: Place; quote: Quote };
+    try {
+      draft = validateDraft(request.draft, this.clock());
+      peers = await this.consultPeers(request.merchantId, draft, signal);
+    } catch (error) {
+      // A record that cannot be read now (the database away) leaves the refusal as it was.
+      const stored = await this.deps.store.findRecord(scope, this.clock()).catch(() => null);
+      if (stored) return replay(request.idempotency, stored);
+      throw error;
+    }
+    const { status, pickup, quote } = peers;
 
     for (let attempt = 1; ; attempt++) {
       const now = this.clock();

@@ -77,8 +77,8 @@ export async function applyFacts(writer: ProjectionBatchWriter, facts: readonly 
       keepNewest(fixes, `${item.fact.shipmentId}|${item.fact.driverRef}`, item.fact, (f) => f.recordedAt);
     }
   }
-  for (const round of rounds) await writer.saveShipments(round);
-  if (statuses.size > 0) await writer.recordStatuses([...statuses.values()]);
+  // The history rides on the first round's write (statuses come only with shipment facts).
+  for (const [i, round] of rounds.entries()) await writer.saveShipments(round, i === 0 ? [...statuses.values()] : []);
   if (assignments.size > 0) await writer.saveAssignments([...assignments.values()]);
   if (fixes.size > 0) await writer.saveFixes([...fixes.values()]);
 }

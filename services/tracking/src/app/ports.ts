@@ -58,10 +58,8 @@ export interface StatusEntry {
  * splits what a batch of events holds accordingly.
  */
 export interface ProjectionBatchWriter {
-  /** Distinct shipments. */
-  saveShipments(rows: readonly { readonly fact: ShipmentFact; readonly terminalAt: Date | null }[]): Promise<void>;
-  /** Distinct (shipment, status). */
-  recordStatuses(entries: readonly StatusEntry[]): Promise<void>;
+  /** Distinct shipments; with them (in the same write), history entries of distinct (shipment, status). */
+  saveShipments(rows: readonly { readonly fact: ShipmentFact; readonly terminalAt: Date | null }[], statuses?: readonly StatusEntry[]): Promise<void>;
   /** Distinct shipments. */
   saveAssignments(facts: readonly AssignmentFact[]): Promise<void>;
   /** Distinct (shipment, driver). */
