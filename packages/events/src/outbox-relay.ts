@@ -13,6 +13,13 @@ export interface OutboxRelayOptions<Tx extends SqlClient> {
   /** Longest pause after repeated failures (the pause doubles from idleMs up to this). */
   readonly maxBackoffMs?: number;
   /**
+   * How long a wake-up (a notification, or one that came while a batch was in flight) waits before
+   * the next batch is claimed, so the rows committed meanwhile leave with it: a producer's linger.
+   * Each batch costs three statements, one produce request and, downstream, a fetch and a
+   * transaction in every consumer group, whatever its size. 0: at once.
+   */
+  readonly lingerMs?: number;
+  /**
    * Called after the broker acknowledged a batch and before the rows are marked sent: the window in
    * which a crash makes the relay publish the batch again. Tests use it to crash there on purpose.
    */
@@ -54,11 +61,13 @@ export class OutboxRelay<Tx extends SqlClient> {
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
-  /** A wake-up that arrived while a batch was in flight: poll again before pausing. */
+  /** Ends the pause at once (stop). */
+  #endPause: (() => void) | undefined;
+  /** A wake-up that arrived while a batch was in flight: poll again (after the linger) before pausing. */
   #pending = false;
 
   constructor(opts: OutboxRelayOptions<Tx>) {
-    this.#opts = { batchSize: 100, idleMs: 100, maxBackoffMs: 5_000, ...opts };
+    this.#opts = { batchSize: 100, idleMs: 100, maxBackoffMs: 5_000, lingerMs: 0, ...opts };
   }
 
   start(): void {
@@ -76,7 +85,7 @@ export class OutboxRelay<Tx extends SqlClient> {
   /** Finishes the batch in flight, then stops. */
   async stop(): Promise<void> {
     this.#running = false;
-    this.#wake?.();
+    this.#endPause?.();
     await this.#loop;
   }
 
@@ -119,18 +128,30 @@ export class OutboxRelay<Tx extends SqlClient> {
   }
 
   #pause(ms: number): Promise<void> {
-    if (this.#pending || !this.#running) {
-      this.#pending = false;
-      return Promise.resolve();
-    }
+    if (!this.#running) return Promise.resolve();
+    const woken = this.#pending;
+    this.#pending = false;
     return new Promise((resolve) => {
+      let timer: NodeJS.Timeout;
       const done = () => {
         clearTimeout(timer);
         this.#wake = undefined;
+        this.#endPause = undefined;
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      this.#wake = done;
+      // Woken: the rest of the pause is the linger; later wake-ups change nothing (the batch takes their rows).
+      const linger = () => {
+        this.#wake = () => {};
+        clearTimeout(timer);
+        timer = setTimeout(done, this.#opts.lingerMs);
+      };
+      this.#endPause = done;
+      if (woken) {
+        if (this.#opts.lingerMs === 0) return done();
+        return linger();
+      }
+      timer = setTimeout(done, ms);
+      this.#wake = this.#opts.lingerMs === 0 ? done : linger;
     });
   }
 }

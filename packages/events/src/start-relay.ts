@@ -12,6 +12,15 @@ import type { RunInTransaction, SqlClient } from "./sql";
 const SAFETY_POLL_MS = 10_000;
 
 /**
+ * A notified relay waits this long for more commits before claiming its batch (OutboxRelay's
+ * lingerMs; Kafka's producers linger 5 ms by default). It adds at most this to an event's way
+ * to its consumers (decisions.md section 9 allows a second to the tracking projection) and sends the
+ * creates of that moment as one batch: one claim, one produce request, one fetch and transaction
+ * per consumer group for several events instead of one each.
+ */
+const RELAY_LINGER_MS = 10;
+
+/**
  * Starts relaying a service's outbox to Kafka through an idempotent producer. It sleeps until a
  * writer's transaction commits (LISTEN on the database at `databaseUrl`, NOTIFY from writeOutbox),
  * so an idle service costs nothing. The returned closer finishes the batch in flight and
@@ -34,6 +43,7 @@ export async function startOutboxRelay<Tx extends SqlClient>(opts: {
     publisher: new KafkaEventPublisher(producer),
     logger: opts.logger.child({ component: "outbox-relay" }),
     idleMs: SAFETY_POLL_MS,
+    lingerMs: RELAY_LINGER_MS,
   });
   const listener = await listenForNotifications({ url: opts.databaseUrl, channel: OUTBOX_CHANNEL, onNotify: () => relay.wake(), logger: opts.logger });
   if (opts.registry) registerOutboxLag(opts.registry, opts.runInTransaction);
