@@ -54,3 +54,38 @@ export async function claimEvents(tx: SqlClient, group: string, events: readonly
   if (rows.some((row) => row.event_id === null)) return "waits";
   return new Set(rows.map((row) => row.event_id!));
 }
+
+/**
+ * The writes of an event applied alone, as CTEs for claimedAlone: each reads `FROM go` (one row
+ * when the event may be applied), the last is named `applied` and returns a row when the event
+ * was applied. Their parameters are numbered from the `first` the consumer gave.
+ */
+export interface AloneWrites {
+  readonly ctes: string;
+  readonly values: readonly unknown[];
+}
+
+/** Where the consumer's parameters end: the writes' first is the next. */
+export const firstWriteParameter = (checkParked: boolean): number => (checkParked ? 4 : 3);
+
+/**
+ * One statement that claims an event and applies its writes together, outside any transaction:
+ * `go` holds a row only when the event was not applied before (and, with `checkParked`, its key
+ * waits behind no parked event); the claim is made only when the writes say they applied it. The
+ * answer is true when it was claimed; false when nothing was claimed (applied before, waiting, or
+ * not applied by the writes), which the consumer's ordinary path then sorts out. Two copies of
+ * the event applied at once (replicas during a rebalance) may both pass `go`; one claims, and the
+ * writes must leave what applying them once does (AloneWrites' contract).
+ */
+export async function claimedAlone(sql: SqlClient, group: string, event: { eventId: string; key: string }, checkParked: boolean, writes: AloneWrites): Promise<boolean> {
+  const parked = checkParked ? " AND NOT EXISTS (SELECT 1 FROM parked_event WHERE consumer_group = $1 AND key = $3 AND resolved_at IS NULL)" : "";
+  const text = `WITH go AS (
+    SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM processed_event WHERE consumer_group = $1 AND event_id = $2::uuid)${parked}
+  ), ${writes.ctes}, claimed AS (
+    INSERT INTO processed_event (consumer_group, event_id) SELECT $1, $2::uuid FROM applied LIMIT 1 ON CONFLICT DO NOTHING RETURNING 1
+  )
+  SELECT count(*)::int AS claimed FROM claimed`;
+  const values = checkParked ? [group, event.eventId, event.key, ...writes.values] : [group, event.eventId, ...writes.values];
+  const [row] = await sql.$queryRawUnsafe<{ claimed: number }[]>(text, ...values);
+  return row?.claimed === 1;
+}

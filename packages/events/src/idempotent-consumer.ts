@@ -5,7 +5,7 @@ import { isDatabaseUnavailable, sqlStateOf } from "@tawsil/db/failures";
 import { Counter, type Registry } from "prom-client";
 import { restartAfterCrash } from "./crash-restart";
 import { DeferredCommits } from "./deferred-commits";
-import { claimEvent, claimEvents } from "./claims";
+import { claimedAlone, claimEvent, claimEvents, firstWriteParameter, type AloneWrites } from "./claims";
 import { describeError, lockAndCheckWaiting, park, PARKED_BEHIND } from "./dead-letters";
 import { EVENT_HEADERS } from "./headers";
 import type { RunInTransaction, SqlClient } from "./sql";
@@ -48,6 +48,15 @@ export interface IdempotentConsumerOptions<Tx extends SqlClient> {
    */
   readonly ignores?: (event: ConsumedEvent) => boolean | Promise<boolean>;
   readonly logger: Logger;
+  /**
+   * Events whose whole effect is a few idempotent writes (applying one twice leaves what applying
+   * it once does), applied alone in ONE statement with their claim, outside any transaction: one
+   * round trip instead of BEGIN, the claim, the write and COMMIT, for the event a fetch most often
+   * brings a partition. `writesFor` gives an event's writes (claims.ts AloneWrites, parameters
+   * numbered from `first`), or undefined for an event the handler must apply; an event the
+   * statement did not claim goes the ordinary way (a transaction, the claim, the handler).
+   */
+  readonly alone?: { readonly sql: SqlClient; readonly writesFor: (event: ConsumedEvent, first: number) => AloneWrites | undefined };
   /** Observes every delivery, duplicates included (metrics, tests). */
   readonly onDelivery?: (event: ConsumedEvent, applied: boolean) => void;
   /**
@@ -212,7 +221,7 @@ export class IdempotentConsumer<Tx extends SqlClient> {
     }
     let outcome: "applied" | "duplicate" | "behind" | "parked";
     try {
-      outcome = await this.#inSpan(event, message, () =>
+      outcome = (await this.#appliedAlone(event, message)) ? "applied" : await this.#inSpan(event, message, () =>
         this.opts.runInTransaction(async (tx) => {
           let claim = await claimEvent(tx, this.opts.groupId, event, this.opts.deadLetters !== undefined);
           if (claim === "waits") {
@@ -242,6 +251,26 @@ export class IdempotentConsumer<Tx extends SqlClient> {
       this.#log.warn({ topic, partition, offset: message.offset, eventId: event.eventId, key: event.key }, "event parked behind an earlier parked event of its key");
     }
     this.opts.onDelivery?.(event, outcome === "applied");
+  }
+
+  /**
+   * The event applied with its claim in one statement (the `alone` option), when its writes say
+   * they can and it was not applied before, waits behind nothing and has not failed before (a
+   * failing event goes the ordinary way, where its attempts count). A failure of the statement is
+   * left to the ordinary way too, which meets it again (a database away) or applies the event.
+   */
+  async #appliedAlone(event: ConsumedEvent, message: KafkaMessage): Promise<boolean> {
+    const alone = this.opts.alone;
+    if (!alone || this.#attempts.has(event.eventId)) return false;
+    const checkParked = this.opts.deadLetters !== undefined;
+    try {
+      const writes = alone.writesFor(event, firstWriteParameter(checkParked));
+      if (!writes) return false;
+      return await this.#inSpan(event, message, () => claimedAlone(alone.sql, this.opts.groupId, event, checkParked, writes));
+    } catch (err) {
+      this.#log.info({ err, eventId: event.eventId }, "applying an event in one statement failed; applying it in a transaction instead");
+      return false;
+    }
   }
 
   /**
@@ -345,7 +374,7 @@ export async function startConsumer<Tx extends SqlClient>(
   runInTransaction: RunInTransaction<Tx>,
   handler: EventHandler<Tx>,
   logger: Logger,
-  options: Pick<IdempotentConsumerOptions<Tx>, "batchHandler" | "ignores" | "deadLetters"> = {},
+  options: Pick<IdempotentConsumerOptions<Tx>, "batchHandler" | "ignores" | "deadLetters" | "alone"> = {},
 ): Promise<{ name: string; close(): Promise<void> }> {
   const consumer = new IdempotentConsumer({ ...subscription, runInTransaction, handler, logger, ...options });
   await consumer.start();

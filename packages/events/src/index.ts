@@ -5,6 +5,7 @@ export { startOutboxRelay } from "./start-relay";
 export { OUTBOX_LAG_METRIC, registerOutboxLag } from "./outbox-lag";
 export type { EventPublisher, PublishedRecord } from "./publisher";
 export { KafkaEventPublisher } from "./kafka-publisher";
+export type { AloneWrites } from "./claims";
 export { IdempotentConsumer, PARKED_EVENTS_METRIC, startConsumer, type BatchEventHandler, type ConsumedEvent, type DeadLetterOptions, type EventHandler, type IdempotentConsumerOptions, type Subscription } from "./idempotent-consumer";
 export { createKafka, type KafkaSettings } from "./kafka";
 export { kafkaConnection, type KafkaConnection, type KafkaConnectionSettings, type KafkaTls } from "./kafka-connection";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { OutboxRelay } from "./outbox-relay";
-import type { PublishedRecord } from "./publisher";
+import type { EventPublisher, PublishedRecord } from "./publisher";
 import type { RunInTransaction, SqlClient } from "./sql";
 
 /**
@@ -23,7 +23,11 @@ function memoryOutbox() {
     commit(key: string) {
       unsent.push({ seq: ++seq, eventId: key, topic: "t", key, type: "test", payload: new Uint8Array(), headers: {} });
     },
-    publisher: { publish: async (records: readonly PublishedRecord[]) => void batches.push(records.map((r) => r.key)) },
+    publisher: {
+      publish: async (records) => {
+        batches.push(records.map((r) => r.key));
+      },
+    } as EventPublisher,
   };
 }
 

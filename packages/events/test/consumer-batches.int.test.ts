@@ -219,3 +219,120 @@ describe("the consumer's offset commits", () => {
     }
   });
 });
+
+describe("events applied alone in one statement with their claim", () => {
+  it("applies an event a fetch brings alone without a transaction, skips its second copy, and gives the handler what its writes do not apply", async () => {
+    const topic = `test.batches.alone.${run}`;
+    const groupId = `test.batches.${topic}`;
+    await ensureTopics([...brokers], [{ topic, numPartitions: 1 }]);
+    const tx = transactionsOf(db);
+    let transactions = 0;
+    const handled: string[] = [];
+    const deliveries: { eventId: string; applied: boolean }[] = [];
+    const consumer = new IdempotentConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      runInTransaction: (fn) => {
+        transactions++;
+        return tx(fn);
+      },
+      handler: async (t, event) => {
+        handled.push(event.eventId);
+        await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, Number(Buffer.from(event.payload).toString()));
+      },
+      // The writes apply a positive amount only: a negative one is the handler's (as an event a
+      // service's one-statement writes cannot apply, a job that already exists, say).
+      alone: {
+        sql: db,
+        writesFor: (event, first) => ({
+          ctes: `applied AS (INSERT INTO ledger_entry (event_id, amount) SELECT $${first}::uuid, $${first + 1}::int FROM go WHERE $${first + 1}::int > 0 ON CONFLICT DO NOTHING RETURNING 1)`,
+          values: [event.eventId, Number(Buffer.from(event.payload).toString())],
+        }),
+      },
+      deadLetters: { maxAttempts: 3 },
+      onDelivery: (event, applied) => deliveries.push({ eventId: event.eventId, applied }),
+    });
+    await consumer.start();
+    const producer = kafka.producer();
+    await producer.connect();
+    const claims = async (eventId: string) => Number((await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM processed_event WHERE consumer_group = $1 AND event_id = $2::uuid`, groupId, eventId))[0]!.n);
+    try {
+      const [first, second, negative] = events(3);
+      const sent = [first!, second!, { eventId: negative!.eventId, amount: -5 }, first!];
+      // One at a time, each once the one before it was delivered: every fetch brings one.
+      for (const [i, event] of sent.entries()) {
+        await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from(String(event.amount)), headers: { [EVENT_HEADERS.id]: event.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
+        const deadline = Date.now() + 30_000;
+        while (deliveries.length <= i && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(deliveries).toEqual([
+        { eventId: first!.eventId, applied: true },
+        { eventId: second!.eventId, applied: true },
+        { eventId: negative!.eventId, applied: true },
+        { eventId: first!.eventId, applied: false },
+      ]);
+      const rows = await db.$queryRawUnsafe<{ event_id: string; amount: number }[]>(`SELECT event_id::text, amount FROM ledger_entry ORDER BY id`);
+      expect(rows).toEqual([
+        { event_id: first!.eventId, amount: first!.amount },
+        { event_id: second!.eventId, amount: second!.amount },
+        { event_id: negative!.eventId, amount: -5 },
+      ]);
+      for (const event of [first!, second!, negative!]) expect(await claims(event.eventId)).toBe(1);
+      // The two positive ones took no transaction; the negative one and the second copy of the first took one each.
+      expect(handled).toEqual([negative!.eventId]);
+      expect(transactions).toBe(2);
+    } finally {
+      await consumer.stop();
+      await producer.disconnect();
+      await db.$executeRawUnsafe(`DELETE FROM ledger_entry`);
+    }
+  });
+
+  it("does not apply alone an event of a key waiting behind a parked event: it is parked behind it", async () => {
+    const topic = `test.batches.alone-parked.${run}`;
+    const groupId = `test.batches.${topic}`;
+    await ensureTopics([...brokers], [{ topic, numPartitions: 1 }]);
+    const [poison, behind] = events(2);
+    await db.$executeRawUnsafe(
+      `INSERT INTO parked_event (consumer_group, event_id, key, topic, partition, "offset", type, payload, error, attempts, parked_at)
+       VALUES ($1, $2::uuid, 'account-1', $3, 0, 0, 'test.Amount', '\\x'::bytea, 'failed', 3, now())`,
+      groupId,
+      poison!.eventId,
+      topic,
+    );
+    const deliveries: { eventId: string; applied: boolean }[] = [];
+    const consumer = new IdempotentConsumer({
+      kafka,
+      groupId,
+      topics: [topic],
+      logger,
+      runInTransaction: transactionsOf(db),
+      handler: async () => {
+        throw new Error("never applied: its key waits");
+      },
+      alone: {
+        sql: db,
+        writesFor: (event, first) => ({ ctes: `applied AS (INSERT INTO ledger_entry (event_id, amount) SELECT $${first}::uuid, 1 FROM go RETURNING 1)`, values: [event.eventId] }),
+      },
+      deadLetters: { maxAttempts: 3 },
+      onDelivery: (event, applied) => deliveries.push({ eventId: event.eventId, applied }),
+    });
+    await consumer.start();
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from("1"), headers: { [EVENT_HEADERS.id]: behind!.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
+      const deadline = Date.now() + 30_000;
+      while (deliveries.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(deliveries).toEqual([{ eventId: behind!.eventId, applied: false }]);
+      expect(await db.$queryRawUnsafe(`SELECT event_id::text FROM ledger_entry`)).toEqual([]);
+      const parked = await db.$queryRawUnsafe<{ event_id: string }[]>(`SELECT event_id::text FROM parked_event WHERE consumer_group = $1 ORDER BY parked_at, event_id`, groupId);
+      expect(parked.map((row) => row.event_id).sort()).toEqual([poison!.eventId, behind!.eventId].sort());
+    } finally {
+      await consumer.stop();
+      await producer.disconnect();
+    }
+  });
+});

@@ -7,7 +7,8 @@ import type { DispatchContext } from "./app/context";
 import { Dispatcher } from "./app/dispatcher";
 import type { BacklogOrder } from "./app/ports";
 import type { Config } from "./config";
-import { awaitedEcho, SHIPMENT_EVENTS_GROUP } from "./consumers/shipment-events";
+import { awaitedEcho, creationAlone, SHIPMENT_EVENTS_GROUP } from "./consumers/shipment-events";
+import { createJobAlone } from "./infra/sql-job-work";
 import { electOver } from "./infra/leadership";
 import { SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
@@ -40,7 +41,9 @@ export async function startDispatchWorkers(
       const subscription = { kafka: opts.kafka, groupId: opts.consumerGroupId ?? SHIPMENT_EVENTS_GROUP, topics: [SHIPMENT_EVENTS_TOPIC] };
       const deadLetters = { maxAttempts: config.CONSUMER_MAX_ATTEMPTS, ...(opts.registry ? { registry: opts.registry } : {}) };
       const ignores = parts.context.echoes ? { ignores: awaitedEcho(parts.context.echoes) } : {};
-      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters, ...ignores }));
+      // A shipment's creation a fetch brings alone: its job inserted with the claim in one statement.
+      const alone = { sql: parts.database.sql, writesFor: creationAlone(parts.context, createJobAlone) };
+      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters, alone, ...ignores }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });

@@ -9,7 +9,7 @@ import type { Clock } from "./app/ports";
 import { ReadTracking } from "./app/read-tracking";
 import type { Config } from "./config";
 import { PROJECTION_GROUP, projectionHandler, startProjectionConsumer, type ProjectionWriters, type Topics } from "./consumers/projection-consumer";
-import { SqlProjectionBatchWriter, SqlProjectionWriter } from "./infra/projection-writer";
+import { shipmentWritesAlone, SqlProjectionBatchWriter, SqlProjectionWriter } from "./infra/projection-writer";
 import { SqlProjectionReader } from "./infra/projection-reader";
 import { PrismaClient } from "./infra/prisma/generated/client";
 import { ShipmentServiceFallback } from "./infra/shipment-fallback";
@@ -31,7 +31,12 @@ const PROJECTION_WRITERS: ProjectionWriters<RawSql> = {
   writerIn: (tx) => new SqlProjectionWriter(tx),
   batchWriterIn: (tx) => new SqlProjectionBatchWriter(tx),
 };
-const projectionsOf = (database: ServiceDatabase<PrismaClient>) => ({ runInTransaction: database.sql.runner(CONSUMER_TRANSACTION), writers: PROJECTION_WRITERS });
+/** A shipment fact a fetch brings alone is applied with its claim in one statement on the pool (shipmentWritesAlone). */
+const projectionsOf = (database: ServiceDatabase<PrismaClient>) => ({
+  runInTransaction: database.sql.runner(CONSUMER_TRANSACTION),
+  writers: PROJECTION_WRITERS,
+  alone: { sql: database.sql, shipmentWrites: shipmentWritesAlone },
+});
 
 export interface TrackingServiceParts extends ServiceParts {
   readonly admin: NonNullable<ServiceParts["admin"]>;

@@ -1,5 +1,5 @@
 import { isRequirement, type Coordinate, type Requirement } from "@tawsil/domain";
-import { isClosed, newJob, offerableFrom, type DeliveryFacts, type ShipmentSnapshot } from "../domain/dispatch-job";
+import { isClosed, newJob, offerableFrom, type DeliveryFacts, type DispatchJob, type ShipmentSnapshot } from "../domain/dispatch-job";
 import { evaluateEligibility } from "../domain/eligibility";
 import { nowOf, type DispatchContext } from "./context";
 import { followShipment } from "./job-refresh";
@@ -42,34 +42,51 @@ export async function applyShipmentChange(ctx: DispatchContext, work: JobWork, c
 
 /** A new job, its wake-up written with it (JobWork.createJob); false when the shipment has one already or cannot have one. */
 async function createJob(ctx: DispatchContext, work: JobWork, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): Promise<boolean> {
-  const { pickup, destination, cityCode, shipmentId } = change;
-  if (!pickup || !destination || !cityCode) {
-    ctx.logger.error({ shipmentId }, "a shipment ready for dispatch has no pickup, destination or city; ignored");
+  const planned = plannedJob(ctx, change, state);
+  if (!planned) {
+    ctx.logger.error({ shipmentId: change.shipmentId }, "a shipment ready for dispatch has no pickup, destination or city; ignored");
     return false;
   }
+  const created = await work.createJob(planned.job);
+  if (created && !planned.eligible) ctx.logger.warn({ shipmentId: change.shipmentId, cityCode: change.cityCode }, "no service is eligible for a shipment ready for dispatch; it waits");
+  return created;
+}
+
+/**
+ * The job a change ready for dispatch (or unresolved) creates, for the consumer to insert in one
+ * statement with its claim when it comes alone (the create's event): undefined for any other
+ * change, and for one the handler must judge and log (no pickup, destination or city, or no
+ * eligible service).
+ */
+export function jobCreatedBy(ctx: DispatchContext, change: ShipmentChange): DispatchJob | undefined {
+  if (change.state !== "READY_FOR_DISPATCH" && change.state !== "DISPATCH_UNRESOLVED") return undefined;
+  const planned = plannedJob(ctx, change, change.state);
+  return planned?.eligible ? planned.job : undefined;
+}
+
+function plannedJob(ctx: DispatchContext, change: ShipmentChange, state: "READY_FOR_DISPATCH" | "DISPATCH_UNRESOLVED"): { job: DispatchJob; eligible: boolean } | undefined {
+  const { pickup, destination, cityCode, shipmentId } = change;
+  if (!pickup || !destination || !cityCode) return undefined;
   const requirements = change.requirements.filter((r): r is Requirement => isRequirement(r));
   const parcel = { cityCode, weightGrams: change.weightGrams, longestSideMm: change.longestSideMm, requirements: new Set(requirements), cashOnDelivery: change.cashOnDelivery };
   const verdict = evaluateEligibility(ctx.catalogue.current(), parcel);
-  const created = await work.createJob(
-    newJob(
-      {
-        shipmentId,
-        merchantId: change.merchantId,
-        cityCode,
-        serviceLevel: verdict.eligible ? verdict.level : null,
-        pickup,
-        destination,
-        weightGrams: parcel.weightGrams,
-        longestSideMm: parcel.longestSideMm,
-        requirements,
-        cashOnDelivery: parcel.cashOnDelivery,
-        delivery: change.delivery,
-        shipmentVersion: change.version,
-      },
-      state,
-      offerableFrom(change.pickupWindowStart, ctx.offerLeadMs, nowOf(ctx)),
-    ),
+  const job = newJob(
+    {
+      shipmentId,
+      merchantId: change.merchantId,
+      cityCode,
+      serviceLevel: verdict.eligible ? verdict.level : null,
+      pickup,
+      destination,
+      weightGrams: parcel.weightGrams,
+      longestSideMm: parcel.longestSideMm,
+      requirements,
+      cashOnDelivery: parcel.cashOnDelivery,
+      delivery: change.delivery,
+      shipmentVersion: change.version,
+    },
+    state,
+    offerableFrom(change.pickupWindowStart, ctx.offerLeadMs, nowOf(ctx)),
   );
-  if (created && !verdict.eligible) ctx.logger.warn({ shipmentId, cityCode }, "no service is eligible for a shipment ready for dispatch; it waits");
-  return created;
+  return { job, eligible: verdict.eligible };
 }

@@ -1,13 +1,13 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { ConsumedEvent, EventHandler, SqlClient } from "@tawsil/events";
+import type { AloneWrites, ConsumedEvent, EventHandler, SqlClient } from "@tawsil/events";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PaymentMethod, ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
-import { applyShipmentChange, type ShipmentChange } from "../app/apply-shipment-change";
+import { applyShipmentChange, jobCreatedBy, type ShipmentChange } from "../app/apply-shipment-change";
 import type { DispatchContext } from "../app/context";
 import type { JobWork } from "../app/ports";
 import type { StepEchoes } from "../app/step-echoes";
-import type { ShipmentStateName } from "../domain/dispatch-job";
+import type { DispatchJob, ShipmentStateName } from "../domain/dispatch-job";
 import { gramsOf, longestSideMmOf } from "../domain/parcel-facts";
 
 export const SHIPMENT_EVENTS_GROUP = "dispatch.shipments";
@@ -23,6 +23,20 @@ export function shipmentEventHandler<Tx extends SqlClient>(ctx: DispatchContext,
     const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
     if (!shipment) return;
     await applyShipmentChange(ctx, workIn(tx), changeOf(shipment));
+  };
+}
+
+/**
+ * The consumer's `alone` writes: a shipment's creation, when a fetch brings it alone, inserts its
+ * job with the event's claim in one statement (server.ts wires the SQL); any other event, and a
+ * creation whose shipment has a job already, takes the handler.
+ */
+export function creationAlone(ctx: DispatchContext, writes: (job: DispatchJob, first: number) => AloneWrites): (event: ConsumedEvent, first: number) => AloneWrites | undefined {
+  return (event, first) => {
+    if (event.type !== SHIPMENT_CHANGED) return undefined;
+    const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
+    const job = shipment ? jobCreatedBy(ctx, changeOf(shipment)) : undefined;
+    return job ? writes(job, first) : undefined;
   };
 }
 

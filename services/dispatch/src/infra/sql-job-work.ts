@@ -1,4 +1,5 @@
 import type { RawSql } from "@tawsil/db";
+import type { AloneWrites } from "@tawsil/events";
 import type { AssignmentChange, DriverChange, JobWork } from "../app/ports";
 import type { Coordinate } from "@tawsil/domain";
 import type { DispatchJob } from "../domain/dispatch-job";
@@ -20,6 +21,40 @@ const FREE = Prisma.raw(FREE_DRIVER);
 const OFFER = Prisma.raw(OFFER_COLUMNS);
 
 /**
+ * A new job's insert and its wake-up riding on it (a notification is sent on commit either way:
+ * one round trip, not two), as CTEs whose rows are selected `from` a relation: `applied` holds a
+ * row when the job was created, none when the shipment has one already. clock_timestamp(), not
+ * the transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
+ */
+function createJobCtes(job: DispatchJob, from: Prisma.Sql): Prisma.Sql {
+  const wakeUp = jobWakeUp(job.shipmentId);
+  return Prisma.sql`created AS (INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
+        destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
+        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
+        pickup_address, destination_address, cod_amount, recipient_name, created_at, updated_at)
+      SELECT ${job.shipmentId}::uuid, ${job.merchantId}::uuid, ${job.cityCode}::text, ${job.serviceLevel}::service_level,
+        ${job.pickup.latitudeMicro}::int, ${job.pickup.longitudeMicro}::int, ${job.destination.latitudeMicro}::int, ${job.destination.longitudeMicro}::int,
+        ${job.weightGrams}::int, ${job.longestSideMm}::int, ${[...job.requirements]}::text[], ${job.cashOnDelivery}::boolean, ${job.state}::dispatch_job_state,
+        ${job.shipmentVersion}::bigint, ${job.attempts}::int, ${[...job.triedDriverIds]}::uuid[], ${job.deadline}::timestamptz, ${job.unresolvedCount}::int,
+        ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz,
+        ${job.delivery?.pickupAddress ?? null}::text, ${job.delivery?.destinationAddress ?? null}::text, ${job.delivery?.codAmount ?? null}::text, ${job.delivery?.recipientName ?? null}::text,
+        clock_timestamp(), clock_timestamp() ${from}
+      ON CONFLICT (shipment_id) DO NOTHING
+      RETURNING shipment_id), applied AS (SELECT pg_notify(${wakeUp.channel}, ${wakeUp.payload})::text AS notified FROM created)`;
+}
+
+/**
+ * A new job's writes as the event consumer's one statement with its claim (IdempotentConsumer's
+ * `alone`): read FROM go, their parameters numbered from `first`. A shipment that has a job
+ * already creates none, claims nothing, and takes the handler's way (the job locked and followed).
+ */
+export function createJobAlone(job: DispatchJob, first: number): AloneWrites {
+  const sql = createJobCtes(job, Prisma.raw("FROM go"));
+  // Prisma numbers the placeholders from $1; the consumer's own come first.
+  return { ctes: sql.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + first - 1}`), values: sql.values };
+}
+
+/**
  * JobWork over one transaction (the dispatch store's, or the event consumer's), every statement
  * raw SQL (job-sql.ts) on the pool's connection.
  */
@@ -33,24 +68,7 @@ export class SqlJobWork implements JobWork {
   }
 
   async createJob(job: DispatchJob): Promise<boolean> {
-    // clock_timestamp(), not the transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
-    // The wake-up rides on the insert (a notification is sent on commit either way): one round trip, not two.
-    const wakeUp = jobWakeUp(job.shipmentId);
-    const notified = await this.tx.$queryRaw<unknown[]>`
-      WITH created AS (INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
-        destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
-        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
-        pickup_address, destination_address, cod_amount, recipient_name, created_at, updated_at)
-      VALUES (${job.shipmentId}::uuid, ${job.merchantId}::uuid, ${job.cityCode}, ${job.serviceLevel}::service_level,
-        ${job.pickup.latitudeMicro}::int, ${job.pickup.longitudeMicro}::int, ${job.destination.latitudeMicro}::int, ${job.destination.longitudeMicro}::int,
-        ${job.weightGrams}::int, ${job.longestSideMm}::int, ${[...job.requirements]}::text[], ${job.cashOnDelivery}::boolean, ${job.state}::dispatch_job_state,
-        ${job.shipmentVersion}::bigint, ${job.attempts}::int, ${[...job.triedDriverIds]}::uuid[], ${job.deadline}::timestamptz, ${job.unresolvedCount}::int,
-        ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz,
-        ${job.delivery?.pickupAddress ?? null}, ${job.delivery?.destinationAddress ?? null}, ${job.delivery?.codAmount ?? null}, ${job.delivery?.recipientName ?? null},
-        clock_timestamp(), clock_timestamp())
-      ON CONFLICT (shipment_id) DO NOTHING
-      RETURNING shipment_id)
-      SELECT pg_notify(${wakeUp.channel}, ${wakeUp.payload})::text AS notified FROM created`;
+    const notified = await this.tx.$queryRaw<unknown[]>`WITH ${createJobCtes(job, Prisma.empty)} SELECT notified FROM applied`;
     return notified.length === 1;
   }
 

@@ -7,7 +7,13 @@ import type { AssignmentFact, FixFact, ProjectionBatchWriter, ProjectionWriter, 
  * reordered events leave the history as it was).
  */
 export async function applyShipmentFact(writer: ProjectionWriter, fact: ShipmentFact): Promise<void> {
-  await writer.saveShipment(fact, isTerminal(fact.state) ? fact.occurredAt : null, publicStatusOf(fact.state));
+  const { terminalAt, status } = shipmentProjection(fact);
+  await writer.saveShipment(fact, terminalAt, status);
+}
+
+/** What a shipment fact writes besides itself: its terminal time (a terminal state's) and the public status it shows. */
+export function shipmentProjection(fact: ShipmentFact): { terminalAt: Date | null; status: string } {
+  return { terminalAt: isTerminal(fact.state) ? fact.occurredAt : null, status: publicStatusOf(fact.state) };
 }
 
 /** Only an acceptance names the shipment's driver; offers, declines and expiries do not. */

@@ -1,9 +1,9 @@
-import { IdempotentConsumer, type ConsumedEvent, type DeadLetterOptions, type RunInTransaction, type SqlClient } from "@tawsil/events";
+import { IdempotentConsumer, type AloneWrites, type ConsumedEvent, type DeadLetterOptions, type RunInTransaction, type SqlClient } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
-import { applyAssignmentFact, applyFacts, applyFixFact, applyShipmentFact, type Fact } from "../app/apply-facts";
-import type { ProjectionBatchWriter, ProjectionWriter } from "../app/ports";
+import { applyAssignmentFact, applyFacts, applyFixFact, applyShipmentFact, shipmentProjection, type Fact } from "../app/apply-facts";
+import type { ProjectionBatchWriter, ProjectionWriter, ShipmentFact } from "../app/ports";
 import { assignmentFactOf, fixFactOf, shipmentFactOf } from "./decode";
 import { ASSIGNMENT_EVENTS_TOPIC, DRIVER_LOCATION_TOPIC, SHIPMENT_EVENTS_TOPIC } from "@tawsil/topology";
 
@@ -88,6 +88,30 @@ export function ignoredEvent(topics: Topics = TOPICS) {
   };
 }
 
+/** A shipment fact's writes as one statement with the consumer's claim (the pool it runs on, and the infra's SQL). */
+export interface AloneShipmentWrites {
+  readonly sql: SqlClient;
+  readonly shipmentWrites: (fact: ShipmentFact, terminalAt: Date | null, status: string, first: number) => AloneWrites;
+}
+
+/**
+ * A shipment event applied alone: its two writes with the claim in one statement, no transaction
+ * (the create's event, which a fetch most often brings a partition alone). Assignments and fixes
+ * take the handler.
+ */
+function shipmentAlone(alone: AloneShipmentWrites, topics: Topics) {
+  return {
+    sql: alone.sql,
+    writesFor: (event: ConsumedEvent, first: number): AloneWrites | undefined => {
+      if (event.topic !== topics.shipments) return undefined;
+      const fact = shipmentFactOf(event.payload);
+      if (!fact) return undefined;
+      const { terminalAt, status } = shipmentProjection(fact);
+      return alone.shipmentWrites(fact, terminalAt, status, first);
+    },
+  };
+}
+
 /**
  * One consumer group over the three topics: each event is applied exactly once (its id is
  * claimed in the same transaction as the projection writes) and its offset committed after.
@@ -96,6 +120,8 @@ export async function startProjectionConsumer<Tx extends SqlClient>(opts: {
   kafka: Kafka;
   runInTransaction: RunInTransaction<Tx>;
   writers: ProjectionWriters<Tx>;
+  /** Shipment events a fetch brings alone applied in one statement with their claim. */
+  alone?: AloneShipmentWrites;
   logger: Logger;
   groupId?: string;
   topics?: Topics;
@@ -112,6 +138,7 @@ export async function startProjectionConsumer<Tx extends SqlClient>(opts: {
     handler: projectionHandler(opts.logger, opts.writers, topics),
     batchHandler: projectionBatchHandler(opts.logger, opts.writers, topics),
     ignores: ignoredEvent(topics),
+    ...(opts.alone ? { alone: shipmentAlone(opts.alone, topics) } : {}),
     logger: opts.logger,
     ...(opts.onDelivery ? { onDelivery: opts.onDelivery } : {}),
     ...(opts.deadLetters ? { deadLetters: opts.deadLetters } : {}),

@@ -1,5 +1,59 @@
-import type { SqlClient } from "@tawsil/events";
+import type { AloneWrites, SqlClient } from "@tawsil/events";
 import type { AssignmentFact, FixFact, ProjectionBatchWriter, ProjectionWriter, ShipmentFact, StatusEntry } from "../app/ports";
+
+/**
+ * A shipment fact's two writes, their parameters numbered from `first` and their rows selected
+ * `from` a relation ("" for none): the row's upsert (a newer version only) and the history's entry
+ * (the earliest time wins). Both leave what they left when applied again, so a fact may also be
+ * applied alone with its claim (shipmentWritesAlone).
+ */
+function shipmentWrites(first: number, from: string): { upsert: string; history: string } {
+  const p = (i: number) => `$${first + i - 1}`;
+  return {
+    upsert: `INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
+         pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, reason_code, updated_at)
+       SELECT ${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}::bytea, ${p(4)}::text, ${p(5)}::bigint, ${p(6)}::int, ${p(7)}::int, ${p(8)}::int, ${p(9)}::int, ${p(10)}::text,
+         ${p(11)}::timestamptz, ${p(12)}::text, now() ${from}
+       ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
+         tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
+       WHERE tracked_shipment.version < EXCLUDED.version`,
+    history: `INSERT INTO status_change (shipment_id, status, occurred_at) SELECT ${p(1)}::uuid, ${p(13)}::text, ${p(14)}::timestamptz ${from}
+       ON CONFLICT (shipment_id, status) DO UPDATE SET occurred_at = LEAST(status_change.occurred_at, EXCLUDED.occurred_at)`,
+  };
+}
+
+function shipmentValues(fact: ShipmentFact, terminalAt: Date | null, status: string): unknown[] {
+  return [
+    fact.shipmentId,
+    fact.merchantId,
+    fact.trackingCodeSha256.length === 32 ? Buffer.from(fact.trackingCodeSha256) : null,
+    fact.state,
+    fact.version,
+    fact.pickup.latitudeMicro,
+    fact.pickup.longitudeMicro,
+    fact.destination.latitudeMicro,
+    fact.destination.longitudeMicro,
+    fact.cityCode,
+    terminalAt,
+    fact.reasonCode,
+    status,
+    fact.occurredAt,
+  ];
+}
+
+const SAVE_SHIPMENT = (() => {
+  const { upsert, history } = shipmentWrites(1, "");
+  return `WITH shipment AS (${upsert}) ${history}`;
+})();
+
+/**
+ * A shipment fact's writes as the consumer's one statement with its claim (IdempotentConsumer's
+ * `alone`): read FROM go, the history's entry answering that the fact was applied.
+ */
+export function shipmentWritesAlone(fact: ShipmentFact, terminalAt: Date | null, status: string, first: number): AloneWrites {
+  const { upsert, history } = shipmentWrites(first, "FROM go");
+  return { ctes: `shipment AS (${upsert}), applied AS (${history} RETURNING 1)`, values: shipmentValues(fact, terminalAt, status) };
+}
 
 /**
  * The consumers' writes, in plain SQL on the consumer's transaction. Each upsert carries its own
@@ -11,31 +65,7 @@ export class SqlProjectionWriter implements ProjectionWriter {
 
   /** One statement: the row's upsert rides as a CTE on the history's insert (no foreign key between them). */
   async saveShipment(fact: ShipmentFact, terminalAt: Date | null, status: string): Promise<void> {
-    await this.tx.$executeRawUnsafe(
-      `WITH shipment AS (
-         INSERT INTO tracked_shipment (shipment_id, merchant_id, tracking_code_sha256, state, version, pickup_latitude_micro,
-           pickup_longitude_micro, destination_latitude_micro, destination_longitude_micro, city_code, terminal_at, reason_code, updated_at)
-         VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
-         ON CONFLICT (shipment_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, terminal_at = EXCLUDED.terminal_at, reason_code = EXCLUDED.reason_code,
-           tracking_code_sha256 = COALESCE(EXCLUDED.tracking_code_sha256, tracked_shipment.tracking_code_sha256), updated_at = now()
-         WHERE tracked_shipment.version < EXCLUDED.version)
-       INSERT INTO status_change (shipment_id, status, occurred_at) VALUES ($1::uuid, $13, $14)
-       ON CONFLICT (shipment_id, status) DO UPDATE SET occurred_at = LEAST(status_change.occurred_at, EXCLUDED.occurred_at)`,
-      fact.shipmentId,
-      fact.merchantId,
-      fact.trackingCodeSha256.length === 32 ? Buffer.from(fact.trackingCodeSha256) : null,
-      fact.state,
-      fact.version,
-      fact.pickup.latitudeMicro,
-      fact.pickup.longitudeMicro,
-      fact.destination.latitudeMicro,
-      fact.destination.longitudeMicro,
-      fact.cityCode,
-      terminalAt,
-      fact.reasonCode,
-      status,
-      fact.occurredAt,
-    );
+    await this.tx.$executeRawUnsafe(SAVE_SHIPMENT, ...shipmentValues(fact, terminalAt, status));
   }
 
   async saveAssignment(fact: AssignmentFact): Promise<void> {
