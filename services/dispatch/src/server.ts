@@ -21,7 +21,7 @@ import { loadActiveDriverPairs } from "./infra/repositories/active-drivers";
 import { CatalogueRepository } from "./infra/repositories/catalogue";
 import { DRIVERS_CHANNEL, OFFERS_CHANNEL } from "./infra/wake-ups";
 import { shipmentsOver } from "./infra/shipment-client";
-import { SHIPMENT_EVENTS_GROUP, shipmentEventHandler } from "./consumers/shipment-events";
+import { SHIPMENT_EVENTS_GROUP, shipmentEventBatchHandler, shipmentEventHandler } from "./consumers/shipment-events";
 import { CALLERS } from "./rpc/callers";
 import { dispatchService } from "./rpc/dispatch-service";
 import { DriverAdmin } from "./app/driver-admin";
@@ -29,7 +29,7 @@ import { PrismaDriverRegistry } from "./infra/driver-registry";
 import { StepKeyRepository } from "./infra/step-key-repository";
 import { driverAdminService } from "./rpc/driver-admin-service";
 import { driverService } from "./rpc/driver-service";
-import { connectKafka, kafkaConnection, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type EventHandler } from "@tawsil/events";
+import { connectKafka, kafkaConnection, consumerRetention, DeadLetterAdmin, deadLetterAdminRoutes, outboxRetention, startOutboxRelay, type BatchEventHandler, type EventHandler } from "@tawsil/events";
 import { SqlJobWork } from "./infra/sql-job-work";
 import { staffingReadiness, staffingRelayed } from "./readiness";
 import { startDispatchWorkers } from "./workers";
@@ -49,6 +49,8 @@ export interface DispatchServiceParts extends ServiceParts {
   readonly context: DispatchContext;
   /** The shipment events' handler, for the consumer (workers.ts) and the dead letters' replays alike. */
   readonly shipmentEvents: EventHandler<RawSql>;
+  /** The same events a fetch brought together, for the consumer. */
+  readonly shipmentEventBatch: BatchEventHandler<RawSql>;
   readonly driverApi: DriverApi;
   readonly catalogue: CatalogueCache;
   readonly activeDrivers: ActiveDriverIndex;
@@ -118,6 +120,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
   // Operators' RPCs: the consumer's dead letters, replayed through the consumer's own handler.
   // Shipment events, applied through the job work of the consumer's transaction.
   const shipmentEvents = shipmentEventHandler(context, (tx: RawSql) => new SqlJobWork(tx));
+  const shipmentEventBatch = shipmentEventBatchHandler(context, (tx: RawSql) => new SqlJobWork(tx));
   const deadLetters = new DeadLetterAdmin({ groupId: SHIPMENT_EVENTS_GROUP, runInTransaction: database.sql.runner(CONSUMER_TRANSACTION), handler: shipmentEvents });
   const driverAdmin = new DriverAdmin({
     registry: new PrismaDriverRegistry(database.client),
@@ -146,6 +149,7 @@ export async function composeDispatchService(config: Config, logger: Logger): Pr
     database,
     context,
     shipmentEvents,
+    shipmentEventBatch,
     driverApi,
     catalogue,
     activeDrivers,

@@ -1,5 +1,5 @@
 import { CONSUMER_TRANSACTION, type PgSql, type RawSql } from "@tawsil/db";
-import { startConsumer, type EventHandler } from "@tawsil/events";
+import { startConsumer, type BatchEventHandler, type EventHandler } from "@tawsil/events";
 import type { Logger } from "@tawsil/logging";
 import type { Closer, Metrics } from "@tawsil/rpc";
 import type { Kafka } from "kafkajs";
@@ -17,6 +17,8 @@ export interface WorkerParts {
   readonly context: DispatchContext;
   readonly database: { readonly sql: PgSql };
   readonly shipmentEvents: EventHandler<RawSql>;
+  /** The same events a fetch brought together (shipmentEventBatchHandler). */
+  readonly shipmentEventBatch: BatchEventHandler<RawSql>;
 }
 
 /** DISPATCH_BACKLOG_ORDER, else the environment's: the sandbox serves its newest shipment first (BacklogOrder). */
@@ -43,7 +45,7 @@ export async function startDispatchWorkers(
       const ignores = parts.context.echoes ? { ignores: awaitedEcho(parts.context.echoes) } : {};
       // A shipment's creation a fetch brings alone: its job inserted with the claim in one statement.
       const alone = { sql: parts.database.sql, writesFor: creationAlone(parts.context, createJobAlone) };
-      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters, alone, ...ignores }));
+      closers.push(await startConsumer(subscription, parts.database.sql.runner(CONSUMER_TRANSACTION), parts.shipmentEvents, logger, { deadLetters, alone, batchHandler: parts.shipmentEventBatch, ...ignores }));
     }
     const elect = electOver({ databaseUrl: config.DATABASE_URL, retryMs: config.LEADER_RETRY_MS, logger });
     const dispatcher = new Dispatcher(parts.context, { elect, safetyNetMs: config.DISPATCHER_SAFETY_NET_MS, unresolvedBackoffMs: config.UNRESOLVED_RETRY_BACKOFF_MS, backlogOrder: backlogOrderOf(config) });

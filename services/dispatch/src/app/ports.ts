@@ -74,6 +74,8 @@ export interface JobWork {
    * having written nothing, when the shipment has a job already.
    */
   createJob(job: DispatchJob): Promise<boolean>;
+  /** createJob for jobs of distinct shipments, in one statement, in their order; the shipments whose job it created. */
+  createJobs(jobs: readonly DispatchJob[]): Promise<Set<string>>;
   saveJob(job: DispatchJob): Promise<void>;
   openOffer(shipmentId: string): Promise<Offer | undefined>;
   offer(offerId: string): Promise<Offer | undefined>;

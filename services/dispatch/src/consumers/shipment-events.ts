@@ -1,6 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { AloneWrites, ConsumedEvent, EventHandler, SqlClient } from "@tawsil/events";
+import type { AloneWrites, BatchEventHandler, ConsumedEvent, EventHandler, SqlClient } from "@tawsil/events";
 import { ShipmentChangedSchema } from "@tawsil/proto/tawsil/shipment/v1/events_pb";
 import { PaymentMethod, ShipmentState, type Shipment } from "@tawsil/proto/tawsil/shipment/v1/shipment_pb";
 import { applyShipmentChange, jobCreatedBy, type ShipmentChange } from "../app/apply-shipment-change";
@@ -23,6 +23,30 @@ export function shipmentEventHandler<Tx extends SqlClient>(ctx: DispatchContext,
     const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
     if (!shipment) return;
     await applyShipmentChange(ctx, workIn(tx), changeOf(shipment));
+  };
+}
+
+/**
+ * The events one fetch brought, as shipmentEventHandler would apply them one by one: the creations
+ * of shipments with no other event in the batch insert their jobs in one statement
+ * (JobWork.createJobs), and every other event (and a creation whose shipment has a job already)
+ * goes through the handler, in order. Shipments are independent, so only each one's own order counts.
+ */
+export function shipmentEventBatchHandler<Tx extends SqlClient>(ctx: DispatchContext, workIn: (tx: Tx) => JobWork): BatchEventHandler<Tx> {
+  const one = shipmentEventHandler(ctx, workIn);
+  return async (tx, events) => {
+    const changes = events.map((event) => {
+      if (event.type !== SHIPMENT_CHANGED) return undefined;
+      const shipment = fromBinary(ShipmentChangedSchema, event.payload).shipment;
+      return shipment ? changeOf(shipment) : undefined;
+    });
+    const eventsOf = new Map<string, number>();
+    for (const change of changes) if (change) eventsOf.set(change.shipmentId, (eventsOf.get(change.shipmentId) ?? 0) + 1);
+    const jobs = changes.flatMap((change) => (change && eventsOf.get(change.shipmentId) === 1 ? (jobCreatedBy(ctx, change) ?? []) : []));
+    const created = await workIn(tx).createJobs(jobs);
+    for (const [i, event] of events.entries()) {
+      if (!created.has(changes[i]?.shipmentId ?? "")) await one(tx, event);
+    }
   };
 }
 

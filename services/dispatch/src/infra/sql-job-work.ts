@@ -10,7 +10,7 @@ import { DRIVER_COLUMNS, driverFromRecord, FREE_DRIVER, JOB_COLUMNS, jobFromReco
 import { writeAssignmentChanged, writeCityStaffing, writeDriverLocations } from "./events";
 import type { CityStaffing } from "../domain/city-staffing";
 import { Prisma } from "./prisma/generated/client";
-import { announceOffer, announceShiftChange, jobWakeUp, wakeForDriver, wakeForJob } from "./wake-ups";
+import { announceOffer, announceShiftChange, DISPATCHER_CHANNEL, jobWakeUp, wakeForDriver, wakeForJob } from "./wake-ups";
 
 /** One transaction of the pool (ServiceDatabase.sql), or Prisma's: both answer the raw calls used here. */
 export type Tx = RawSql;
@@ -70,6 +70,60 @@ export class SqlJobWork implements JobWork {
   async createJob(job: DispatchJob): Promise<boolean> {
     const notified = await this.tx.$queryRaw<unknown[]>`WITH ${createJobCtes(job, Prisma.empty)} SELECT notified FROM applied`;
     return notified.length === 1;
+  }
+
+  async createJobs(jobs: readonly DispatchJob[]): Promise<Set<string>> {
+    if (jobs.length === 0) return new Set();
+    // The rows travel as one JSON array (a job's requirements and tried drivers are arrays, which unnest would flatten).
+    const rows = jobs.map((job, ord) => ({
+      ord,
+      shipment_id: job.shipmentId,
+      merchant_id: job.merchantId,
+      city_code: job.cityCode,
+      service_level: job.serviceLevel,
+      pickup_latitude_micro: job.pickup.latitudeMicro,
+      pickup_longitude_micro: job.pickup.longitudeMicro,
+      destination_latitude_micro: job.destination.latitudeMicro,
+      destination_longitude_micro: job.destination.longitudeMicro,
+      weight_grams: job.weightGrams,
+      longest_side_mm: job.longestSideMm,
+      requirements: [...job.requirements],
+      cash_on_delivery: job.cashOnDelivery,
+      state: job.state,
+      shipment_version: job.shipmentVersion.toString(),
+      attempts: job.attempts,
+      tried_driver_ids: [...job.triedDriverIds],
+      deadline: job.deadline?.toISOString() ?? null,
+      unresolved_count: job.unresolvedCount,
+      retry_at: job.retryAt?.toISOString() ?? null,
+      offerable_at: job.offerableAt?.toISOString() ?? null,
+      pickup_address: job.delivery?.pickupAddress ?? null,
+      destination_address: job.delivery?.destinationAddress ?? null,
+      cod_amount: job.delivery?.codAmount ?? null,
+      recipient_name: job.delivery?.recipientName ?? null,
+      wake: jobWakeUp(job.shipmentId).payload,
+    }));
+    const created = await this.tx.$queryRaw<{ shipment_id: string }[]>`
+      WITH input AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(ord int, shipment_id uuid, merchant_id uuid, city_code text,
+          service_level service_level, pickup_latitude_micro int, pickup_longitude_micro int, destination_latitude_micro int, destination_longitude_micro int,
+          weight_grams int, longest_side_mm int, requirements text[], cash_on_delivery boolean, state dispatch_job_state, shipment_version bigint, attempts int,
+          tried_driver_ids uuid[], deadline timestamptz, unresolved_count int, retry_at timestamptz, offerable_at timestamptz,
+          pickup_address text, destination_address text, cod_amount text, recipient_name text, wake text)
+      ), created AS (
+        INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
+          destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
+          shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
+          pickup_address, destination_address, cod_amount, recipient_name, created_at, updated_at)
+        SELECT shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
+          destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
+          shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
+          pickup_address, destination_address, cod_amount, recipient_name, clock_timestamp(), clock_timestamp()
+        FROM input ORDER BY ord
+        ON CONFLICT (shipment_id) DO NOTHING
+        RETURNING shipment_id)
+      SELECT c.shipment_id::text AS shipment_id, pg_notify(${DISPATCHER_CHANNEL}, i.wake)::text AS notified FROM created c JOIN input i USING (shipment_id)`;
+    return new Set(created.map((row) => row.shipment_id));
   }
 
   async saveJob(job: DispatchJob): Promise<void> {
