@@ -52,7 +52,7 @@ export function shipmentEventBatchHandler<Tx extends SqlClient>(ctx: DispatchCon
 
 /**
  * The consumer's `alone` writes: a shipment's creation, when a fetch brings it alone, inserts its
- * job with the event's claim in one statement (server.ts wires the SQL); any other event, and a
+ * job with the event's claim in one statement (workers.ts wires the SQL); any other event, and a
  * creation whose shipment has a job already, takes the handler.
  */
 export function creationAlone(ctx: DispatchContext, writes: (job: DispatchJob, first: number) => AloneWrites): (event: ConsumedEvent, first: number) => AloneWrites | undefined {
