@@ -1,3 +1,4 @@
+import { createLogger } from "@tawsil/logging";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { OutboxRelay } from "./outbox-relay";
 import type { EventPublisher, PublishedRecord } from "./publisher";
@@ -31,7 +32,7 @@ function memoryOutbox() {
   };
 }
 
-const logger = { warn: () => {}, info: () => {}, error: () => {}, debug: () => {}, child: () => logger } as never;
+const logger = createLogger({ service: "relay-linger-test", level: "silent" });
 const HOUR = 3_600_000;
 
 describe("outbox relay linger", () => {

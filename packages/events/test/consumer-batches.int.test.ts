@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createKafka, EVENT_HEADERS, IdempotentConsumer, type ConsumedEvent, type SqlClient } from "@tawsil/events";
 import { createLogger } from "@tawsil/logging";
+import type { Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTopics } from "../../testing/src/infra/kafka";
 import { createFixtureDatabase, fixtureClient, transactionsOf, type FixtureClient } from "./fixtures/fixture-db";
@@ -46,10 +47,32 @@ async function sendAll(topic: string, events: readonly Sent[]): Promise<void> {
   await producer.disconnect();
 }
 
+/** The amount an event carries (its payload is the number's text). */
+const amountOf = (event: ConsumedEvent) => Number(Buffer.from(event.payload).toString());
+
+/** The fixture's transactions, counted as the consumer opens them. */
+function countedTransactions() {
+  const tx = transactionsOf(db);
+  const counted: { opened: number; run: typeof tx } = {
+    opened: 0,
+    run: (fn) => {
+      counted.opened++;
+      return tx(fn);
+    },
+  };
+  return counted;
+}
+
+/** Sends one event and waits (at most 30 s) until `delivered` says the consumer had it: the next fetch brings it alone. */
+async function sendAlone(producer: Producer, topic: string, event: Sent, delivered: () => boolean): Promise<void> {
+  await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from(String(event.amount)), headers: { [EVENT_HEADERS.id]: event.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
+  const deadline = Date.now() + 30_000;
+  while (!delivered() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+}
+
 /** Consumes the topic into the ledger until `expected` rows are there; counts the consumer's transactions. */
 async function consume(topic: string, expected: number, failOnceOn?: string, batched = false, ignores?: (event: ConsumedEvent) => boolean) {
-  const tx = transactionsOf(db);
-  let transactions = 0;
+  const transactions = countedTransactions();
   const deliveries: { eventId: string; applied: boolean }[] = [];
   const batches: number[] = [];
   let failed = false;
@@ -59,16 +82,13 @@ async function consume(topic: string, expected: number, failOnceOn?: string, bat
     groupId: `test.batches.${topic}`,
     topics: [topic],
     logger,
-    runInTransaction: (fn) => {
-      transactions++;
-      return tx(fn);
-    },
+    runInTransaction: transactions.run,
     handler: async (t, event) => {
       if (event.eventId === failOnceOn && !failed) {
         failed = true;
         throw new Error("the handler fails once on this event");
       }
-      await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, Number(Buffer.from(event.payload).toString()));
+      await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, amountOf(event));
     },
     ...(batched
       ? {
@@ -82,7 +102,7 @@ async function consume(topic: string, expected: number, failOnceOn?: string, bat
             await t.$executeRawUnsafe(
               `INSERT INTO ledger_entry (event_id, amount) SELECT * FROM unnest($1::uuid[], $2::int[])`,
               chunk.map((event) => event.eventId),
-              chunk.map((event) => Number(Buffer.from(event.payload).toString())),
+              chunk.map(amountOf),
             );
           },
         }
@@ -99,7 +119,7 @@ async function consume(topic: string, expected: number, failOnceOn?: string, bat
   await consumer.stop();
   const rows = await db.$queryRawUnsafe<{ event_id: string; amount: number }[]>(`SELECT event_id::text, amount FROM ledger_entry ORDER BY id`);
   await db.$executeRawUnsafe(`DELETE FROM ledger_entry`);
-  return { transactions, deliveries, rows, batches };
+  return { transactions: transactions.opened, deliveries, rows, batches };
 }
 
 const events = (n: number): Sent[] => Array.from({ length: n }, (_, i) => ({ eventId: randomUUID(), amount: i + 1 }));
@@ -146,7 +166,7 @@ describe("the consumer applies a fetch in batches", () => {
     const sent = events(120);
     const topic = `test.batches.ignored.${run}`;
     await sendAll(topic, sent);
-    const even = (event: ConsumedEvent) => Number(Buffer.from(event.payload).toString()) % 2 === 0;
+    const even = (event: ConsumedEvent) => amountOf(event) % 2 === 0;
     const claimed = async () => Number((await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM processed_event WHERE consumer_group = $1`, `test.batches.${topic}`))[0]!.n);
     const { deliveries, rows } = await consume(topic, 60, undefined, true, even);
     const odd = sent.filter((e) => e.amount % 2 === 1);
@@ -198,12 +218,8 @@ describe("the consumer's offset commits", () => {
     await admin.connect();
     try {
       // Each event sent once the one before it was applied: every fetch brings one.
-      const sent = events(40);
-      for (const event of sent) {
-        await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from("1"), headers: { [EVENT_HEADERS.id]: event.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
-        const deadline = Date.now() + 30_000;
-        while (!applied.includes(event.eventId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      }
+      const sent = events(40).map((event) => ({ ...event, amount: 1 }));
+      for (const event of sent) await sendAlone(producer, topic, event, () => applied.includes(event.eventId));
       expect(applied).toEqual(sent.map((e) => e.eventId));
       const committed = async () => Number((await admin.fetchOffsets({ groupId, topics: [topic] }))[0]!.partitions[0]!.offset);
       const deadline = Date.now() + 10_000;
@@ -225,8 +241,7 @@ describe("events applied alone in one statement with their claim", () => {
     const topic = `test.batches.alone.${run}`;
     const groupId = `test.batches.${topic}`;
     await ensureTopics([...brokers], [{ topic, numPartitions: 1 }]);
-    const tx = transactionsOf(db);
-    let transactions = 0;
+    const transactions = countedTransactions();
     const handled: string[] = [];
     const deliveries: { eventId: string; applied: boolean }[] = [];
     const consumer = new IdempotentConsumer({
@@ -234,13 +249,10 @@ describe("events applied alone in one statement with their claim", () => {
       groupId,
       topics: [topic],
       logger,
-      runInTransaction: (fn) => {
-        transactions++;
-        return tx(fn);
-      },
+      runInTransaction: transactions.run,
       handler: async (t, event) => {
         handled.push(event.eventId);
-        await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, Number(Buffer.from(event.payload).toString()));
+        await t.$executeRawUnsafe(`INSERT INTO ledger_entry (event_id, amount) VALUES ($1::uuid, $2)`, event.eventId, amountOf(event));
       },
       // The writes apply a positive amount only: a negative one is the handler's (as an event a
       // service's one-statement writes cannot apply, a job that already exists, say).
@@ -248,7 +260,7 @@ describe("events applied alone in one statement with their claim", () => {
         sql: db,
         writesFor: (event, first) => ({
           ctes: `applied AS (INSERT INTO ledger_entry (event_id, amount) SELECT $${first}::uuid, $${first + 1}::int FROM go WHERE $${first + 1}::int > 0 ON CONFLICT DO NOTHING RETURNING 1)`,
-          values: [event.eventId, Number(Buffer.from(event.payload).toString())],
+          values: [event.eventId, amountOf(event)],
         }),
       },
       deadLetters: { maxAttempts: 3 },
@@ -262,11 +274,7 @@ describe("events applied alone in one statement with their claim", () => {
       const [first, second, negative] = events(3);
       const sent = [first!, second!, { eventId: negative!.eventId, amount: -5 }, first!];
       // One at a time, each once the one before it was delivered: every fetch brings one.
-      for (const [i, event] of sent.entries()) {
-        await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from(String(event.amount)), headers: { [EVENT_HEADERS.id]: event.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
-        const deadline = Date.now() + 30_000;
-        while (deliveries.length <= i && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      }
+      for (const [i, event] of sent.entries()) await sendAlone(producer, topic, event, () => deliveries.length > i);
       expect(deliveries).toEqual([
         { eventId: first!.eventId, applied: true },
         { eventId: second!.eventId, applied: true },
@@ -282,7 +290,7 @@ describe("events applied alone in one statement with their claim", () => {
       for (const event of [first!, second!, negative!]) expect(await claims(event.eventId)).toBe(1);
       // The two positive ones took no transaction; the negative one and the second copy of the first took one each.
       expect(handled).toEqual([negative!.eventId]);
-      expect(transactions).toBe(2);
+      expect(transactions.opened).toBe(2);
     } finally {
       await consumer.stop();
       await producer.disconnect();
@@ -323,9 +331,7 @@ describe("events applied alone in one statement with their claim", () => {
     const producer = kafka.producer();
     await producer.connect();
     try {
-      await producer.send({ topic, messages: [{ key: "account-1", value: Buffer.from("1"), headers: { [EVENT_HEADERS.id]: behind!.eventId, [EVENT_HEADERS.type]: "test.Amount" } }] });
-      const deadline = Date.now() + 30_000;
-      while (deliveries.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      await sendAlone(producer, topic, { ...behind!, amount: 1 }, () => deliveries.length > 0);
       expect(deliveries).toEqual([{ eventId: behind!.eventId, applied: false }]);
       expect(await db.$queryRawUnsafe(`SELECT event_id::text FROM ledger_entry`)).toEqual([]);
       const parked = await db.$queryRawUnsafe<{ event_id: string }[]>(`SELECT event_id::text FROM parked_event WHERE consumer_group = $1 ORDER BY parked_at, event_id`, groupId);
