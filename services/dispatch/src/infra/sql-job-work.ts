@@ -21,37 +21,73 @@ const FREE = Prisma.raw(FREE_DRIVER);
 const OFFER = Prisma.raw(OFFER_COLUMNS);
 
 /**
- * A new job's insert and its wake-up riding on it (a notification is sent on commit either way:
- * one round trip, not two), as CTEs whose rows are selected `from` a relation: `applied` holds a
- * row when the job was created, none when the shipment has one already. clock_timestamp(), not
- * the transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
+ * New jobs' insert and each one's wake-up riding on it (a notification is sent on commit either
+ * way: one round trip, not two), as CTEs over `$first`, the jobs as one JSON array (a job's
+ * requirements and tried drivers are arrays, which unnest would flatten), their rows selected only
+ * when `gate` (a relation, or none) has a row: `applied` holds a row per job created, none for a
+ * shipment that has one already. In the array's order, each with its clock_timestamp(), not the
+ * transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
  */
-function createJobCtes(job: DispatchJob, from: Prisma.Sql): Prisma.Sql {
-  const wakeUp = jobWakeUp(job.shipmentId);
-  return Prisma.sql`created AS (INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
+function createJobsCtes(jobs: readonly DispatchJob[], first: number, gate: string): AloneWrites {
+  const rows = jobs.map((job, ord) => ({
+    ord,
+    shipment_id: job.shipmentId,
+    merchant_id: job.merchantId,
+    city_code: job.cityCode,
+    service_level: job.serviceLevel,
+    pickup_latitude_micro: job.pickup.latitudeMicro,
+    pickup_longitude_micro: job.pickup.longitudeMicro,
+    destination_latitude_micro: job.destination.latitudeMicro,
+    destination_longitude_micro: job.destination.longitudeMicro,
+    weight_grams: job.weightGrams,
+    longest_side_mm: job.longestSideMm,
+    requirements: [...job.requirements],
+    cash_on_delivery: job.cashOnDelivery,
+    state: job.state,
+    shipment_version: job.shipmentVersion.toString(),
+    attempts: job.attempts,
+    tried_driver_ids: [...job.triedDriverIds],
+    deadline: job.deadline?.toISOString() ?? null,
+    unresolved_count: job.unresolvedCount,
+    retry_at: job.retryAt?.toISOString() ?? null,
+    offerable_at: job.offerableAt?.toISOString() ?? null,
+    pickup_address: job.delivery?.pickupAddress ?? null,
+    destination_address: job.delivery?.destinationAddress ?? null,
+    cod_amount: job.delivery?.codAmount ?? null,
+    recipient_name: job.delivery?.recipientName ?? null,
+    wake: jobWakeUp(job.shipmentId).payload,
+  }));
+  const ctes = `input AS (
+      SELECT * FROM jsonb_to_recordset($${first}::jsonb) AS t(ord int, shipment_id uuid, merchant_id uuid, city_code text,
+        service_level service_level, pickup_latitude_micro int, pickup_longitude_micro int, destination_latitude_micro int, destination_longitude_micro int,
+        weight_grams int, longest_side_mm int, requirements text[], cash_on_delivery boolean, state dispatch_job_state, shipment_version bigint, attempts int,
+        tried_driver_ids uuid[], deadline timestamptz, unresolved_count int, retry_at timestamptz, offerable_at timestamptz,
+        pickup_address text, destination_address text, cod_amount text, recipient_name text, wake text)
+    ), created AS (
+      INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
         shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
         pickup_address, destination_address, cod_amount, recipient_name, created_at, updated_at)
-      SELECT ${job.shipmentId}::uuid, ${job.merchantId}::uuid, ${job.cityCode}::text, ${job.serviceLevel}::service_level,
-        ${job.pickup.latitudeMicro}::int, ${job.pickup.longitudeMicro}::int, ${job.destination.latitudeMicro}::int, ${job.destination.longitudeMicro}::int,
-        ${job.weightGrams}::int, ${job.longestSideMm}::int, ${[...job.requirements]}::text[], ${job.cashOnDelivery}::boolean, ${job.state}::dispatch_job_state,
-        ${job.shipmentVersion}::bigint, ${job.attempts}::int, ${[...job.triedDriverIds]}::uuid[], ${job.deadline}::timestamptz, ${job.unresolvedCount}::int,
-        ${job.retryAt}::timestamptz, ${job.offerableAt}::timestamptz,
-        ${job.delivery?.pickupAddress ?? null}::text, ${job.delivery?.destinationAddress ?? null}::text, ${job.delivery?.codAmount ?? null}::text, ${job.delivery?.recipientName ?? null}::text,
-        clock_timestamp(), clock_timestamp() ${from}
+      SELECT shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
+        destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
+        shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
+        pickup_address, destination_address, cod_amount, recipient_name, clock_timestamp(), clock_timestamp()
+      FROM input${gate ? ` WHERE EXISTS (SELECT 1 FROM ${gate})` : ""} ORDER BY ord
       ON CONFLICT (shipment_id) DO NOTHING
-      RETURNING shipment_id), applied AS (SELECT pg_notify(${wakeUp.channel}, ${wakeUp.payload})::text AS notified FROM created)`;
+      RETURNING shipment_id
+    ), applied AS (
+      SELECT c.shipment_id::text AS shipment_id, pg_notify('${DISPATCHER_CHANNEL}', i.wake)::text AS notified FROM created c JOIN input i USING (shipment_id)
+    )`;
+  return { ctes, values: [JSON.stringify(rows)] };
 }
 
 /**
  * A new job's writes as the event consumer's one statement with its claim (IdempotentConsumer's
- * `alone`): read FROM go, their parameters numbered from `first`. A shipment that has a job
+ * `alone`): gated on its `go`, their parameter numbered `first`. A shipment that has a job
  * already creates none, claims nothing, and takes the handler's way (the job locked and followed).
  */
 export function createJobAlone(job: DispatchJob, first: number): AloneWrites {
-  const sql = createJobCtes(job, Prisma.raw("FROM go"));
-  // Prisma numbers the placeholders from $1; the consumer's own come first.
-  return { ctes: sql.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + first - 1}`), values: sql.values };
+  return createJobsCtes([job], first, "go");
 }
 
 /**
@@ -68,61 +104,13 @@ export class SqlJobWork implements JobWork {
   }
 
   async createJob(job: DispatchJob): Promise<boolean> {
-    const notified = await this.tx.$queryRaw<unknown[]>`WITH ${createJobCtes(job, Prisma.empty)} SELECT notified FROM applied`;
-    return notified.length === 1;
+    return (await this.createJobs([job])).size === 1;
   }
 
   async createJobs(jobs: readonly DispatchJob[]): Promise<Set<string>> {
     if (jobs.length === 0) return new Set();
-    // The rows travel as one JSON array (a job's requirements and tried drivers are arrays, which unnest would flatten).
-    const rows = jobs.map((job, ord) => ({
-      ord,
-      shipment_id: job.shipmentId,
-      merchant_id: job.merchantId,
-      city_code: job.cityCode,
-      service_level: job.serviceLevel,
-      pickup_latitude_micro: job.pickup.latitudeMicro,
-      pickup_longitude_micro: job.pickup.longitudeMicro,
-      destination_latitude_micro: job.destination.latitudeMicro,
-      destination_longitude_micro: job.destination.longitudeMicro,
-      weight_grams: job.weightGrams,
-      longest_side_mm: job.longestSideMm,
-      requirements: [...job.requirements],
-      cash_on_delivery: job.cashOnDelivery,
-      state: job.state,
-      shipment_version: job.shipmentVersion.toString(),
-      attempts: job.attempts,
-      tried_driver_ids: [...job.triedDriverIds],
-      deadline: job.deadline?.toISOString() ?? null,
-      unresolved_count: job.unresolvedCount,
-      retry_at: job.retryAt?.toISOString() ?? null,
-      offerable_at: job.offerableAt?.toISOString() ?? null,
-      pickup_address: job.delivery?.pickupAddress ?? null,
-      destination_address: job.delivery?.destinationAddress ?? null,
-      cod_amount: job.delivery?.codAmount ?? null,
-      recipient_name: job.delivery?.recipientName ?? null,
-      wake: jobWakeUp(job.shipmentId).payload,
-    }));
-    const created = await this.tx.$queryRaw<{ shipment_id: string }[]>`
-      WITH input AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(ord int, shipment_id uuid, merchant_id uuid, city_code text,
-          service_level service_level, pickup_latitude_micro int, pickup_longitude_micro int, destination_latitude_micro int, destination_longitude_micro int,
-          weight_grams int, longest_side_mm int, requirements text[], cash_on_delivery boolean, state dispatch_job_state, shipment_version bigint, attempts int,
-          tried_driver_ids uuid[], deadline timestamptz, unresolved_count int, retry_at timestamptz, offerable_at timestamptz,
-          pickup_address text, destination_address text, cod_amount text, recipient_name text, wake text)
-      ), created AS (
-        INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
-          destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
-          shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
-          pickup_address, destination_address, cod_amount, recipient_name, created_at, updated_at)
-        SELECT shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
-          destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
-          shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
-          pickup_address, destination_address, cod_amount, recipient_name, clock_timestamp(), clock_timestamp()
-        FROM input ORDER BY ord
-        ON CONFLICT (shipment_id) DO NOTHING
-        RETURNING shipment_id)
-      SELECT c.shipment_id::text AS shipment_id, pg_notify(${DISPATCHER_CHANNEL}, i.wake)::text AS notified FROM created c JOIN input i USING (shipment_id)`;
+    const { ctes, values } = createJobsCtes(jobs, 1, "");
+    const created = await this.tx.$queryRawUnsafe<{ shipment_id: string }[]>(`WITH ${ctes} SELECT shipment_id FROM applied`, ...values);
     return new Set(created.map((row) => row.shipment_id));
   }
 
