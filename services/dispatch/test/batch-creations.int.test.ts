@@ -96,4 +96,18 @@ describe("creating the jobs of a batch in one statement", () => {
     expect(rows[4]).toMatchObject({ service_level: null, offerable_at: null, requirements: ["FRAGILE", "PIN_ON_DELIVERY"], tried_driver_ids: [] });
     expect(await sql.transaction((tx) => new SqlJobWork(tx).createJobs([]))).toEqual(new Set());
   });
+
+  it("dates a job by its shipment's creation, so the backlog's order is the shipments' whatever order their events came in", async () => {
+    const older = job({ shipmentCreatedAt: new Date("2026-11-29T10:00:00.000Z") });
+    const newer = job({ shipmentCreatedAt: new Date("2026-11-29T10:00:00.011Z") });
+    // The newer shipment's event first (another partition's, fetched first), in one batch and apart.
+    await sql.transaction((tx) => new SqlJobWork(tx).createJobs([newer, older]));
+    const later = job({ shipmentCreatedAt: new Date("2026-11-29T10:00:00.020Z") });
+    const earlier = job({ shipmentCreatedAt: new Date("2026-11-29T10:00:00.015Z") });
+    await sql.transaction((tx) => new SqlJobWork(tx).createJob(later));
+    await sql.transaction((tx) => new SqlJobWork(tx).createJob(earlier));
+    const ids = [older, newer, earlier, later].map((j) => j.shipmentId);
+    const rows = await query<{ shipment_id: string }>(db.url, `SELECT shipment_id::text FROM dispatch_job WHERE shipment_id = ANY($1::uuid[]) ORDER BY created_at`, ids);
+    expect(rows.map((row) => row.shipment_id)).toEqual(ids);
+  });
 });

@@ -20,6 +20,8 @@ export interface ShipmentChange extends ShipmentSnapshot {
   readonly pickupWindowStart: Date | undefined;
   /** What the driver is told of the delivery. */
   readonly delivery?: DeliveryFacts | undefined;
+  /** When the shipment was created (its create_time). */
+  readonly createdAt?: Date | undefined;
 }
 
 /**
@@ -84,6 +86,7 @@ function plannedJob(ctx: DispatchContext, change: ShipmentChange, state: "READY_
       cashOnDelivery: parcel.cashOnDelivery,
       delivery: change.delivery,
       shipmentVersion: change.version,
+      shipmentCreatedAt: change.createdAt,
     },
     state,
     offerableFrom(change.pickupWindowStart, ctx.offerLeadMs, nowOf(ctx)),

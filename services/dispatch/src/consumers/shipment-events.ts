@@ -91,6 +91,7 @@ function changeOf(shipment: Shipment): ShipmentChange {
     requirements: shipment.requirements,
     cashOnDelivery: shipment.paymentMethod === PaymentMethod.COD || Number(shipment.codAmount) > 0,
     pickupWindowStart: shipment.pickupWindowStart ? timestampDate(shipment.pickupWindowStart) : undefined,
+    createdAt: shipment.createTime ? timestampDate(shipment.createTime) : undefined,
     delivery: {
       pickupAddress: shipment.pickup?.addressLine ?? "",
       destinationAddress: shipment.destination?.addressLine ?? "",

@@ -63,6 +63,12 @@ export interface DispatchJob {
   readonly offerableAt: Date | null;
   /** Absent for jobs created before dispatch kept them. */
   readonly delivery?: DeliveryFacts | undefined;
+  /**
+   * When the shipment was created, which the job's created_at takes (else the insert's clock):
+   * the backlog's order (oldest or newest first) is the shipments', whatever order the events of
+   * several shipments reached dispatch in (they travel on different partitions).
+   */
+  readonly shipmentCreatedAt?: Date | undefined;
 }
 
 export type NewJobFacts = Omit<DispatchJob, "state" | "attempts" | "triedDriverIds" | "deadline" | "unresolvedCount" | "retryAt" | "offerableAt">;

@@ -25,8 +25,9 @@ const OFFER = Prisma.raw(OFFER_COLUMNS);
  * way: one round trip, not two), as CTEs over `$first`, the jobs as one JSON array (a job's
  * requirements and tried drivers are arrays, which unnest would flatten), their rows selected only
  * when `gate` (a relation, or none) has a row: `applied` holds a row per job created, none for a
- * shipment that has one already. In the array's order, each with its clock_timestamp(), not the
- * transaction's now(): jobs created in one consumer batch keep their order (oldestJobFor).
+ * shipment that has one already. A job's created_at is its shipment's creation time when the
+ * event gave it (the backlog's order is the shipments', across partitions), else the insert's
+ * clock_timestamp(), not the transaction's now(): jobs created in one batch keep their order.
  */
 function createJobsCtes(jobs: readonly DispatchJob[], first: number, gate: string): AloneWrites {
   const rows = jobs.map((job, ord) => ({
@@ -55,6 +56,7 @@ function createJobsCtes(jobs: readonly DispatchJob[], first: number, gate: strin
     destination_address: job.delivery?.destinationAddress ?? null,
     cod_amount: job.delivery?.codAmount ?? null,
     recipient_name: job.delivery?.recipientName ?? null,
+    created_at: job.shipmentCreatedAt?.toISOString() ?? null,
     wake: jobWakeUp(job.shipmentId).payload,
   }));
   const ctes = `input AS (
@@ -62,7 +64,7 @@ function createJobsCtes(jobs: readonly DispatchJob[], first: number, gate: strin
         service_level service_level, pickup_latitude_micro int, pickup_longitude_micro int, destination_latitude_micro int, destination_longitude_micro int,
         weight_grams int, longest_side_mm int, requirements text[], cash_on_delivery boolean, state dispatch_job_state, shipment_version bigint, attempts int,
         tried_driver_ids uuid[], deadline timestamptz, unresolved_count int, retry_at timestamptz, offerable_at timestamptz,
-        pickup_address text, destination_address text, cod_amount text, recipient_name text, wake text)
+        pickup_address text, destination_address text, cod_amount text, recipient_name text, created_at timestamptz, wake text)
     ), created AS (
       INSERT INTO dispatch_job (shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
@@ -71,7 +73,7 @@ function createJobsCtes(jobs: readonly DispatchJob[], first: number, gate: strin
       SELECT shipment_id, merchant_id, city_code, service_level, pickup_latitude_micro, pickup_longitude_micro,
         destination_latitude_micro, destination_longitude_micro, weight_grams, longest_side_mm, requirements, cash_on_delivery, state,
         shipment_version, attempts, tried_driver_ids, deadline, unresolved_count, retry_at, offerable_at,
-        pickup_address, destination_address, cod_amount, recipient_name, clock_timestamp(), clock_timestamp()
+        pickup_address, destination_address, cod_amount, recipient_name, coalesce(created_at, clock_timestamp()), clock_timestamp()
       FROM input${gate ? ` WHERE EXISTS (SELECT 1 FROM ${gate})` : ""} ORDER BY ord
       ON CONFLICT (shipment_id) DO NOTHING
       RETURNING shipment_id
