@@ -76,7 +76,8 @@ describe("events carry the trace and report their lag", () => {
     registerOutboxLag(registry, tx);
     expect(await lagOf(registry)).toBe(0);
     const eventId = await tx((t) => writeOutbox(t, event()));
-    await db.$executeRawUnsafe(`UPDATE outbox_event SET created_at = now() - interval '90 seconds' WHERE event_id = $1::uuid`, eventId);
+    // created_at keeps milliseconds: now() rounded up to the next one read 89.999963 s when the next statement came within it.
+    await db.$executeRawUnsafe(`UPDATE outbox_event SET created_at = date_trunc('milliseconds', now()) - interval '90 seconds' WHERE event_id = $1::uuid`, eventId);
     expect(await lagOf(registry)).toBeGreaterThanOrEqual(90);
     const producer = createKafka({ clientId: "lag-test", brokers: [...brokers], logger }).producer({ maxInFlightRequests: 1 });
     await new OutboxRelay({ runInTransaction: tx, publisher: new KafkaEventPublisher(producer), logger }).relayOnce();
